@@ -1,0 +1,83 @@
+/*
+ * space.h: search spaces. A YAML file names shapes (projection families
+ * with N, K, dtypes, tolerance, the Ms to tune and the neighbour Ms to
+ * check), per template a parameter grid and constraints, and sweep
+ * settings. Only space.c includes yaml.h.
+ *
+ * File format (see search_spaces/tiny.yaml):
+ *
+ *   sweep:                       # optional; these are the defaults
+ *     screen_pairs: 10           # paired repetitions per screened candidate
+ *     retest_pairs: 100          # >= 100 for anything a table may use
+ *     retest_top: 3              # finalists per (shape, M)
+ *     deadline_s: 20             # per candidate, compile excluded
+ *   shapes:
+ *     - family: qkv
+ *       n: 2304
+ *       k: 8192
+ *       w: bf16                  # bf16 | fp32
+ *       x: bf16
+ *       y: bf16
+ *       tol: 1e-2                # global rel. L2 bound (per row: 2x)
+ *       m: [1, 8, 16, 32]
+ *       neighbours: [2, 3, 7]    # optional
+ *   templates:
+ *     gemv:                      # a stem known to tmpl.h
+ *       params:                  # every parameter of the template, a list each
+ *         warps: [4, 8, 16]
+ *         cache: [default, cg]   # symbolic parameters by name
+ *       constraints:             # optional; all must hold (C-like integer
+ *         - "tokens <= m * 2"    # expressions over the params, n, k, m,
+ *         - "k % (warps * 256) == 0"   # w_bytes, x_bytes, y_bytes; symbols by name)
+ */
+#ifndef GT_SPACE_H
+#define GT_SPACE_H
+
+#include "types.h"
+
+struct expr;   /* a parsed constraint, private to space.c */
+
+struct grid {
+	const struct tmpl *tmpl;
+	int nvalues[MAX_PARAMS];
+	long *values[MAX_PARAMS];     /* nvalues[i] values of tmpl->params[i] */
+	int nconstraints;
+	struct expr **constraints;
+	char **constraint_text;       /* as written, for messages */
+};
+
+struct sweep_settings {
+	int screen_pairs;
+	int retest_pairs;
+	int retest_top;
+	double deadline_s;
+};
+
+struct space {
+	char *path;
+	struct sweep_settings sweep;
+	int nshapes;
+	struct shape *shapes;
+	int ngrids;
+	struct grid *grids;
+};
+
+/* Parse and check path. On any problem prints exactly one line
+ * "FILE:LINE:COL: what is wrong" (1-based) to stderr and returns -1;
+ * nothing is allocated then. Returns 0 and fills *out otherwise. */
+int space_load(const char *path, struct space *out);
+void space_free(struct space *s);
+
+/* Called once per grid point for (shape, m) that satisfies the grid's
+ * constraints. reason is NULL when the template's static check passed,
+ * else the reason the candidate is pruned (it must still be recorded). */
+typedef void (*space_visit_fn)(void *ctx, const struct shape *s, int m,
+			       const struct candidate *c, const char *reason);
+
+/* Visit every candidate of every grid for shape s at m, in a deterministic
+ * order (grids in file order, parameters odometer-style, last fastest).
+ * Returns the number of candidates visited (pruned included). */
+long space_enumerate(const struct space *sp, const struct shape *s, int m,
+		     space_visit_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * tmpl.h: the registry of kernel templates the tuner knows. Each template
+ * (one file templates/<stem>.cuh) has a C adapter here that names its
+ * parameters, says which combinations are legal, gives the NVRTC name
+ * expressions of the kernels a candidate launches, and lays out the launch
+ * sequence for a given M. The adapters are pure functions: no CUDA, no I/O,
+ * so the supervisor, the worker and the tests share them.
+ */
+#ifndef GT_TMPL_H
+#define GT_TMPL_H
+
+#include "types.h"
+
+#define TMPL_NAME_MAX 256
+#define TMPL_MAX_KERNELS 4
+#define PLAN_MAX_STEPS 4
+#define PLAN_MAX_ARGS 12
+
+/* One tunable parameter. Integer parameters take values in [min, max];
+ * symbolic ones (symbols != NULL, NULL-terminated) take the index of a name. */
+struct tmpl_param {
+	const char *name;
+	long min, max;
+	const char *const *symbols;
+};
+
+/* Kernel argument sources, resolved by the worker at launch time. */
+enum arg_kind {
+	ARG_W,          /* const void *: the (possibly re-laid) weights */
+	ARG_X,          /* const void *: activations, M x K row-major */
+	ARG_Y,          /* void *: output, M x N row-major */
+	ARG_WS,         /* void *: candidate workspace, plan.ws_bytes, 256-B aligned */
+	ARG_M, ARG_N, ARG_K,    /* int */
+	ARG_INT,        /* int: the constant in .value */
+};
+
+struct launch_arg {
+	enum arg_kind kind;
+	long value;
+};
+
+enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS };
+
+struct launch_step {
+	enum step_kind kind;
+	int kernel;             /* STEP_KERNEL: index into the names from tmpl.kernels */
+	unsigned grid[3], block[3];
+	unsigned smem;          /* dynamic shared memory, bytes */
+	int nargs;
+	struct launch_arg args[PLAN_MAX_ARGS];
+	size_t bytes;           /* STEP_MEMSET_*: bytes set to zero from the start */
+};
+
+struct launch_plan {
+	size_t ws_bytes;
+	int nsteps;
+	struct launch_step steps[PLAN_MAX_STEPS];
+};
+
+struct tmpl {
+	const char *stem;               /* "gemv": templates/gemv.cuh, yaml section "gemv" */
+	const char *source;             /* path relative to the repository root */
+	const struct tmpl_param *params;
+	int nparams;
+	/* Static legality beyond the space's constraints (divisibility, dtype
+	 * support, register arrays that cannot fit). NULL if legal, else a
+	 * short static reason ("k not a multiple of split*chunk"). */
+	const char *(*check)(const struct shape *s, const long *p);
+	/* NVRTC name expressions of the kernels this candidate launches, e.g.
+	 * "gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 1, 4, 4, 1, 1>".
+	 * Returns the count (<= TMPL_MAX_KERNELS). */
+	int (*kernels)(const struct shape *s, const long *p,
+		       char names[][TMPL_NAME_MAX], int max);
+	/* The launch sequence for m tokens (any m >= 1). Returns 0 or -1. */
+	int (*plan)(const struct shape *s, const long *p, int m, struct launch_plan *out);
+};
+
+/* NULL-terminated list of every template, and lookup by stem. */
+extern const struct tmpl *const tmpl_all[];
+const struct tmpl *tmpl_find(const char *stem);
+/* Index of a parameter by name, or -1. */
+int tmpl_param_index(const struct tmpl *t, const char *name);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * types.c: element-type names and sizes, and the canonical text of a
+ * candidate's parameters (the key the database and cache use).
+ */
+#include "types.h"
+#include "tmpl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *dtype_name(enum dtype t)
+{
+	return t == DT_FP32 ? "fp32" : "bf16";
+}
+
+int dtype_parse(const char *s, enum dtype *out)
+{
+	if (!strcmp(s, "bf16"))
+		*out = DT_BF16;
+	else if (!strcmp(s, "fp32"))
+		*out = DT_FP32;
+	else
+		return -1;
+	return 0;
+}
+
+size_t dtype_size(enum dtype t)
+{
+	return t == DT_FP32 ? 4 : 2;
+}
+
+char *candidate_key(const struct candidate *c, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < c->tmpl->nparams && used < len; i++) {
+		const struct tmpl_param *p = &c->tmpl->params[i];
+		int n;
+		if (p->symbols)
+			n = snprintf(buf + used, len - used, "%s%s=%s", i ? "," : "",
+				     p->name, p->symbols[c->params[i]]);
+		else
+			n = snprintf(buf + used, len - used, "%s%s=%ld", i ? "," : "",
+				     p->name, c->params[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return buf;
+}
