@@ -7,6 +7,8 @@
 #ifndef GT_DB_H
 #define GT_DB_H
 
+#include <stdio.h>
+
 #include "types.h"
 
 struct db;
@@ -27,7 +29,9 @@ struct env_info {
 	char source_hash[17];    /* hash of every template source */
 };
 
-/* One candidate's outcome at (env, shape, m, phase). */
+/* One candidate's outcome at (env, shape, m, phase). A figure that does
+ * not exist is NaN (doubles) or negative (ints) and is stored as NULL;
+ * start from result_row_clear() so nothing unset is stored as 0. */
 struct result_row {
 	int m;
 	const char *phase;       /* "screen" or "retest" */
@@ -40,9 +44,19 @@ struct result_row {
 	int regs, local_bytes, smem;
 };
 
-/* Open (creating and migrating as needed). Returns 0 or -1 (message printed). */
+/* Every figure of r absent (NaN, -1), every string NULL. */
+void result_row_clear(struct result_row *r);
+
+/* Open (creating and migrating as needed). Returns 0 or -1 (message printed
+ * as "gemmtab: error: DB: ..."). Refuses a file that is not a gemmtab
+ * database and one whose schema is newer than this binary knows. */
 int db_open(const char *path, struct db **out);
+/* The same, but a missing file is an error instead of a new database
+ * (for readers: report, query, emit). */
+int db_open_existing(const char *path, struct db **out);
 void db_close(struct db *db);
+/* The schema version of an open database (PRAGMA user_version). */
+int db_schema_version(struct db *db);
 
 /* Insert-or-get ids. Each returns 0 or -1. */
 int db_env_id(struct db *db, const struct env_info *e, long long *id);
@@ -50,10 +64,13 @@ int db_shape_id(struct db *db, const struct shape *s, long long *id);
 int db_candidate_id(struct db *db, const char *tmpl, const char *params,
 		    const char *source_hash, long long *id);
 
-/* Record one result (replacing an earlier row of the same key). */
+/* Record one result (replacing an earlier row of the same key). Timing
+ * figures (base_us .. pairs) are stored only when status is "ok"; absent
+ * figures (NaN, negative) are stored as NULL. */
 int db_record_result(struct db *db, long long env, long long shape,
 		     long long cand, const struct result_row *r);
-/* 1 if a row exists for (env, shape, cand, m, phase), 0 if not, -1 on error. */
+/* 1 if a row exists for (env, shape, cand, m, phase), whatever its status
+ * (a crash is a result too), 0 if not, -1 on error. */
 int db_has_result(struct db *db, long long env, long long shape,
 		  long long cand, int m, const char *phase);
 
@@ -64,16 +81,61 @@ int db_screen_best(struct db *db, long long env, long long shape, int m,
 /* The template and params of a candidate id (caller frees both). */
 int db_candidate_get(struct db *db, long long cand, char **tmpl, char **params);
 
+/* Append a probe row (history is kept). family and config may be NULL,
+ * bytes NaN. Returns 0 or -1. */
 int db_record_probe(struct db *db, long long env, const char *what,
 		    const char *family, double bytes, double us, const char *config);
+/* Record the baselines at (env, shape, m), replacing an earlier row.
+ * cublaslt_us and ratio may be NaN, lt_algo NULL. Returns 0 or -1. */
 int db_record_baseline(struct db *db, long long env, long long shape, int m,
 		       double cublas_us, double cublaslt_us, double ratio,
 		       const char *lt_algo);
 
-/* The newest environment id in the database (for report), or -1 if none. */
+/* The newest environment id in the database (for report): the one
+ * inserted last. -1 if none (or on error, with a message). */
 long long db_latest_env(struct db *db);
+/* The environment with this id into *e. Returns 0, or -1 if there is none
+ * (message printed). */
+int db_env_get(struct db *db, long long id, struct env_info *e);
 
-/* Run SQL and print rows as text (for `gemmtab query`). Returns 0 or -1. */
+/* What a (shape, m) runs under one env, as the report reads it: the `best`
+ * view's row (see db/schema.sql), or, where no candidate has a timing but
+ * a baseline row exists, that baseline alone (has_candidate 0). */
+struct best_row {
+	char family[FAMILY_MAX];
+	int n, k;
+	enum dtype w, x, y;
+	int m;
+	int has_candidate;          /* 0: baseline only, no candidate figures */
+	char phase[8];              /* "screen" or "retest"; "" without candidate */
+	int retested;               /* phase retest with >= 100 pairs */
+	int pairs;                  /* -1 if absent */
+	double base_us;             /* the chosen row's median baseline time */
+	double cand_us, ratio, ratio_lo, ratio_hi;   /* NaN if absent */
+	char tmpl[64];
+	char params[512];
+};
+/* Every (shape, m) of env with a best row or a baseline, ordered by family,
+ * n, k, m, into a heap array *out (caller frees). Returns the count or -1. */
+int db_best_rows(struct db *db, long long env, struct best_row **out);
+
+/* The newest practical floor probe of a family (the `floors` view). */
+struct floor_row {
+	char family[FAMILY_MAX];
+	double bytes;               /* NaN if absent */
+	double us;
+};
+/* Every family's floor under env, ordered by family, into a heap array
+ * *out (caller frees). Returns the count or -1. */
+int db_floors(struct db *db, long long env, struct floor_row **out);
+
+/* Run the statements of sql and print each one's rows to out in format
+ * "text", "csv" or "md" (a blank line between statements' tables). Only
+ * statements that do not write are run; `gemmtab query` is for reading.
+ * Returns 0 or -1 (message printed; earlier statements' rows stay
+ * printed). */
+int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *out);
+/* db_query_fprint to stdout (for `gemmtab query`). */
 int db_query_print(struct db *db, const char *sql, const char *format);
 
 #endif

@@ -1,0 +1,128 @@
+# gemmtab: GEMM autotuner and dispatch-table generator for decode-time
+# projections on NVIDIA Hopper.
+#
+# Knobs (set on the command line, e.g. `make V=1 CUDA_HOME=/opt/cuda`):
+#   CUDA_HOME  CUDA toolkit root (nvcc, NVRTC, cuBLAS, headers)   [/usr/local/cuda]
+#   GPU_ARCH   target for NVRTC (tuner) and nvcc (harness)          [sm_90a]
+#   PREFIX     install root for `make install`                     [/usr/local]
+#   V=1        print every command
+#   CC         C compiler                                           [gcc]
+#
+# Targets:
+#   make            build build/bin/gemmtab
+#   make test       CPU-only tests (what CI runs); ends "N passed, N failed"
+#   make test-gpu   GPU tests; needs an H200 (run through the device tool)
+#   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
+#   make clean
+#
+# SQLite and libyaml are linked statically so a binary built on a CPU-only
+# machine runs as is on a GPU machine that has neither; the CUDA libraries
+# are linked dynamically.
+
+CUDA_HOME ?= /usr/local/cuda
+GPU_ARCH  ?= sm_90a
+PREFIX    ?= /usr/local
+V         ?= 0
+CC        ?= gcc
+
+NVCC      := $(CUDA_HOME)/bin/nvcc
+BUILD     := build
+GEN       := $(BUILD)/gen
+OBJ       := $(BUILD)/obj
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# compute_90a,code=sm_90a: the -arch=sm_90a shorthand also runs a plain sm_90 pass.
+GPU_NUM   := $(patsubst sm_%,%,$(GPU_ARCH))
+NVCC_GENCODE := -gencode=arch=compute_$(GPU_NUM),code=$(GPU_ARCH)
+
+PKG_LIBDIR_SQLITE := $(shell pkg-config --variable=libdir sqlite3 2>/dev/null)
+PKG_LIBDIR_YAML   := $(shell pkg-config --variable=libdir yaml-0.1 2>/dev/null)
+STATIC_LIBS := $(PKG_LIBDIR_SQLITE)/libsqlite3.a $(PKG_LIBDIR_YAML)/libyaml.a
+
+CPPFLAGS := -D_GNU_SOURCE -Ituner -I$(CUDA_HOME)/include \
+	-DGT_DEFAULT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' -DGT_DEFAULT_ARCH='"$(GPU_ARCH)"' \
+	$(shell pkg-config --cflags sqlite3 yaml-0.1 2>/dev/null)
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -Wall -Wextra -MMD -MP
+NVCCFLAGS := -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -Ituner
+LDLIBS   := $(STATIC_LIBS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+	-lnvrtc -lcublasLt -lcublas -lcudart -L$(CUDA_HOME)/lib64/stubs -lcuda \
+	-lstdc++ -lpthread -ldl -lm
+
+TEMPLATES := $(sort $(wildcard templates/*.cuh))
+TUNER_C   := $(sort $(wildcard tuner/*.c))
+TUNER_CU  := $(sort $(wildcard tuner/*.cu))
+TUNER_OBJ := $(TUNER_C:tuner/%.c=$(OBJ)/%.o) $(TUNER_CU:tuner/%.cu=$(OBJ)/%.cu.o) $(OBJ)/embedded_data.o
+LIB_OBJ   := $(filter-out $(OBJ)/main.o,$(TUNER_OBJ))
+
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+GPU_SRC   := $(sort $(wildcard tests/gpu/test_*.c))
+GPU_BIN   := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu_%)
+
+all: $(BUILD)/bin/gemmtab
+
+$(BUILD)/bin/gemmtab: $(TUNER_OBJ)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libtuner.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OBJ)/%.o: tuner/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(OBJ)/%.cu.o: tuner/%.cu
+	@mkdir -p $(@D)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -Itemplates -c -o $@ $<
+
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+
+$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) db/schema.sql
+	@mkdir -p $(@D)
+	@echo "  EMBED   $(TEMPLATES) db/schema.sql"
+	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) db/schema.sql && mv $@.tmp $@
+
+$(OBJ)/embedded_data.o: $(GEN)/embedded_data.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtuner.a
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(LDLIBS)
+
+$(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(LDLIBS)
+
+tests: $(UNIT_BIN) $(GPU_BIN)
+
+test: all $(UNIT_BIN)
+	@bash tests/run.sh cpu
+
+test-gpu: all $(GPU_BIN)
+	@bash tests/run.sh gpu
+
+tune: all
+	@bash tools/tune.sh
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all test test-gpu tune clean tests
+.DELETE_ON_ERROR:
+
+-include $(wildcard $(OBJ)/*.d)

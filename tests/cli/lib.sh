@@ -1,0 +1,47 @@
+# tests/cli/lib.sh: helpers for CLI test scripts (sourced). Each check
+# prints "ok - what" or "not ok - what"; finish prints the summary line
+# "N passed, N failed" and exits 1 on any failure.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+GEMMTAB=${GEMMTAB:-$PWD/build/bin/gemmtab}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gemmtab-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+_pass=0 _fail=0
+
+ok() { echo "ok - $1"; _pass=$((_pass + 1)); }
+not_ok() { echo "not ok - $1"; _fail=$((_fail + 1)); }
+
+# check WHAT COMMAND...: passes when the command succeeds.
+check() {
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# test_cmp WHAT EXPECTED_FILE ACTUAL_FILE
+test_cmp() {
+	if diff -u "$2" "$3" >"$TMP/diff"; then ok "$1"; else not_ok "$1"; cat "$TMP/diff"; fi
+}
+
+# expect_exit WHAT CODE COMMAND...: runs COMMAND with output in $TMP/out
+# and $TMP/err, and passes when it exits with CODE.
+expect_exit() {
+	local what=$1 code=$2; shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	if [ "$rc" -eq "$code" ]; then ok "$what"; else
+		not_ok "$what (exit $rc, wanted $code)"; sed 's/^/    /' "$TMP/err" | head -n 10
+	fi
+}
+
+# expect_line WHAT FILE LINE: passes when FILE holds exactly LINE as a line.
+expect_line() {
+	if grep -qxF -- "$3" "$2"; then ok "$1"; else
+		not_ok "$1"; echo "    wanted: $3"; sed 's/^/    got:    /' "$2" | head -n 5
+	fi
+}
+
+finish() {
+	echo "$_pass passed, $_fail failed"
+	[ "$_fail" -eq 0 ]
+	exit $?
+}

@@ -1,0 +1,18 @@
+# CLI: sweep --dry-run parses, enumerates and prunes without a GPU, prints
+# per-(family, m) counts and an estimate, and writes no database.
+. "$(dirname "$0")/lib.sh"
+
+for space in search_spaces/tiny.yaml search_spaces/quick.yaml search_spaces/h200.yaml; do
+	expect_exit "dry run of $space: exit 0" 0 "$GEMMTAB" sweep --space "$space" --dry-run --db "$TMP/x.db"
+	check "$space: a count per family and m" grep -qE '^[a-z_0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$' "$TMP/out"
+	check "$space: total line" grep -qE '^total: [0-9]+ candidates' "$TMP/out"
+	check "$space: estimate line" grep -qE '^estimate: compile [0-9]+ s' "$TMP/out"
+	check "$space: no database written" test ! -e "$TMP/x.db"
+done
+# the total equals the sum of the per-row counts
+"$GEMMTAB" sweep --space search_spaces/quick.yaml --dry-run >"$TMP/q" 2>/dev/null
+sum=$(awk 'NF == 4 && $2 ~ /^[0-9]+$/ { s += $3 } END { print s }' "$TMP/q")
+total=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/q")
+check "quick: total $total equals the per-row sum $sum" test "$sum" = "$total"
+check "quick: every family present" bash -c "for f in qkv oproj pooler unpooler unpooler_slice router; do grep -q \"^\$f \" '$TMP/q' || exit 1; done"
+finish

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/run.sh: run one suite and print the summary CI reads.
+#   bash tests/run.sh cpu   unit test binaries (build/tests/test_*) and CLI
+#                           scripts (tests/cli/t_*.sh): no GPU needed
+#   bash tests/run.sh gpu   GPU test binaries (build/tests/gpu_*) and GPU
+#                           scripts (tests/gpu/t_*.sh): needs an H200
+# Each program prints "N passed, N failed" as its last summary line; a
+# program that ends without one counts as one failure. The last line of
+# this script is the sum: "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+suite=${1:-cpu}
+pass=0 fail=0
+log=build/tests/logs
+mkdir -p "$log"
+
+run_one() {   # name, command...
+	local name=$1; shift
+	local out="$log/$name.log"
+	local t0=$SECONDS
+	"$@" >"$out" 2>&1
+	local rc=$?
+	local line
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "not ok - $name (exit $rc, no summary line; see $out)"
+		tail -n 20 "$out" | sed 's/^/    /'
+		fail=$((fail + 1))
+		return
+	fi
+	local p f
+	p=${line%% passed*}
+	f=${line#*, }; f=${f%% failed}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1   # a nonzero exit with no failure counted is still a failure
+	fi
+	pass=$((pass + p)); fail=$((fail + f))
+	if [ "$f" -eq 0 ]; then
+		echo "ok - $name ($p passed, $((SECONDS - t0)) s)"
+	else
+		echo "not ok - $name ($p passed, $f failed; see $out)"
+		grep -E '^not ok|check failed|expected' "$out" | head -n 20 | sed 's/^/    /'
+	fi
+}
+
+case "$suite" in
+cpu)
+	for t in build/tests/test_*; do
+		[ -x "$t" ] && run_one "$(basename "$t")" "$t"
+	done
+	for t in tests/cli/t_*.sh; do
+		[ -f "$t" ] && run_one "$(basename "$t" .sh)" bash "$t"
+	done
+	;;
+gpu)
+	for t in build/tests/gpu_*; do
+		[ -x "$t" ] && run_one "$(basename "$t")" "$t"
+	done
+	for t in tests/gpu/t_*.sh; do
+		[ -f "$t" ] && run_one "$(basename "$t" .sh)" bash "$t"
+	done
+	;;
+*)
+	echo "usage: tests/run.sh cpu|gpu" >&2
+	exit 2
+	;;
+esac
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,121 @@
+/*
+ * cmd_probe.c: `gemmtab probe`, what this GPU is and what it can do under
+ * the timing method: device and library versions, the replay overhead and
+ * the practical streaming-read floor for each family's weight bytes.
+ * Everything is printed and stored in the database's probe table.
+ */
+#include "commands.h"
+#include "db.h"
+#include "space.h"
+#include "supervise.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: gemmtab probe [--db FILE] [--space FILE] [--device N] [--pairs N]\n"
+	"  --db FILE      database to record into [gemmtab.db]\n"
+	"  --space FILE   families whose weight bytes to measure [search_spaces/h200.yaml]\n"
+	"  --device N     GPU [0]\n"
+	"  --pairs N      timed repetitions per figure [50]\n";
+
+static int probe_call(struct worker *w, const char *req, struct kv *r, const char *want)
+{
+	if (worker_call(w, req, 300, r, NULL) != CALL_OK)
+		return error("probe: the worker gave no reply to '%.*s'", (int)strcspn(req, " \n"), req);
+	if (strcmp(r->op, want)) {
+		error("probe: %s", kv_get(r, "reason") ? kv_get(r, "reason") : r->op);
+		kv_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	const char *db_path = "gemmtab.db", *space = "search_spaces/h200.yaml";
+	int device = 0, pairs = 50, rc = 1;
+	struct space sp;
+	struct db *db = NULL;
+	struct worker w = { 0 };
+	struct env_info env;
+	long long env_id;
+	struct kv r;
+	char req[512];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "gemmtab probe: %s needs a value\n%s", argv[i], usage_text);
+			return 2;
+		}
+		const char *v = argv[++i];
+		if (!strcmp(argv[i - 1], "--db")) {
+			db_path = v;
+		} else if (!strcmp(argv[i - 1], "--space")) {
+			space = v;
+		} else if (!strcmp(argv[i - 1], "--device") || !strcmp(argv[i - 1], "--pairs")) {
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || n < 0 || n > 100000) {
+				fprintf(stderr, "gemmtab probe: %s: '%s' is not a valid count\n",
+					argv[i - 1], v);
+				return 2;
+			}
+			*(!strcmp(argv[i - 1], "--device") ? &device : &pairs) = (int)n;
+		} else {
+			fprintf(stderr, "gemmtab probe: unknown option '%s'\n%s", argv[i - 1], usage_text);
+			return 2;
+		}
+	}
+	if (space_load(space, &sp))
+		return 2;
+	if (db_open(db_path, &db))
+		goto out_space;
+	if (worker_start(&w, device) || worker_env(&w, &env) || db_env_id(db, &env, &env_id))
+		goto out;
+	printf("device      %s (%s), %d SMs, L2 %lld bytes, SM clock %d MHz, memory clock %d MHz\n",
+	       env.gpu_name, env.gpu_uuid, env.sm_count, env.l2_bytes, env.sm_clock_mhz,
+	       env.mem_clock_mhz);
+	printf("versions    driver %s, CUDA runtime %s, NVRTC %s, cuBLAS %s, cuBLASLt %s\n",
+	       env.driver, env.cuda, env.nvrtc, env.cublas, env.cublaslt);
+
+	snprintf(req, sizeof(req), "overhead pairs=%d\n", pairs);
+	if (probe_call(&w, req, &r, "overhead"))
+		goto out;
+	double overhead = kv_get_double(&r, "us", -1);
+	kv_free(&r);
+	printf("overhead    %.2f us per graph replay (one empty kernel, flushed)\n", overhead);
+	db_record_probe(db, env_id, "overhead", NULL, 0, overhead, NULL);
+
+	printf("%-16s %12s %10s %10s  %s\n", "floor", "bytes", "us", "GB/s", "config");
+	for (int i = 0; i < sp.nshapes; i++) {
+		const struct shape *s = &sp.shapes[i];
+		double bytes = (double)s->n * s->k * dtype_size(s->w);
+		snprintf(req, sizeof(req), "floor family=%s bytes=%.0f pairs=%d\n", s->family, bytes,
+			 pairs);
+		if (probe_call(&w, req, &r, "floor"))
+			goto out;
+		double us = kv_get_double(&r, "us", -1);
+		const char *config = kv_get(&r, "config");
+		printf("%-16s %12.0f %10.2f %10.1f  %s\n", s->family, bytes, us,
+		       kv_get_double(&r, "gbps", -1), config ? config : "");
+		if (db_record_probe(db, env_id, "floor", s->family, bytes, us, config)) {
+			kv_free(&r);
+			goto out;
+		}
+		kv_free(&r);
+	}
+	rc = 0;
+out:
+	worker_stop(&w);
+	db_close(db);
+out_space:
+	space_free(&sp);
+	return rc;
+}

@@ -1,0 +1,513 @@
+/*
+ * cmd_sweep.c: `gemmtab sweep`, the supervisor. Loads a search space,
+ * enumerates and prunes candidates, compiles them ahead of the GPU, then
+ * sends each (shape, M, candidate) to the GPU worker: validate, screen with
+ * few pairs, retest the best few per (shape, M) with many pairs, and retest
+ * those finalists at the neighbour Ms. It is the only database writer;
+ * every result is committed as it arrives, and a rerun skips what the
+ * database already holds for the same environment.
+ */
+#include "commands.h"
+#include "db.h"
+#include "supervise.h"
+#include "tasks.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct sweep {
+	struct space sp;
+	struct tasklist tl;
+	struct jit_options jit;
+	struct db *db;
+	struct worker w;
+	const char *db_path;
+	int device;
+	int retest;
+	long long env_id;
+	long long *shape_id;     /* per space shape */
+	long long *cand_id;      /* per task */
+	char *done;              /* per task: screen result already recorded */
+	long counts[8];          /* per status, this run */
+	long evals_total, evals_done;
+	double started;
+};
+
+static const char *const status_names[] = {
+	"ok", "fail", "compile_error", "pruned", "launch_error", "fault", "timeout", "other",
+};
+
+static void count_status(struct sweep *sw, const char *status)
+{
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(status_names) - 1; i++)
+		if (!strcmp(status, status_names[i]))
+			break;
+	sw->counts[i]++;
+}
+
+static const char usage_text[] =
+	"usage: gemmtab sweep --space FILE [options]\n"
+	"  --space FILE      search space (YAML), e.g. search_spaces/quick.yaml\n"
+	"  --db FILE         results database (created if absent) [gemmtab.db]\n"
+	"  --device N        GPU to run on [0]\n"
+	"  --family NAME     only this family of the space\n"
+	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
+	"  --no-retest       screen only\n"
+	"  --cache DIR       cubin cache [.cache/gemmtab]\n"
+	"  --jobs N          compile processes [all CPUs]\n"
+	"  --deadline S      seconds per candidate before its worker is killed [space's]\n";
+
+static int record(struct sweep *sw, int ti, int m, const char *phase, const struct kv *r,
+		  const char *status, const char *reason)
+{
+	struct task *t = &sw->tl.t[ti];
+	struct result_row row = {
+		.m = m, .phase = phase, .status = status, .reason = reason,
+		.err_global = -1, .err_row = -1, .base_us = -1, .cand_us = -1,
+		.ratio = -1, .ratio_lo = -1, .ratio_hi = -1, .regs = -1,
+		.local_bytes = -1, .smem = -1,
+	};
+	if (r) {
+		row.err_global = kv_get_double(r, "err_global", -1);
+		row.err_row = kv_get_double(r, "err_row", -1);
+		row.base_us = kv_get_double(r, "base_us", -1);
+		row.cand_us = kv_get_double(r, "cand_us", -1);
+		row.ratio = kv_get_double(r, "ratio", -1);
+		row.ratio_lo = kv_get_double(r, "ratio_lo", -1);
+		row.ratio_hi = kv_get_double(r, "ratio_hi", -1);
+		row.pairs = (int)kv_get_long(r, "pairs", 0);
+		row.regs = (int)kv_get_long(r, "regs", -1);
+		row.local_bytes = (int)kv_get_long(r, "local_bytes", -1);
+		row.smem = (int)kv_get_long(r, "smem", -1);
+	}
+	count_status(sw, status);
+	if (db_record_result(sw->db, sw->env_id, sw->shape_id[t->shape], sw->cand_id[ti], &row))
+		die("cannot record a result in %s; stopping so nothing is measured twice",
+		    sw->db_path);
+	return 0;
+}
+
+static unsigned eval_seed(const struct task *t, int m, const char *phase)
+{
+	uint64_t h = hash_str(HASH_INIT, t->key);
+	h = hash_bytes(h, &m, sizeof(m));
+	h = hash_str(h, phase);
+	h = hash_str(h, t->cand.tmpl->stem);
+	return (unsigned)(h ^ (h >> 32));
+}
+
+/* The eval request line for task ti at m (caller frees). */
+static char *eval_request(struct sweep *sw, int ti, int m, const char *phase, int pairs)
+{
+	const struct task *t = &sw->tl.t[ti];
+	const struct shape *s = &sw->sp.shapes[t->shape];
+	const struct tmpl *tp = t->cand.tmpl;
+	struct kv_out o;
+
+	kv_begin(&o, "eval");
+	kv_addf(&o, "id", "%d", ti);
+	kv_add(&o, "phase", phase);
+	kv_addf(&o, "pairs", "%d", pairs);
+	kv_addf(&o, "seed", "%u", eval_seed(t, m, phase));
+	kv_add(&o, "family", s->family);
+	kv_addf(&o, "n", "%d", s->n);
+	kv_addf(&o, "k", "%d", s->k);
+	kv_add(&o, "w", dtype_name(s->w));
+	kv_add(&o, "x", dtype_name(s->x));
+	kv_add(&o, "y", dtype_name(s->y));
+	kv_addf(&o, "tol", "%g", s->tol);
+	kv_addf(&o, "m", "%d", m);
+	kv_add(&o, "tmpl", tp->stem);
+	for (int i = 0; i < tp->nparams; i++) {
+		if (tp->params[i].symbols)
+			kv_add(&o, tp->params[i].name, tp->params[i].symbols[t->cand.params[i]]);
+		else
+			kv_addf(&o, tp->params[i].name, "%ld", t->cand.params[i]);
+	}
+	kv_addf(&o, "nk", "%d", t->nk);
+	for (int j = 0; j < t->nk; j++) {
+		const struct jit_item *it = &sw->tl.items[t->item[j]];
+		char key[16];
+		snprintf(key, sizeof(key), "cubin%d", j);
+		kv_add(&o, key, it->cubin);
+		snprintf(key, sizeof(key), "name%d", j);
+		kv_add(&o, key, it->lowered);
+	}
+	char *line = kv_string(&o);
+	if (!line)
+		die("eval request for %s too long", t->key);
+	return line;
+}
+
+static void restart_worker(struct sweep *sw)
+{
+	worker_kill(&sw->w);
+	sw->w.restarts++;
+	if (worker_start(&sw->w, sw->device))
+		die("cannot restart the GPU worker");
+}
+
+/* Run one candidate on the worker and record what happened. */
+static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
+{
+	const struct task *t = &sw->tl.t[ti];
+	char *req = eval_request(sw, ti, m, phase, pairs);
+	double deadline = sw->sp.sweep.deadline_s + 0.05 * pairs;
+	struct kv r;
+	int wst = 0;
+
+	if (sw->w.pid <= 0)
+		restart_worker(sw);
+	enum call_result cr = worker_call(&sw->w, req, deadline, &r, &wst);
+	free(req);
+	switch (cr) {
+	case CALL_OK: {
+		const char *status = kv_get(&r, "status");
+		if (strcmp(r.op, "result") || !status) {
+			const char *why = kv_get(&r, "reason");
+			record(sw, ti, m, phase, NULL, "launch_error", why ? why : "bad reply");
+		} else {
+			record(sw, ti, m, phase, &r, status, kv_get(&r, "reason"));
+			if (!strcmp(status, "fault"))
+				restart_worker(sw);   /* its context is gone */
+		}
+		kv_free(&r);
+		break;
+	}
+	case CALL_TIMEOUT: {
+		char why[96];
+		snprintf(why, sizeof(why), "no reply within %.0f s: worker killed", deadline);
+		record(sw, ti, m, phase, NULL, "timeout", why);
+		restart_worker(sw);
+		break;
+	}
+	case CALL_DIED: {
+		char why[96];
+		if (WIFSIGNALED(wst))
+			snprintf(why, sizeof(why), "worker killed by signal %d", WTERMSIG(wst));
+		else
+			snprintf(why, sizeof(why), "worker exited with status %d", WEXITSTATUS(wst));
+		record(sw, ti, m, phase, NULL, "fault", why);
+		restart_worker(sw);
+		break;
+	}
+	case CALL_BADREPLY:
+		record(sw, ti, m, phase, NULL, "launch_error", "unparsable worker reply");
+		restart_worker(sw);
+		break;
+	}
+	sw->evals_done++;
+	char label[64];
+	snprintf(label, sizeof(label), "%s %s m=%d", phase, sw->sp.shapes[t->shape].family, m);
+	progress_show(label, sw->evals_done, sw->evals_total, sw->started);
+}
+
+/* Ask the worker for the cuBLAS / cuBLASLt baselines at (shape, m). */
+static void run_baseline(struct sweep *sw, int si, int m)
+{
+	const struct shape *s = &sw->sp.shapes[si];
+	struct kv_out o;
+	struct kv r;
+
+	kv_begin(&o, "baseline");
+	kv_addf(&o, "id", "%d", si);
+	kv_add(&o, "family", s->family);
+	kv_addf(&o, "n", "%d", s->n);
+	kv_addf(&o, "k", "%d", s->k);
+	kv_add(&o, "w", dtype_name(s->w));
+	kv_add(&o, "x", dtype_name(s->x));
+	kv_add(&o, "y", dtype_name(s->y));
+	kv_addf(&o, "tol", "%g", s->tol);
+	kv_addf(&o, "m", "%d", m);
+	kv_addf(&o, "pairs", "%d", sw->sp.sweep.screen_pairs * 2);
+	char *req = kv_string(&o);
+	if (sw->w.pid <= 0)
+		restart_worker(sw);
+	enum call_result cr = worker_call(&sw->w, req, sw->sp.sweep.deadline_s * 2, &r, NULL);
+	free(req);
+	if (cr != CALL_OK) {
+		warning("baseline %s m=%d: no reply from the worker", s->family, m);
+		restart_worker(sw);
+		return;
+	}
+	if (!strcmp(r.op, "baseline"))
+		db_record_baseline(sw->db, sw->env_id, sw->shape_id[si], m,
+				   kv_get_double(&r, "cublas_us", -1),
+				   kv_get_double(&r, "cublaslt_us", -1),
+				   kv_get_double(&r, "ratio", -1), kv_get(&r, "lt_algo"));
+	else
+		warning("baseline %s m=%d: %s", s->family, m,
+			kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
+	kv_free(&r);
+}
+
+/* The task index of candidate id cand at (shape, m), or -1. */
+static int task_of(struct sweep *sw, int si, int m, long long cand)
+{
+	for (int i = 0; i < sw->tl.n; i++)
+		if (sw->tl.t[i].shape == si && sw->tl.t[i].m == m && sw->cand_id[i] == cand)
+			return i;
+	return -1;
+}
+
+/* Retest the best screened candidates of (shape, m), at m itself and at
+ * the neighbour Ms closest to m among the shape's tuned Ms. */
+static void retest(struct sweep *sw, int si, int m)
+{
+	const struct shape *s = &sw->sp.shapes[si];
+	long long best[64];
+	int top = sw->sp.sweep.retest_top < 64 ? sw->sp.sweep.retest_top : 64;
+	int n = db_screen_best(sw->db, sw->env_id, sw->shape_id[si], m, best, top);
+	int ms_near[MAX_MS + 1], nnear = 0;
+
+	ms_near[nnear++] = m;
+	for (int j = 0; j < s->n_neighbours; j++) {
+		int nb = s->neighbours[j], closest = s->ms[0];
+		for (int q = 1; q < s->n_ms; q++)
+			if (abs(s->ms[q] - nb) < abs(closest - nb))
+				closest = s->ms[q];
+		if (closest == m)
+			ms_near[nnear++] = nb;
+	}
+	for (int i = 0; i < n; i++) {
+		int ti = task_of(sw, si, m, best[i]);
+		if (ti < 0)
+			continue;
+		for (int q = 0; q < nnear; q++) {
+			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], best[i],
+					      ms_near[q], "retest");
+			if (r == 0)
+				run_eval(sw, ti, ms_near[q], "retest", sw->sp.sweep.retest_pairs);
+		}
+	}
+	for (int q = 1; q < nnear; q++)
+		run_baseline(sw, si, ms_near[q]);
+}
+
+static void print_plan(const struct sweep *sw)
+{
+	long total = 0, pruned = 0;
+	const struct sweep_settings *ss = &sw->sp.sweep;
+	printf("%-16s %5s %10s %8s\n", "family", "m", "candidates", "pruned");
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		for (int j = 0; j < s->n_ms; j++) {
+			long c = 0, p = 0;
+			for (int i = 0; i < sw->tl.n; i++) {
+				const struct task *t = &sw->tl.t[i];
+				if (t->shape == si && t->m == s->ms[j]) {
+					c++;
+					p += t->pruned != NULL;
+				}
+			}
+			if (c == 0)
+				continue;
+			printf("%-16s %5d %10ld %8ld\n", s->family, s->ms[j], c, p);
+			total += c;
+			pruned += p;
+		}
+	}
+	/* Estimate: per screened candidate ~4 ms of fixed cost (graphs, module
+	 * load, validation) plus 2 replays of ~0.1 ms (flush read + kernel)
+	 * per pair; retests likewise. Compile at the ~100/s the H200 host
+	 * reaches with 16 processes. These are planning figures, not measurements. */
+	long run = total - pruned, retests = 0;
+	for (int si = 0; si < sw->sp.nshapes; si++)
+		retests += (long)sw->sp.shapes[si].n_ms * ss->retest_top +
+			   (long)sw->sp.shapes[si].n_neighbours * ss->retest_top;
+	double gpu_s = run * (0.004 + ss->screen_pairs * 2 * 1e-4) +
+		       retests * (0.004 + ss->retest_pairs * 2 * 1e-4);
+	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
+	       total, pruned, sw->tl.nitems);
+	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
+	       "up to %ld retests of %d pairs)\n", sw->tl.nitems / 100.0, gpu_s, run,
+	       ss->screen_pairs, retests, ss->retest_pairs);
+}
+
+static int parse_args(struct sweep *sw, int argc, char **argv, const char **space,
+		      const char **family, int *dry_run, double *deadline)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = 1;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (!strcmp(a, "--dry-run")) {
+			*dry_run = 1;
+			takes = 0;
+		} else if (!strcmp(a, "--no-retest")) {
+			sw->retest = 0;
+			takes = 0;
+		} else if (!v) {
+			fprintf(stderr, "gemmtab sweep: %s needs a value\n%s", a, usage_text);
+			return -1;
+		} else if (!strcmp(a, "--space")) {
+			*space = v;
+		} else if (!strcmp(a, "--db")) {
+			sw->db_path = v;
+		} else if (!strcmp(a, "--family")) {
+			*family = v;
+		} else if (!strcmp(a, "--cache")) {
+			sw->jit.cache_dir = v;
+		} else if (!strcmp(a, "--device") || !strcmp(a, "--jobs") || !strcmp(a, "--deadline")) {
+			char *end;
+			double x = strtod(v, &end);
+			if (*end || x < 0 || (strcmp(a, "--deadline") && x != (int)x)) {
+				fprintf(stderr, "gemmtab sweep: %s: '%s' is not a valid number\n", a, v);
+				return -1;
+			}
+			if (!strcmp(a, "--device"))
+				sw->device = (int)x;
+			else if (!strcmp(a, "--jobs"))
+				sw->jit.nproc = (int)x;
+			else
+				*deadline = x;
+		} else {
+			fprintf(stderr, "gemmtab sweep: unknown option '%s'\n%s", a, usage_text);
+			return -1;
+		}
+		i += takes;
+	}
+	if (!*space) {
+		fprintf(stderr, "gemmtab sweep: --space is required\n%s", usage_text);
+		return -1;
+	}
+	return 0;
+}
+
+/* Ids for shapes and candidates; which screens the database already holds. */
+static void load_ids(struct sweep *sw)
+{
+	sw->shape_id = xcalloc((size_t)sw->sp.nshapes, sizeof(long long));
+	sw->cand_id = xcalloc((size_t)sw->tl.n, sizeof(long long));
+	sw->done = xcalloc((size_t)sw->tl.n, 1);
+	for (int si = 0; si < sw->sp.nshapes; si++)
+		if (db_shape_id(sw->db, &sw->sp.shapes[si], &sw->shape_id[si]))
+			die("%s: cannot record shapes", sw->db_path);
+	for (int i = 0; i < sw->tl.n; i++) {
+		struct task *t = &sw->tl.t[i];
+		if (db_candidate_id(sw->db, t->cand.tmpl->stem, t->key, tmpl_sources_hash(),
+				    &sw->cand_id[i]))
+			die("%s: cannot record candidates", sw->db_path);
+		int r = db_has_result(sw->db, sw->env_id, sw->shape_id[t->shape], sw->cand_id[i],
+				      t->m, "screen");
+		if (r < 0)
+			die("%s: cannot read results", sw->db_path);
+		sw->done[i] = (char)r;
+	}
+}
+
+/* Record what never reaches the GPU: static prunes and compile errors. */
+static void record_static(struct sweep *sw)
+{
+	for (int i = 0; i < sw->tl.n; i++) {
+		struct task *t = &sw->tl.t[i];
+		if (sw->done[i])
+			continue;
+		if (t->pruned) {
+			record(sw, i, t->m, "screen", NULL, "pruned", t->pruned);
+			sw->done[i] = 1;
+			continue;
+		}
+		for (int j = 0; j < t->nk; j++) {
+			const struct jit_item *it = &sw->tl.items[t->item[j]];
+			if (!it->ok) {
+				record(sw, i, t->m, "screen", NULL, "compile_error", it->error);
+				sw->done[i] = 1;
+				break;
+			}
+		}
+	}
+}
+
+static void print_summary(const struct sweep *sw)
+{
+	fprintf(stderr, "sweep: ");
+	for (size_t i = 0; i < ARRAY_SIZE(status_names); i++)
+		if (sw->counts[i])
+			fprintf(stderr, "%ld %s, ", sw->counts[i], status_names[i]);
+	fprintf(stderr, "%d worker restarts, %.0f s; gemmtab report --db %s\n", sw->w.restarts,
+		now_seconds() - sw->started, sw->db_path);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep sw = { .db_path = "gemmtab.db", .retest = 1 };
+	const char *space = NULL, *family = NULL;
+	int dry_run = 0, rc = 1;
+	double deadline = 0;
+
+	jit_options_default(&sw.jit);
+	if (parse_args(&sw, argc, argv, &space, &family, &dry_run, &deadline))
+		return 2;
+	if (space_load(space, &sw.sp))
+		return 2;
+	if (deadline > 0)
+		sw.sp.sweep.deadline_s = deadline;
+	if (tasks_build(&sw.sp, family, &sw.tl))
+		goto out_space;
+	if (dry_run) {
+		print_plan(&sw);
+		rc = 0;
+		goto out_tasks;
+	}
+	sw.started = now_seconds();
+	if (db_open(sw.db_path, &sw.db))
+		goto out_tasks;
+	struct env_info env;
+	if (worker_start(&sw.w, sw.device) || worker_env(&sw.w, &env))
+		goto out_db;
+	if (db_env_id(sw.db, &env, &sw.env_id))
+		goto out_worker;
+	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
+		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);
+	load_ids(&sw);
+	if (tasks_compile(&sw.tl, &sw.jit, 0))
+		goto out_worker;
+	record_static(&sw);
+
+	for (int i = 0; i < sw.tl.n; i++)
+		sw.evals_total += !sw.done[i];
+	sw.evals_total += sw.retest ? (long)sw.sp.sweep.retest_top * 2 * sw.sp.nshapes : 0;
+	for (int si = 0; si < sw.sp.nshapes; si++) {
+		const struct shape *s = &sw.sp.shapes[si];
+		if (family && strcmp(family, s->family))
+			continue;
+		for (int j = 0; j < s->n_ms; j++) {
+			int m = s->ms[j], any = 0;
+			for (int i = 0; i < sw.tl.n; i++) {
+				if (sw.tl.t[i].shape != si || sw.tl.t[i].m != m || sw.done[i])
+					continue;
+				if (!any++)
+					run_baseline(&sw, si, m);
+				run_eval(&sw, i, m, "screen", sw.sp.sweep.screen_pairs);
+				sw.done[i] = 1;
+			}
+			if (sw.retest)
+				retest(&sw, si, m);
+		}
+	}
+	progress_end();
+	print_summary(&sw);
+	rc = 0;
+out_worker:
+	worker_stop(&sw.w);
+out_db:
+	db_close(sw.db);
+out_tasks:
+	free(sw.shape_id);
+	free(sw.cand_id);
+	free(sw.done);
+	tasks_free(&sw.tl);
+out_space:
+	space_free(&sw.sp);
+	return rc;
+}

@@ -1,0 +1,49 @@
+/*
+ * main.c: the gemmtab command line: dispatch to one subcommand from the
+ * commands[] table (git style), with usage text.
+ */
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "sweep", cmd_sweep, "enumerate, compile, validate and time a search space into a database" },
+	{ "compile", cmd_compile, "compile every instantiation of a search space with NVRTC (no GPU)" },
+	{ "probe", cmd_probe, "measure the GPU: versions, replay overhead, streaming-read floors" },
+	{ "report", cmd_report, "per family and M, per load, and the score, from a database" },
+	{ "query", cmd_query, "run SQL or a canned query against a database" },
+	{ "worker", cmd_worker, "(internal) the GPU worker process a sweep talks to over a pipe" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gemmtab <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'gemmtab <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gemmtab: '%s' is not a gemmtab command\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,218 @@
+/*
+ * supervise.c: start, talk to, kill and reap a `gemmtab worker` process
+ * (see supervise.h). A worker that passes its deadline is killed with
+ * SIGKILL: the CUDA driver here never kills a hung kernel, so the only
+ * way back to a usable GPU is to end the process that owns the context.
+ */
+#include "supervise.h"
+#include "util.h"
+#include "db.h"
+#include "jit.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int worker_start(struct worker *w, int device)
+{
+	int to[2], from[2];
+	int restarts = w->restarts;
+
+	memset(w, 0, sizeof(*w));
+	w->restarts = restarts;
+	w->device = device;
+	w->pid = -1;
+	if (pipe(to))
+		return error("pipe: %s", strerror(errno));
+	if (pipe(from)) {
+		close(to[0]);
+		close(to[1]);
+		return error("pipe: %s", strerror(errno));
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
+		return error("fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char dev[16];
+		snprintf(dev, sizeof(dev), "%d", device);
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
+		execl("/proc/self/exe", "gemmtab", "worker", "--device", dev, (char *)NULL);
+		fprintf(stderr, "gemmtab: error: exec worker: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	w->pid = pid;
+	w->to_fd = to[1];
+	w->from_fd = from[0];
+	/* A dead worker must not kill the supervisor with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void worker_close(struct worker *w)
+{
+	if (w->to_fd > 0)
+		close(w->to_fd);
+	if (w->from_fd > 0)
+		close(w->from_fd);
+	w->to_fd = w->from_fd = -1;
+	free(w->rbuf);
+	w->rbuf = NULL;
+	w->rlen = w->rcap = 0;
+}
+
+void worker_kill(struct worker *w)
+{
+	if (w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+	}
+	w->pid = -1;
+	worker_close(w);
+}
+
+void worker_stop(struct worker *w)
+{
+	if (w->pid <= 0)
+		return;
+	/* It may already be gone: a failed write is fine here. */
+	ssize_t ignored = write(w->to_fd, "quit\n", 5);
+	(void)ignored;
+	close(w->to_fd);
+	w->to_fd = -1;
+	for (int i = 0; i < 100; i++) {   /* up to 5 s to exit cleanly */
+		if (waitpid(w->pid, NULL, WNOHANG) == w->pid) {
+			w->pid = -1;
+			worker_close(w);
+			return;
+		}
+		usleep(50000);
+	}
+	worker_kill(w);
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, s, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* A complete line in rbuf? Move it out (without '\n') into a heap string. */
+static char *take_line(struct worker *w)
+{
+	char *nl = w->rlen ? memchr(w->rbuf, '\n', w->rlen) : NULL;
+	if (!nl)
+		return NULL;
+	size_t n = (size_t)(nl - w->rbuf);
+	char *line = xmalloc(n + 1);
+	memcpy(line, w->rbuf, n);
+	line[n] = '\0';
+	memmove(w->rbuf, nl + 1, w->rlen - n - 1);
+	w->rlen -= n + 1;
+	return line;
+}
+
+static enum call_result reap_dead(struct worker *w, int *exit_status)
+{
+	int st = 0;
+	if (w->pid > 0 && waitpid(w->pid, &st, 0) == w->pid && exit_status)
+		*exit_status = st;
+	w->pid = -1;
+	worker_close(w);
+	return CALL_DIED;
+}
+
+enum call_result worker_call(struct worker *w, const char *request, double deadline_s,
+			     struct kv *reply, int *exit_status)
+{
+	double end = now_seconds() + deadline_s;
+
+	if (w->pid <= 0)
+		return CALL_DIED;
+	if (write_all(w->to_fd, request, strlen(request)))
+		return reap_dead(w, exit_status);
+	for (;;) {
+		char *line = take_line(w);
+		if (line) {
+			int bad = kv_parse(line, reply);
+			free(line);
+			return bad ? CALL_BADREPLY : CALL_OK;
+		}
+		double left = end - now_seconds();
+		if (left <= 0) {
+			worker_kill(w);
+			return CALL_TIMEOUT;
+		}
+		struct pollfd p = { .fd = w->from_fd, .events = POLLIN };
+		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;   /* timeout is handled at the top of the loop */
+		if (w->rlen + 4096 > w->rcap) {
+			w->rcap = w->rcap ? w->rcap * 2 : 16384;
+			w->rbuf = xrealloc(w->rbuf, w->rcap);
+		}
+		ssize_t k = read(w->from_fd, w->rbuf + w->rlen, w->rcap - w->rlen);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return reap_dead(w, exit_status);
+		w->rlen += (size_t)k;
+	}
+}
+
+static void copy_field(char *dst, size_t n, const struct kv *m, const char *key)
+{
+	const char *v = kv_get(m, key);
+	snprintf(dst, n, "%s", v ? v : "");
+}
+
+int worker_env(struct worker *w, struct env_info *e)
+{
+	struct kv r;
+	enum call_result cr = worker_call(w, "env\n", 120, &r, NULL);
+	if (cr != CALL_OK)
+		return error("worker on device %d gave no environment (%s)", w->device,
+			     cr == CALL_TIMEOUT ? "timeout" : cr == CALL_DIED ? "it died" : "bad reply");
+	if (strcmp(r.op, "env")) {
+		const char *why = kv_get(&r, "reason");
+		error("worker: %s", why ? why : r.op);
+		kv_free(&r);
+		return -1;
+	}
+	memset(e, 0, sizeof(*e));
+	copy_field(e->gpu_name, sizeof(e->gpu_name), &r, "gpu_name");
+	copy_field(e->gpu_uuid, sizeof(e->gpu_uuid), &r, "gpu_uuid");
+	copy_field(e->driver, sizeof(e->driver), &r, "driver");
+	copy_field(e->cuda, sizeof(e->cuda), &r, "cuda");
+	copy_field(e->nvrtc, sizeof(e->nvrtc), &r, "nvrtc");
+	copy_field(e->cublas, sizeof(e->cublas), &r, "cublas");
+	copy_field(e->cublaslt, sizeof(e->cublaslt), &r, "cublaslt");
+	e->sm_count = (int)kv_get_long(&r, "sm_count", 0);
+	e->sm_clock_mhz = (int)kv_get_long(&r, "sm_clock_mhz", 0);
+	e->mem_clock_mhz = (int)kv_get_long(&r, "mem_clock_mhz", 0);
+	e->l2_bytes = kv_get_long(&r, "l2_bytes", 0);
+	snprintf(e->source_hash, sizeof(e->source_hash), "%s", tmpl_sources_hash());
+	kv_free(&r);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * table.h: rows of text cells printed as an aligned text table, as CSV or
+ * as a Markdown table. `gemmtab query` and `gemmtab report` both print
+ * through it, so both speak the same three formats the same way.
+ */
+#ifndef GT_TABLE_H
+#define GT_TABLE_H
+
+#include <stdio.h>
+
+enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_MD };
+
+/* "text", "csv" or "md" into *out. Returns 0, or -1 for any other name. */
+int table_format_parse(const char *name, enum table_format *out);
+
+/* Cells in row-major order; the first ncols cells are the header. A NULL
+ * cell is an absent value (SQL NULL). */
+struct table {
+	int ncols;
+	int ncells;
+	int cap;
+	char **cells;
+};
+
+/* An empty table of ncols columns (the header is added like any row). */
+void table_init(struct table *t, int ncols);
+/* Append a copy of s (or NULL) as the next cell; rows fill left to right. */
+void table_add(struct table *t, const char *s);
+void table_addf(struct table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Number of complete data rows (header excluded). */
+int table_rows(const struct table *t);
+
+/*
+ * Print t to out. text: columns padded to their widest cell, two spaces
+ * apart, a dashed rule under the header, columns holding only numbers
+ * (and "-" placeholders) right-aligned, no trailing blanks. csv: RFC 4180
+ * quoting, NULL as an empty field. md: a pipe table, '|' escaped, numeric
+ * columns right-aligned. In text and md a NULL cell prints as null_text;
+ * tabs and newlines inside cells print as spaces (except in csv). Every
+ * row must be complete: a partial last row is a bug (dies).
+ */
+void table_print(const struct table *t, enum table_format f,
+		 const char *null_text, FILE *out);
+void table_free(struct table *t);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * tasks.c: flatten a search space into tasks and distinct kernel
+ * instantiations, compile them through the JIT service, and draw progress
+ * bars (see tasks.h).
+ */
+#include "tasks.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct build_ctx {
+	struct tasklist *tl;
+	int shape;
+};
+
+static void add_task(void *ctx, const struct shape *s, int m,
+		     const struct candidate *c, const char *reason)
+{
+	struct build_ctx *b = ctx;
+	struct tasklist *tl = b->tl;
+	(void)s;
+	if (tl->n == tl->cap) {
+		tl->cap = tl->cap ? tl->cap * 2 : 256;
+		tl->t = xrealloc(tl->t, (size_t)tl->cap * sizeof(*tl->t));
+	}
+	struct task *t = &tl->t[tl->n++];
+	memset(t, 0, sizeof(*t));
+	t->shape = b->shape;
+	t->m = m;
+	t->cand = *c;
+	t->pruned = reason;
+	candidate_key(c, t->key, sizeof(t->key));
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct jit_item *x = a, *y = b;
+	int r = strcmp(x->source_name, y->source_name);
+	return r ? r : strcmp(x->name, y->name);
+}
+
+/* Collect the instantiation names of every unpruned task, sort, dedupe,
+ * and point each task at its items. */
+static int index_items(const struct space *sp, struct tasklist *tl)
+{
+	int cap = 0, n = 0;
+	struct jit_item *all = NULL;
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+
+	for (int i = 0; i < tl->n; i++) {
+		struct task *t = &tl->t[i];
+		if (t->pruned)
+			continue;
+		const struct shape *s = &sp->shapes[t->shape];
+		t->nk = t->cand.tmpl->kernels(s, t->cand.params, names, TMPL_MAX_KERNELS);
+		if (t->nk <= 0 || t->nk > TMPL_MAX_KERNELS)
+			return error("template %s gave %d kernels for %s", t->cand.tmpl->stem,
+				     t->nk, t->key);
+		for (int j = 0; j < t->nk; j++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				all = xrealloc(all, (size_t)cap * sizeof(*all));
+			}
+			memset(&all[n], 0, sizeof(all[n]));
+			all[n].source_name = t->cand.tmpl->source;
+			snprintf(all[n].name, sizeof(all[n].name), "%s", names[j]);
+			n++;
+		}
+	}
+	qsort(all, (size_t)n, sizeof(*all), item_cmp);
+	int u = 0;
+	for (int i = 0; i < n; i++)
+		if (!u || item_cmp(&all[u - 1], &all[i]))
+			all[u++] = all[i];
+	tl->items = all;
+	tl->nitems = u;
+
+	for (int i = 0; i < tl->n; i++) {
+		struct task *t = &tl->t[i];
+		if (t->pruned)
+			continue;
+		const struct shape *s = &sp->shapes[t->shape];
+		t->cand.tmpl->kernels(s, t->cand.params, names, TMPL_MAX_KERNELS);
+		for (int j = 0; j < t->nk; j++) {
+			struct jit_item key;
+			key.source_name = t->cand.tmpl->source;
+			snprintf(key.name, sizeof(key.name), "%s", names[j]);
+			struct jit_item *hit = bsearch(&key, tl->items, (size_t)tl->nitems,
+						       sizeof(key), item_cmp);
+			t->item[j] = (int)(hit - tl->items);
+		}
+	}
+	return 0;
+}
+
+int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < sp->nshapes; i++) {
+		const struct shape *s = &sp->shapes[i];
+		if (only_family && strcmp(only_family, s->family))
+			continue;
+		struct build_ctx b = { out, i };
+		for (int j = 0; j < s->n_ms; j++)
+			space_enumerate(sp, s, s->ms[j], add_task, &b);
+	}
+	if (only_family && out->n == 0)
+		return error("--family %s: no such family in %s, or no candidates", only_family,
+			     sp->path);
+	return index_items(sp, out);
+}
+
+void tasks_free(struct tasklist *tl)
+{
+	free(tl->t);
+	free(tl->items);
+	memset(tl, 0, sizeof(*tl));
+}
+
+struct compile_progress {
+	double started;
+	int quiet;
+};
+
+static void on_compiled(void *ctx, int done, int total)
+{
+	struct compile_progress *p = ctx;
+	if (!p->quiet)
+		progress_show("compile", done, total, p->started);
+}
+
+int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet)
+{
+	struct compile_progress p = { now_seconds(), quiet };
+	if (tl->nitems == 0)
+		return 0;
+	if (jit_compile_all(opts, tl->items, tl->nitems, on_compiled, &p))
+		return -1;
+	progress_end();
+	int cached = 0, failed = 0;
+	for (int i = 0; i < tl->nitems; i++) {
+		cached += tl->items[i].cached;
+		failed += !tl->items[i].ok;
+	}
+	double dt = now_seconds() - p.started;
+	int fresh = tl->nitems - cached;
+	if (!quiet)
+		fprintf(stderr, "compiled %d instantiations (%d from cache, %d failed) in %.1f s"
+				"%s%.1f/s fresh\n", tl->nitems, cached, failed, dt,
+			fresh ? ": " : "", fresh ? fresh / (dt > 0 ? dt : 1e-9) : 0.0);
+	return 0;
+}
+
+void jit_options_default(struct jit_options *o)
+{
+	static char inc[4096];
+	const char *home = getenv("CUDA_HOME");
+	if (home && *home)
+		snprintf(inc, sizeof(inc), "%s/include", home);
+	else
+		snprintf(inc, sizeof(inc), "%s", GT_DEFAULT_CUDA_INCLUDE);
+	memset(o, 0, sizeof(*o));
+	o->cuda_include = inc;
+	o->arch = GT_DEFAULT_ARCH;
+	o->cache_dir = ".cache/gemmtab";
+	o->nproc = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	o->batch = 8;
+	o->deadline_s = 120;
+}
+
+static int progress_drawn;
+
+void progress_show(const char *label, long done, long total, double started)
+{
+	if (!isatty(2) || total <= 0)
+		return;
+	const int width = 30;
+	int fill = (int)(width * done / total);
+	double dt = now_seconds() - started;
+	char eta[32] = "--";
+	if (done > 0 && done < total) {
+		double left = dt / done * (total - done);
+		snprintf(eta, sizeof(eta), "%dm%02ds", (int)left / 60, (int)left % 60);
+	} else if (done >= total) {
+		snprintf(eta, sizeof(eta), "done");
+	}
+	fprintf(stderr, "\r[%.*s%*s] %ld/%ld %-28.28s ETA %s   ", fill,
+		"##############################", width - fill, "", done, total, label, eta);
+	progress_drawn = 1;
+}
+
+void progress_end(void)
+{
+	if (progress_drawn && isatty(2))
+		fputc('\n', stderr);
+	progress_drawn = 0;
+}
