@@ -137,25 +137,26 @@ __device__ __forceinline__ TY gemv_convert(float v)
  * step a lane keeps one half of its live values and trades the other half
  * with its partner, so P values cost about P shuffles instead of 5*P.
  * Afterwards every lane holds full warp sums of P/32 values (one value
- * when P <= 32), the ones gemv_owned_base() names.
+ * when P <= 32), the ones gemv_owned_base() names. Written as a template
+ * recursion so every index is a constant and v[] stays in registers.
  */
-template <int P>
+template <int P, int S = 0>
 __device__ __forceinline__ void gemv_warp_reduce(float (&v)[P], int lane)
 {
+	if constexpr (S < 5) {
+		constexpr int LIVE = P >> S;
+		if constexpr (LIVE >= 2) {
+			const bool upper = (lane >> S) & 1;
 #pragma unroll
-	for (int s = 0; s < 5; s++) {
-		const int live = P >> s;
-		const bool upper = (lane >> s) & 1;
-		if (live >= 2) {
-#pragma unroll
-			for (int i = 0; i < live / 2; i++) {
-				const float send = upper ? v[i] : v[i + live / 2];
-				const float keep = upper ? v[i + live / 2] : v[i];
-				v[i] = keep + __shfl_xor_sync(0xffffffffu, send, 1 << s);
+			for (int i = 0; i < LIVE / 2; i++) {
+				const float send = upper ? v[i] : v[i + LIVE / 2];
+				const float keep = upper ? v[i + LIVE / 2] : v[i];
+				v[i] = keep + __shfl_xor_sync(0xffffffffu, send, 1 << S);
 			}
 		} else {
-			v[0] += __shfl_xor_sync(0xffffffffu, v[0], 1 << s);
+			v[0] += __shfl_xor_sync(0xffffffffu, v[0], 1 << S);
 		}
+		gemv_warp_reduce<P, S + 1>(v, lane);
 	}
 }
 
