@@ -1,7 +1,7 @@
 -- schema.sql: the gemmtab results database, schema version 1.
 --
--- This file is migration step 1. The build embeds it in the binary as
--- gt_schema_sql; db.c runs it in one transaction on a database whose
+-- This file is migration step 1. The build embeds it in the binary
+-- (tools/embed); db.c runs it in one transaction on a database whose
 -- PRAGMA user_version is 0, then sets user_version = 1 and
 -- application_id = 0x474d5442 ('GMTB'). Later schema changes are further
 -- steps in db.c's migrations[] (never edits to this file once a database

@@ -30,8 +30,9 @@ struct env_info {
 };
 
 /* One candidate's outcome at (env, shape, m, phase). A figure that does
- * not exist is NaN (doubles) or negative (ints) and is stored as NULL;
- * start from result_row_clear() so nothing unset is stored as 0. */
+ * not exist is NaN or negative and is stored as NULL (every figure here
+ * is a time, ratio, error or count, never below 0); start from
+ * result_row_clear() or set -1 so nothing unset is stored as 0. */
 struct result_row {
 	int m;
 	const char *phase;       /* "screen" or "retest" */
@@ -78,15 +79,16 @@ int db_has_result(struct db *db, long long env, long long shape,
  * (env, shape, m), best median ratio first. Returns the count or -1. */
 int db_screen_best(struct db *db, long long env, long long shape, int m,
 		   long long *cand_ids, int max);
-/* The template and params of a candidate id (caller frees both). */
+/* The template and params of a candidate id (caller frees both). Returns
+ * 0, or -1 if there is none or on error (message printed). */
 int db_candidate_get(struct db *db, long long cand, char **tmpl, char **params);
 
 /* Append a probe row (history is kept). family and config may be NULL,
- * bytes NaN. Returns 0 or -1. */
+ * bytes absent (NaN or negative). Returns 0 or -1. */
 int db_record_probe(struct db *db, long long env, const char *what,
 		    const char *family, double bytes, double us, const char *config);
 /* Record the baselines at (env, shape, m), replacing an earlier row.
- * cublaslt_us and ratio may be NaN, lt_algo NULL. Returns 0 or -1. */
+ * Figures may be absent (NaN or negative), lt_algo NULL. Returns 0 or -1. */
 int db_record_baseline(struct db *db, long long env, long long shape, int m,
 		       double cublas_us, double cublaslt_us, double ratio,
 		       const char *lt_algo);
@@ -94,8 +96,8 @@ int db_record_baseline(struct db *db, long long env, long long shape, int m,
 /* The newest environment id in the database (for report): the one
  * inserted last. -1 if none (or on error, with a message). */
 long long db_latest_env(struct db *db);
-/* The environment with this id into *e. Returns 0, or -1 if there is none
- * (message printed). */
+/* The environment with this id into *e. Returns 0, 1 if there is none
+ * (nothing printed: the caller knows what the id meant), or -1 on error. */
 int db_env_get(struct db *db, long long id, struct env_info *e);
 
 /* What a (shape, m) runs under one env, as the report reads it: the `best`

@@ -26,8 +26,8 @@
 #define SPACE_MAX_BYTES (1 << 20)
 #define SPACE_MAX_DEPTH 32
 #define SPACE_MAX_ITEMS 4096
-/* Largest N or K: far beyond any projection, small enough that products
- * in constraints cannot overflow. */
+/* Largest N or K: far beyond any projection, and it keeps N*K and the
+ * products constraints form well inside a long. */
 #define SPACE_MAX_DIM (1L << 20)
 /* Largest M a load or neighbour may name (decode batches, not prefill). */
 #define SPACE_MAX_M 65536L
@@ -633,17 +633,20 @@ static long value_column(const struct loader *L, const struct ynode *n, int off)
 		     n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
 	const char *raw = L->buf + byte_of_index(L, n->index) + quoted, *end = L->buf + L->len;
 	long col = n->col + quoted;
-	for (int d = 0; d < off && raw < end; col++) {
+	/* Walk the value one character at a time and the source alongside,
+	 * where an escape spells one character with several. */
+	for (int d = 0; d < off && raw < end;) {
 		int width = 1;  /* bytes of this character of the value */
 		while (n->text[d + width] && ((unsigned char)n->text[d + width] & 0xc0) == 0x80)
 			width++;
 		d += width;
+		int spelled = 1;        /* source characters spelling it */
 		if (n->style == YAML_SINGLE_QUOTED_SCALAR_STYLE && *raw == '\'')
-			raw += 2;       /* '' stands for ' */
+			spelled = 2;    /* '' stands for ' */
 		else if (n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE && *raw == '\\')
-			raw += raw[1] == 'x' ? 4 : raw[1] == 'u' ? 6 : raw[1] == 'U' ? 10 : 2;
-		else
-			raw += width;
+			spelled = raw[1] == 'x' ? 4 : raw[1] == 'u' ? 6 : raw[1] == 'U' ? 10 : 2;
+		raw += spelled == 1 ? width : spelled;
+		col += spelled;
 	}
 	return col;
 }

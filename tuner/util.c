@@ -2,7 +2,9 @@
  * util.c: error reporting, checked allocation, whole-file I/O with atomic
  * publication, FNV-1a hashing and a monotonic clock for the tuner.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "util.h"
 
 #include <errno.h>

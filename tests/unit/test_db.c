@@ -1,0 +1,512 @@
+/*
+ * test_db.c: the results database: creation and migration, refusing files
+ * it must not touch, insert-or-get ids, recording and resuming, replace
+ * semantics, finalist order, NULL for absent figures, the views the
+ * report reads, and query output.
+ */
+#include "check.h"
+#include "db.h"
+#include "fixture_db.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmpdir[] = "/tmp/gt_test_db.XXXXXX";
+
+static void remove_scratch(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *p = xasprintf("%s/%s", tmpdir, e->d_name);
+		if (e->d_name[0] != '.')
+			unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+}
+
+/* A fresh path in this run's scratch directory, removed at exit (caller
+ * frees the string). */
+static char *scratch(const char *name)
+{
+	static int made;
+	if (!made) {
+		if (!mkdtemp(tmpdir))
+			die("mkdtemp %s", tmpdir);
+		atexit(remove_scratch);
+		made = 1;
+	}
+	return xasprintf("%s/%s", tmpdir, name);
+}
+
+/* The output of a query in format (caller frees); NULL if it failed. */
+static char *query(struct db *db, const char *sql, const char *format)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	int r = db_query_fprint(db, sql, format, f);
+	fclose(f);
+	if (r) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+#define CHECK_QUERY(db, sql, expect) do { \
+	char *out_ = query(db, sql, "csv"); \
+	CHECK_STR(out_, expect); \
+	free(out_); \
+	} while (0)
+
+static void test_env(struct env_info *e, const char *driver)
+{
+	memset(e, 0, sizeof(*e));
+	strcpy(e->gpu_name, "NVIDIA H200");
+	strcpy(e->gpu_uuid, "GPU-test");
+	e->sm_count = 132;
+	e->sm_clock_mhz = 1980;
+	e->mem_clock_mhz = 3201;
+	e->l2_bytes = 62914560;
+	strcpy(e->driver, driver);
+	strcpy(e->cuda, "13.0");
+	strcpy(e->nvrtc, "13.0");
+	strcpy(e->cublas, "13.0.0");
+	strcpy(e->cublaslt, "13.0.0");
+	strcpy(e->source_hash, "00000000deadbeef");
+}
+
+static const struct shape qkv = { .family = "qkv", .n = 2304, .k = 8192, .tol = 1e-2 };
+
+/* A database with one env, the qkv shape and candidates c[0..n). */
+static struct db *open_with(const char *name, long long *env, long long *shape,
+			    long long *c, int n)
+{
+	struct db *db;
+	struct env_info e;
+	char *path = scratch(name);
+	if (db_open(path, &db))
+		die("cannot open %s", path);
+	free(path);
+	test_env(&e, "580.82.07");
+	if (db_env_id(db, &e, env) || db_shape_id(db, &qkv, shape))
+		die("cannot make ids");
+	for (int i = 0; i < n; i++) {
+		char params[32];
+		snprintf(params, sizeof(params), "warps=%d", 1 << i);
+		if (db_candidate_id(db, "gemv", params, "00000000deadbeef", &c[i]))
+			die("cannot make candidate");
+	}
+	return db;
+}
+
+/* An ok row: times and ratio; spread +-0.05. */
+static struct result_row ok_row(int m, const char *phase, double base, double cand,
+				double ratio, int pairs)
+{
+	struct result_row r;
+	result_row_clear(&r);
+	r.m = m;
+	r.phase = phase;
+	r.status = "ok";
+	r.err_global = 1e-3;
+	r.err_row = 2e-3;
+	r.base_us = base;
+	r.cand_us = cand;
+	r.ratio = ratio;
+	r.ratio_lo = ratio - 0.05;
+	r.ratio_hi = ratio + 0.05;
+	r.pairs = pairs;
+	r.regs = 40;
+	r.local_bytes = 0;
+	r.smem = 1024;
+	return r;
+}
+
+TEST(open_creates_schema)
+{
+	struct db *db;
+	char *path = scratch("create.db");
+	CHECK_INT(access(path, F_OK), -1);
+	CHECK_INT(db_open(path, &db), 0);
+	CHECK_INT(db_schema_version(db), 1);
+	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
+		    "name\nbest\ncompile_errors\nfailures\nfloors\nprogress\n");
+	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+		    "name\nbaseline\ncandidate\nenv\nprobe\nresult\nshape\n");
+	CHECK_QUERY(db, "PRAGMA foreign_keys", "foreign_keys\n1\n");
+	CHECK_QUERY(db, "PRAGMA application_id", "application_id\n1196250178\n");
+	/* WAL mode: a write goes to path-wal while the database is open */
+	struct env_info e;
+	long long id;
+	char *wal = xasprintf("%s-wal", path);
+	test_env(&e, "580.82.07");
+	CHECK_INT(db_env_id(db, &e, &id), 0);
+	CHECK_INT(access(wal, F_OK), 0);
+	db_close(db);
+	free(wal);
+	free(path);
+}
+
+TEST(reopen_is_idempotent)
+{
+	struct db *db;
+	struct env_info e;
+	long long id1, id2;
+	char *path = scratch("reopen.db");
+	test_env(&e, "580.82.07");
+	CHECK_INT(db_open(path, &db), 0);
+	CHECK_INT(db_env_id(db, &e, &id1), 0);
+	db_close(db);
+	CHECK_INT(db_open(path, &db), 0);
+	CHECK_INT(db_schema_version(db), 1);
+	CHECK_INT(db_env_id(db, &e, &id2), 0);
+	CHECK_INT(id2, id1);
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n17\n");
+	db_close(db);
+	CHECK_INT(db_open_existing(path, &db), 0);
+	CHECK_INT(db_latest_env(db), id1);
+	db_close(db);
+	free(path);
+}
+
+TEST(ids_are_stable)
+{
+	struct db *db;
+	struct env_info e;
+	long long env, env_again, env2, s1, s1_again, s2, c1, c1_again, c2;
+	struct shape tighter = qkv;
+	tighter.tol = 1e-3;
+	char *path = scratch("ids.db");
+	CHECK_INT(db_open(path, &db), 0);
+	test_env(&e, "580.82.07");
+	CHECK_INT(db_env_id(db, &e, &env), 0);
+	CHECK_INT(db_env_id(db, &e, &env_again), 0);
+	test_env(&e, "570.86.15");
+	CHECK_INT(db_env_id(db, &e, &env2), 0);
+	CHECK_INT(env_again, env);
+	CHECK(env2 != env);
+	CHECK_INT(db_latest_env(db), env2);
+	CHECK_INT(db_shape_id(db, &qkv, &s1), 0);
+	CHECK_INT(db_shape_id(db, &tighter, &s2), 0);
+	CHECK_INT(db_shape_id(db, &qkv, &s1_again), 0);
+	CHECK_INT(s1_again, s1);
+	CHECK(s2 != s1);
+	CHECK_INT(db_candidate_id(db, "gemv", "warps=8", "aaaa", &c1), 0);
+	CHECK_INT(db_candidate_id(db, "gemv", "warps=8", "bbbb", &c2), 0);
+	CHECK_INT(db_candidate_id(db, "gemv", "warps=8", "aaaa", &c1_again), 0);
+	CHECK_INT(c1_again, c1);
+	CHECK(c2 != c1);
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM candidate", "n\n2\n");
+
+	struct env_info got;
+	CHECK_INT(db_env_get(db, env2, &got), 0);
+	CHECK_STR(got.driver, "570.86.15");
+	CHECK_STR(got.source_hash, "00000000deadbeef");
+	CHECK_INT(got.l2_bytes, 62914560);
+	CHECK_INT(db_env_get(db, env2 + 100, &got), 1);
+
+	char *tmpl, *params;
+	CHECK_INT(db_candidate_get(db, c2, &tmpl, &params), 0);
+	CHECK_STR(tmpl, "gemv");
+	CHECK_STR(params, "warps=8");
+	free(tmpl);
+	free(params);
+	fprintf(stderr, "  (one error expected)\n");
+	CHECK_INT(db_candidate_get(db, c2 + 100, &tmpl, &params), -1);
+	db_close(db);
+	free(path);
+}
+
+TEST(record_and_resume)
+{
+	long long env, shape, c[2];
+	struct db *db = open_with("resume.db", &env, &shape, c, 2);
+	struct result_row r = ok_row(1, "screen", 13.4, 10.0, 1.34, 10);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen"), 0);
+	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen"), 1);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "retest"), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 8, "screen"), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[1], 1, "screen"), 0);
+	/* a crash is a result: a resumed sweep does not retry it */
+	result_row_clear(&r);
+	r.m = 1;
+	r.phase = "screen";
+	r.status = "fault";
+	r.reason = "illegal memory access";
+	CHECK_INT(db_record_result(db, env, shape, c[1], &r), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[1], 1, "screen"), 1);
+	/* an unknown phase and a dangling id are refused */
+	fprintf(stderr, "  (two errors expected)\n");
+	r.phase = "final";
+	CHECK_INT(db_record_result(db, env, shape, c[1], &r), -1);
+	r.phase = "screen";
+	CHECK_INT(db_record_result(db, env, shape, c[1] + 100, &r), -1);
+	db_close(db);
+}
+
+TEST(records_are_visible_at_once)
+{
+	struct db *writer, *reader;
+	struct env_info e;
+	long long env, shape, cand;
+	char *path = scratch("two.db");
+	test_env(&e, "580.82.07");
+	CHECK_INT(db_open(path, &writer), 0);
+	CHECK_INT(db_open_existing(path, &reader), 0);
+	CHECK_INT(db_env_id(writer, &e, &env), 0);
+	CHECK_INT(db_shape_id(writer, &qkv, &shape), 0);
+	CHECK_INT(db_candidate_id(writer, "gemv", "warps=8", "x", &cand), 0);
+	CHECK_INT(db_has_result(reader, env, shape, cand, 1, "screen"), 0);
+	struct result_row r = ok_row(1, "screen", 13.4, 10.0, 1.34, 10);
+	CHECK_INT(db_record_result(writer, env, shape, cand, &r), 0);
+	CHECK_INT(db_has_result(reader, env, shape, cand, 1, "screen"), 1);
+	db_close(reader);
+	db_close(writer);
+	free(path);
+}
+
+TEST(record_replaces)
+{
+	long long env, shape, c[1];
+	struct db *db = open_with("replace.db", &env, &shape, c, 1);
+	struct result_row r = ok_row(1, "screen", 13.4, 10.0, 1.34, 10);
+	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
+	r = ok_row(1, "screen", 13.5, 9.0, 1.5, 20);
+	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
+	r = ok_row(1, "retest", 13.6, 9.5, 1.43, 200);
+	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
+	CHECK_QUERY(db, "SELECT phase, base_us, cand_us, ratio, pairs FROM result "
+		    "ORDER BY phase", "phase,base_us,cand_us,ratio,pairs\n"
+		    "retest,13.6,9.5,1.43,200\nscreen,13.5,9.0,1.5,20\n");
+	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.4, 13.3, 1.01, "algo=1"), 0);
+	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.2, NAN, NAN, NULL), 0);
+	CHECK_QUERY(db, "SELECT m, cublas_us, cublaslt_us, ratio, lt_algo FROM baseline",
+		    "m,cublas_us,cublaslt_us,ratio,lt_algo\n1,13.2,,,\n");
+	db_close(db);
+}
+
+TEST(screen_best_order)
+{
+	long long env, shape, c[6], got[8];
+	struct db *db = open_with("finalists.db", &env, &shape, c, 6);
+	static const double ratio[] = { 1.1, 1.5, 0.9, 2.0, 1.3, 3.0 };
+	for (int i = 0; i < 6; i++) {
+		struct result_row r = ok_row(1, "screen", 10, 10 / ratio[i], ratio[i], 10);
+		if (i == 3) {
+			r.status = "fail";          /* never a finalist */
+			r.reason = "row error";
+		}
+		if (i == 5)
+			r.m = 8;                    /* another M */
+		CHECK_INT(db_record_result(db, env, shape, c[i], &r), 0);
+	}
+	struct result_row retest = ok_row(1, "retest", 10, 2.5, 4.0, 200);
+	CHECK_INT(db_record_result(db, env, shape, c[0], &retest), 0);
+
+	CHECK_INT(db_screen_best(db, env, shape, 1, got, 3), 3);
+	CHECK_INT(got[0], c[1]);
+	CHECK_INT(got[1], c[4]);
+	CHECK_INT(got[2], c[0]);
+	CHECK_INT(db_screen_best(db, env, shape, 1, got, 8), 4);
+	CHECK_INT(got[3], c[2]);
+	CHECK_INT(db_screen_best(db, env, shape, 8, got, 8), 1);
+	CHECK_INT(got[0], c[5]);
+	CHECK_INT(db_screen_best(db, env, shape, 16, got, 8), 0);
+	db_close(db);
+}
+
+TEST(absent_figures_are_null)
+{
+	long long env, shape, c[2];
+	struct db *db = open_with("nulls.db", &env, &shape, c, 2);
+	/* a failed candidate whose row still holds stray timings: not stored */
+	struct result_row r = ok_row(1, "screen", 13.4, 0, 0, 0);
+	r.status = "fail";
+	r.reason = "row 3";
+	r.err_row = -1;                 /* absent, as a negative figure */
+	r.regs = -1;
+	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
+	/* a pruned one starts from result_row_clear: no figure at all */
+	result_row_clear(&r);
+	r.m = 1;
+	r.phase = "screen";
+	r.status = "pruned";
+	CHECK_INT(db_record_result(db, env, shape, c[1], &r), 0);
+	CHECK_QUERY(db, "SELECT status, reason, err_global, err_row, base_us, cand_us, "
+		    "ratio, ratio_lo, ratio_hi, pairs, regs, local_bytes, smem FROM result "
+		    "ORDER BY id",
+		    "status,reason,err_global,err_row,base_us,cand_us,ratio,ratio_lo,"
+		    "ratio_hi,pairs,regs,local_bytes,smem\n"
+		    "fail,row 3,0.001,,,,,,,,,0,1024\n"
+		    "pruned,,,,,,,,,,,,\n");
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM result WHERE cand_us = 0 OR pairs = 0",
+		    "n\n0\n");
+	CHECK_INT(db_record_probe(db, env, "overhead", NULL, NAN, 2.9, NULL), 0);
+	CHECK_QUERY(db, "SELECT what, family IS NULL AS f, bytes IS NULL AS b, us, "
+		    "config IS NULL AS c FROM probe", "what,f,b,us,c\noverhead,1,1,2.9,1\n");
+	db_close(db);
+}
+
+/* Set the 4-byte big-endian user_version (offset 60 of the header). */
+static void poke_user_version(const char *path, unsigned v)
+{
+	unsigned char b[4] = { v >> 24, v >> 16, v >> 8, v };
+	FILE *f = fopen(path, "r+b");
+	if (!f || fseek(f, 60, SEEK_SET) || fwrite(b, 1, 4, f) != 4)
+		die("cannot patch %s", path);
+	fclose(f);
+}
+
+TEST(refuses_what_it_must_not_touch)
+{
+	struct db *db;
+	char *path = scratch("newer.db");
+	CHECK_INT(db_open(path, &db), 0);
+	db_close(db);
+	poke_user_version(path, 99);
+	fprintf(stderr, "  (three errors expected)\n");
+	CHECK_INT(db_open(path, &db), -1);
+	CHECK(db == NULL);
+	/* tables but no schema version: someone else's database */
+	poke_user_version(path, 0);
+	CHECK_INT(db_open(path, &db), -1);
+	free(path);
+
+	/* text longer than a database header, not a database */
+	char garbage[512];
+	memset(garbage, 'x', sizeof(garbage));
+	path = scratch("garbage.db");
+	CHECK_INT(write_file_atomic(path, garbage, sizeof(garbage)), 0);
+	CHECK_INT(db_open(path, &db), -1);
+	free(path);
+
+	path = scratch("missing.db");
+	fprintf(stderr, "  (one more)\n");
+	CHECK_INT(db_open_existing(path, &db), -1);
+	CHECK_INT(access(path, F_OK), -1);
+	free(path);
+}
+
+TEST(best_view_prefers_retest)
+{
+	long long env, shape, c[4];
+	struct db *db = open_with("best.db", &env, &shape, c, 4);
+	struct result_row r;
+	r = ok_row(1, "screen", 13.4, 8.0, 1.675, 10);      /* best screen */
+	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
+	r = ok_row(1, "retest", 13.4, 7.0, 1.9, 50);        /* too few pairs */
+	CHECK_INT(db_record_result(db, env, shape, c[1], &r), 0);
+	r = ok_row(1, "retest", 13.4, 10.0, 1.34, 100);     /* the chosen one */
+	CHECK_INT(db_record_result(db, env, shape, c[2], &r), 0);
+	r = ok_row(8, "screen", 13.6, 12.0, 1.13, 10);      /* screen only at 8 */
+	CHECK_INT(db_record_result(db, env, shape, c[3], &r), 0);
+	r = ok_row(8, "retest", 13.6, 12.0, 1.05, 60);
+	CHECK_INT(db_record_result(db, env, shape, c[2], &r), 0);
+	/* baselines: shadowed at M=1, alone at M=16 */
+	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.0, NAN, NAN, NULL), 0);
+	CHECK_INT(db_record_baseline(db, env, shape, 16, 13.7, 13.5, 1.01, "algo=3"), 0);
+
+	struct best_row *rows;
+	int n = db_best_rows(db, env, &rows);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_STR(rows[0].family, "qkv");
+		CHECK_INT(rows[0].m, 1);
+		CHECK_INT(rows[0].has_candidate, 1);
+		CHECK_INT(rows[0].retested, 1);
+		CHECK_STR(rows[0].phase, "retest");
+		CHECK_INT(rows[0].pairs, 100);
+		CHECK_NEAR(rows[0].base_us, 13.4, 0);
+		CHECK_NEAR(rows[0].ratio, 1.34, 0);
+		CHECK_STR(rows[0].params, "warps=4");
+		CHECK_INT(rows[1].m, 8);
+		CHECK_INT(rows[1].retested, 0);
+		CHECK_STR(rows[1].phase, "screen");
+		CHECK_NEAR(rows[1].ratio, 1.13, 0);
+		CHECK_STR(rows[1].params, "warps=8");
+		CHECK_INT(rows[2].m, 16);
+		CHECK_INT(rows[2].has_candidate, 0);
+		CHECK_INT(rows[2].pairs, -1);
+		CHECK_NEAR(rows[2].base_us, 13.7, 0);
+		CHECK(isnan(rows[2].ratio) && isnan(rows[2].cand_us));
+		CHECK_INT(rows[2].n, 2304);
+		CHECK_INT(rows[2].w, DT_BF16);
+	}
+	free(rows);
+	CHECK_INT(db_best_rows(db, env + 1, &rows), 0);
+	free(rows);
+	db_close(db);
+}
+
+TEST(fixture_views)
+{
+	struct db *db;
+	struct floor_row *floors;
+	char *path = scratch("fixture.db");
+	CHECK_INT(fixture_db_build(path), 0);
+	CHECK_INT(db_open_existing(path, &db), 0);
+	CHECK_INT(db_latest_env(db), FIXTURE_ENV);
+	int n = db_floors(db, FIXTURE_ENV, &floors);
+	CHECK_INT(n, 6);
+	if (n == 6) {
+		CHECK_STR(floors[2].family, "qkv");
+		CHECK_NEAR(floors[2].us, 9.2, 0);       /* the newer probe */
+		CHECK_NEAR(floors[2].bytes, 37748736, 0);
+		CHECK_STR(floors[5].family, "unpooler_slice");
+	}
+	free(floors);
+	CHECK_QUERY(db, "SELECT status, count FROM failures",
+		    "status,count\ncompile_error,1\nfail,1\nfail,1\npruned,1\ntimeout,1\n");
+	CHECK_QUERY(db, "SELECT template, params FROM compile_errors",
+		    "template,params\ngemv,\"warps=32,rows=8\"\n");
+	CHECK_QUERY(db, "SELECT total, ok, fail, pruned, compile_error, other FROM progress "
+		    "WHERE env_id = 2 AND family = 'qkv' AND m = 1 AND phase = 'screen'",
+		    "total,ok,fail,pruned,compile_error,other\n5,2,1,1,1,0\n");
+	db_close(db);
+	free(path);
+}
+
+TEST(query_formats)
+{
+	struct db *db;
+	char *path = scratch("query.db"), *out;
+	static const char sql[] = "SELECT 1 AS n, 'a,b' AS text, NULL AS none "
+		"UNION ALL SELECT 22, 'p|q \"r\"', 3.5";
+	CHECK_INT(db_open(path, &db), 0);
+	out = query(db, sql, "text");
+	CHECK_STR(out, " n  text     none\n"
+		       "--  -------  ----\n"
+		       " 1  a,b      NULL\n"
+		       "22  p|q \"r\"   3.5\n");
+	free(out);
+	out = query(db, sql, "csv");
+	CHECK_STR(out, "n,text,none\n1,\"a,b\",\n22,\"p|q \"\"r\"\"\",3.5\n");
+	free(out);
+	out = query(db, sql, "md");
+	CHECK_STR(out, "| n | text | none |\n|---:|---|---:|\n"
+		       "| 1 | a,b | NULL |\n| 22 | p\\|q \"r\" | 3.5 |\n");
+	free(out);
+	out = query(db, "SELECT 1 AS a; -- two statements\n SELECT 2 AS b;", "csv");
+	CHECK_STR(out, "a\n1\n\nb\n2\n");
+	free(out);
+	fprintf(stderr, "  (three errors expected)\n");
+	CHECK(query(db, "DELETE FROM env", "csv") == NULL);
+	CHECK(query(db, "SELECT nonsense FROM nowhere", "csv") == NULL);
+	CHECK(query(db, "SELECT 1", "xml") == NULL);
+	db_close(db);
+	free(path);
+}
+
+TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(ids_are_stable),
+      T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
+      T(screen_best_order), T(absent_figures_are_null),
+      T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
+      T(fixture_views), T(query_formats))

@@ -1,0 +1,115 @@
+/*
+ * cmd_query.c: `gemmtab query`: run read-only SQL, or one of the canned
+ * questions, against a results database and print the rows as text, CSV
+ * or Markdown.
+ */
+#include "commands.h"
+#include "db.h"
+#include "table.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* The canned questions; most read a view that db/schema.sql documents. */
+static const struct canned {
+	const char *name;
+	const char *help;
+	const char *sql;
+} canned[] = {
+	{ "best", "the chosen result per env, family and M (retest before screen)",
+	  "SELECT env_id, family, n, k, m, phase, pairs, base_us, cand_us, ratio, "
+	  "ratio_lo, ratio_hi, template, params FROM best "
+	  "ORDER BY env_id, family, n, k, m" },
+	{ "failures", "non-ok results counted by status and reason",
+	  "SELECT * FROM failures" },
+	{ "compile_errors", "candidates that did not compile, with the reason",
+	  "SELECT * FROM compile_errors" },
+	{ "progress", "results per env, family, M and phase, by outcome",
+	  "SELECT * FROM progress" },
+	{ "baseline", "cuBLAS and cuBLASLt times per env, family and M",
+	  "SELECT b.env_id, s.family, s.n, s.k, b.m, b.cublas_us, b.cublaslt_us, "
+	  "b.ratio, b.lt_algo FROM baseline b JOIN shape s ON s.id = b.shape_id "
+	  "ORDER BY b.env_id, s.family, s.n, s.k, b.m" },
+	{ "envs", "the measuring environments and their result counts",
+	  "SELECT e.id, e.gpu_name, e.sm_count, e.sm_clock_mhz, e.mem_clock_mhz, "
+	  "e.driver, e.cuda, e.nvrtc, e.cublas, e.cublaslt, e.source_hash, "
+	  "e.first_seen, (SELECT count(*) FROM result r WHERE r.env_id = e.id) "
+	  "AS results FROM env e ORDER BY e.id" },
+	{ "probe", "floor and overhead probes, oldest first",
+	  "SELECT env_id, what, family, bytes, us, config, recorded_at FROM probe "
+	  "ORDER BY env_id, what, family, id" },
+};
+
+/* Print the usage to out and return status. */
+static int usage(FILE *out, int status)
+{
+	fputs("usage: gemmtab query --db DB [--format text|csv|md] (SQL | NAME)\n"
+	      "  --db DB           the results database\n"
+	      "  --format F        text, csv or md [text]\n"
+	      "Runs read-only SQL (tables and views: see db/schema.sql) or one of\n"
+	      "these NAMEs:\n", out);
+	for (size_t i = 0; i < ARRAY_SIZE(canned); i++)
+		fprintf(out, "  %-16s  %s\n", canned[i].name, canned[i].help);
+	return status;
+}
+
+/* "gemmtab query: MESSAGE" and the usage to stderr; returns 2. */
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("gemmtab query: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return usage(stderr, 2);
+}
+
+/* The SQL of a canned name, or arg itself. */
+static const char *query_sql(const char *arg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(canned); i++)
+		if (!strcmp(arg, canned[i].name))
+			return canned[i].sql;
+	return arg;
+}
+
+int cmd_query(int argc, char **argv)
+{
+	const char *path = NULL, *format = "text", *query = NULL;
+	enum table_format f;
+	struct db *db;
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return usage(stdout, 0);
+		if (!strcmp(a, "--db") || !strcmp(a, "--format")) {
+			if (!v)
+				return usage_error("%s needs a value", a);
+			*(!strcmp(a, "--db") ? &path : &format) = v;
+			i++;
+		} else if (a[0] == '-' && a[1] == '-') {
+			return usage_error("unknown option '%s'", a);
+		} else if (query) {
+			return usage_error("one query expected, got '%s' and '%s'", query, a);
+		} else {
+			query = a;
+		}
+	}
+	if (!path)
+		return usage_error("--db is required");
+	if (!query)
+		return usage_error("no SQL or query NAME given");
+	if (table_format_parse(format, &f))
+		return usage_error("--format: '%s' is not text, csv or md", format);
+	if (db_open_existing(path, &db))
+		return 1;
+	ret = db_query_print(db, query_sql(query), format) ? 1 : 0;
+	db_close(db);
+	return ret;
+}

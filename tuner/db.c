@@ -1,0 +1,695 @@
+/*
+ * db.c: the results database on SQLite (the only file that includes
+ * sqlite3.h): opening and migrating the schema, recording measurements as
+ * they are taken, and the reads the sweep, report and query commands need.
+ */
+#include "db.h"
+#include "embedded.h"
+#include "table.h"
+#include "util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Migration step i brings a database from user_version i to i + 1: the SQL
+ * of an embedded file (tools/embed) or SQL written here. Append steps;
+ * never edit one that has shipped. */
+static const struct migration {
+	const char *file;
+	const char *sql;
+} migrations[] = {
+	{ "db/schema.sql", NULL },      /* 0 -> 1: the initial schema */
+};
+
+/* PRAGMA application_id of a gemmtab database: 'GMTB'. */
+#define GT_APP_ID 0x474d5442
+/* How long a writer waits for another process's lock (the supervisor and
+ * a concurrent `gemmtab report` share the file) before giving up. */
+#define BUSY_TIMEOUT_MS 10000
+
+enum stmt_id {
+	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
+	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
+	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
+	ST_RESULT_RECORD, ST_RESULT_HAS, ST_SCREEN_BEST,
+	ST_PROBE_RECORD, ST_BASELINE_RECORD,
+	ST_BEST_ROWS, ST_FLOORS,
+	NSTMT
+};
+
+#define ENV_COLS "gpu_name, gpu_uuid, sm_count, sm_clock_mhz, mem_clock_mhz, " \
+	"l2_bytes, driver, cuda, nvrtc, cublas, cublaslt, source_hash"
+
+static const char *const stmt_sql[NSTMT] = {
+	[ST_ENV_INSERT] = "INSERT INTO env (" ENV_COLS ") VALUES "
+		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING",
+	[ST_ENV_SELECT] = "SELECT id FROM env WHERE gpu_name = ?1 AND gpu_uuid = ?2 "
+		"AND sm_count = ?3 AND sm_clock_mhz = ?4 AND mem_clock_mhz = ?5 "
+		"AND l2_bytes = ?6 AND driver = ?7 AND cuda = ?8 AND nvrtc = ?9 "
+		"AND cublas = ?10 AND cublaslt = ?11 AND source_hash = ?12",
+	[ST_ENV_GET] = "SELECT " ENV_COLS " FROM env WHERE id = ?1",
+	[ST_ENV_LATEST] = "SELECT max(id) FROM env",
+	[ST_SHAPE_INSERT] = "INSERT INTO shape (family, n, k, w, x, y, tol) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+	[ST_SHAPE_SELECT] = "SELECT id FROM shape WHERE family = ?1 AND n = ?2 "
+		"AND k = ?3 AND w = ?4 AND x = ?5 AND y = ?6 AND tol = ?7",
+	[ST_CAND_INSERT] = "INSERT INTO candidate (template, params, source_hash) "
+		"VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+	[ST_CAND_SELECT] = "SELECT id FROM candidate WHERE template = ?1 "
+		"AND params = ?2 AND source_hash = ?3",
+	[ST_CAND_GET] = "SELECT template, params FROM candidate WHERE id = ?1",
+	[ST_RESULT_RECORD] = "INSERT OR REPLACE INTO result (env_id, shape_id, "
+		"candidate_id, m, phase, status, reason, err_global, err_row, "
+		"base_us, cand_us, ratio, ratio_lo, ratio_hi, pairs, regs, "
+		"local_bytes, smem) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
+		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5",
+	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
+		"AND shape_id = ?2 AND m = ?3 AND phase = 'screen' AND status = 'ok' "
+		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4",
+	[ST_PROBE_RECORD] = "INSERT INTO probe (env_id, what, family, bytes, us, "
+		"config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_BASELINE_RECORD] = "INSERT OR REPLACE INTO baseline (env_id, shape_id, "
+		"m, cublas_us, cublaslt_us, ratio, lt_algo) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* best rows, then baselines of (shape, m)s no candidate has a timing
+	 * for (the same condition as the best view's, on the indexed table) */
+	[ST_BEST_ROWS] = "SELECT s.family, s.n, s.k, s.w, s.x, s.y, b.m, 1, "
+		"b.phase, b.retested, b.pairs, b.base_us, b.cand_us, b.ratio, "
+		"b.ratio_lo, b.ratio_hi, b.template, b.params "
+		"FROM best b JOIN shape s ON s.id = b.shape_id WHERE b.env_id = ?1 "
+		"UNION ALL "
+		"SELECT s.family, s.n, s.k, s.w, s.x, s.y, bl.m, 0, '', 0, NULL, "
+		"bl.cublas_us, NULL, NULL, NULL, NULL, '', '' "
+		"FROM baseline bl JOIN shape s ON s.id = bl.shape_id "
+		"WHERE bl.env_id = ?1 AND bl.cublas_us IS NOT NULL AND NOT EXISTS "
+		"(SELECT 1 FROM result r WHERE r.env_id = bl.env_id "
+		"AND r.shape_id = bl.shape_id AND r.m = bl.m AND r.status = 'ok' "
+		"AND r.ratio IS NOT NULL) "
+		"ORDER BY 1, 2, 3, 4, 5, 6, 7",
+	[ST_FLOORS] = "SELECT family, bytes, us FROM floors WHERE env_id = ?1 "
+		"AND family IS NOT NULL ORDER BY family",
+};
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	sqlite3_stmt *stmt[NSTMT];     /* prepared on first use */
+};
+
+/* Report the connection's last error as "DB: what: message"; returns -1. */
+static int db_error(struct db *db, const char *what)
+{
+	return error("DB: %s: %s", what, sqlite3_errmsg(db->h));
+}
+
+/* The cached statement id, prepared on first use and reset after the
+ * previous one. NULL on error (message printed). */
+static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
+{
+	sqlite3_stmt **st = &db->stmt[id];
+	if (*st) {
+		sqlite3_reset(*st);
+		sqlite3_clear_bindings(*st);
+		return *st;
+	}
+	if (sqlite3_prepare_v3(db->h, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+			       st, NULL) != SQLITE_OK) {
+		db_error(db, "prepare");
+		return NULL;
+	}
+	return *st;
+}
+
+/* Bind helpers: NULL strings and absent figures (NaN or negative: every
+ * figure stored is a time, a ratio, an error or a count) bind NULL. */
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_figure(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v) || v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+static void bind_count(sqlite3_stmt *st, int i, long long v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Column readers: NULL reads as NaN, -1 or "". */
+static double col_figure(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN
+		: sqlite3_column_double(st, i);
+}
+
+static int col_count(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1
+		: sqlite3_column_int(st, i);
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	snprintf(buf, len, "%s", s ? (const char *)s : "");
+}
+
+/* Step a statement that returns no row. Returns 0 or -1. */
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_error(db, what);
+}
+
+/* Step a one-row, one-integer query into *v. Returns 1 (row), 0 (no row
+ * or a NULL value) or -1. */
+static int step_int64(struct db *db, sqlite3_stmt *st, const char *what,
+		      long long *v)
+{
+	int rc = sqlite3_step(st);
+	int found = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
+	if (found)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(db, what);
+	return found;
+}
+
+static int exec(struct db *db, const char *sql, const char *what)
+{
+	return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0
+		: db_error(db, what);
+}
+
+/* An integer PRAGMA's value. Returns 0 or -1. */
+static int pragma_int(struct db *db, const char *sql, long long *v)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(db, db->path);
+	*v = 0;
+	int r = step_int64(db, st, db->path, v);
+	sqlite3_finalize(st);
+	return r < 0 ? -1 : 0;
+}
+
+/* The schema version, after checking that the file is ours (or empty)
+ * and not newer than this binary. Returns the version or -1. */
+static int check_version(struct db *db)
+{
+	long long version, app, objects;
+	if (pragma_int(db, "PRAGMA user_version", &version) ||
+	    pragma_int(db, "PRAGMA application_id", &app) ||
+	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &objects))
+		return -1;
+	if (version == 0 ? objects > 0 : app != GT_APP_ID)
+		return error("DB: %s: not a gemmtab database", db->path);
+	if (version > (long long)ARRAY_SIZE(migrations))
+		return error("DB: %s: schema version %lld is newer than this gemmtab "
+			     "knows (%zu); use a newer gemmtab", db->path, version,
+			     ARRAY_SIZE(migrations));
+	return (int)version;
+}
+
+/* Bring the schema to the newest version in one transaction; the write
+ * lock is taken only when a step is due, and the version read again under
+ * it (another process may have migrated meanwhile). Returns 0 or -1. */
+static int migrate(struct db *db)
+{
+	int latest = (int)ARRAY_SIZE(migrations);
+	int version = check_version(db);
+	char *stamp = NULL;
+	if (version < 0)
+		return -1;
+	if (version == latest)
+		return 0;
+	if (exec(db, "BEGIN IMMEDIATE", db->path))
+		return -1;
+	version = check_version(db);
+	if (version < 0)
+		goto fail;
+	for (; version < latest; version++) {
+		const struct migration *step = &migrations[version];
+		const char *sql = step->file ? embedded_text(step->file) : step->sql;
+		if (!sql) {
+			error("DB: %s is not built into this gemmtab", step->file);
+			goto fail;
+		}
+		if (exec(db, sql, db->path))
+			goto fail;
+	}
+	stamp = xasprintf("PRAGMA application_id = %d; PRAGMA user_version = %d",
+			  GT_APP_ID, latest);
+	if (exec(db, stamp, db->path) || exec(db, "COMMIT", db->path))
+		goto fail;
+	free(stamp);
+	return 0;
+fail:
+	free(stamp);
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+static int open_db(const char *path, int flags, struct db **out)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	*out = NULL;
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+		if (!db->h)
+			error("DB: %s: out of memory", path);
+		else
+			db_error(db, path);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	/* WAL: readers and the recording sweep do not block each other; with
+	 * WAL, synchronous=NORMAL still survives a process kill */
+	if (exec(db, "PRAGMA foreign_keys = ON", path) ||
+	    exec(db, "PRAGMA journal_mode = WAL", path) ||
+	    exec(db, "PRAGMA synchronous = NORMAL", path) ||
+	    migrate(db))
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
+int db_open(const char *path, struct db **out)
+{
+	return open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, out);
+}
+
+int db_open_existing(const char *path, struct db **out)
+{
+	return open_db(path, SQLITE_OPEN_READWRITE, out);
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < NSTMT; i++)
+		sqlite3_finalize(db->stmt[i]);
+	sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
+
+int db_schema_version(struct db *db)
+{
+	long long v;
+	return pragma_int(db, "PRAGMA user_version", &v) ? -1 : (int)v;
+}
+
+void result_row_clear(struct result_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->err_global = r->err_row = NAN;
+	r->base_us = r->cand_us = NAN;
+	r->ratio = r->ratio_lo = r->ratio_hi = NAN;
+	r->pairs = r->regs = r->local_bytes = r->smem = -1;
+}
+
+/* Insert-or-get: run the bound insert (a no-op when the row exists), then
+ * the bound select for its id. */
+static int insert_or_get(struct db *db, sqlite3_stmt *ins, sqlite3_stmt *sel,
+			 const char *what, long long *id)
+{
+	if (step_done(db, ins, what))
+		return -1;
+	int found = step_int64(db, sel, what, id);
+	if (found < 0)
+		return -1;
+	if (!found)
+		return error("DB: %s: row not found after insert", what);
+	return 0;
+}
+
+static void bind_env(sqlite3_stmt *st, const struct env_info *e)
+{
+	bind_text(st, 1, e->gpu_name);
+	bind_text(st, 2, e->gpu_uuid);
+	sqlite3_bind_int(st, 3, e->sm_count);
+	sqlite3_bind_int(st, 4, e->sm_clock_mhz);
+	sqlite3_bind_int(st, 5, e->mem_clock_mhz);
+	sqlite3_bind_int64(st, 6, e->l2_bytes);
+	bind_text(st, 7, e->driver);
+	bind_text(st, 8, e->cuda);
+	bind_text(st, 9, e->nvrtc);
+	bind_text(st, 10, e->cublas);
+	bind_text(st, 11, e->cublaslt);
+	bind_text(st, 12, e->source_hash);
+}
+
+int db_env_id(struct db *db, const struct env_info *e, long long *id)
+{
+	sqlite3_stmt *ins = stmt(db, ST_ENV_INSERT), *sel = stmt(db, ST_ENV_SELECT);
+	if (!ins || !sel)
+		return -1;
+	bind_env(ins, e);
+	bind_env(sel, e);
+	return insert_or_get(db, ins, sel, "env", id);
+}
+
+static void bind_shape(sqlite3_stmt *st, const struct shape *s)
+{
+	bind_text(st, 1, s->family);
+	sqlite3_bind_int(st, 2, s->n);
+	sqlite3_bind_int(st, 3, s->k);
+	bind_text(st, 4, dtype_name(s->w));
+	bind_text(st, 5, dtype_name(s->x));
+	bind_text(st, 6, dtype_name(s->y));
+	sqlite3_bind_double(st, 7, s->tol);
+}
+
+int db_shape_id(struct db *db, const struct shape *s, long long *id)
+{
+	sqlite3_stmt *ins = stmt(db, ST_SHAPE_INSERT), *sel = stmt(db, ST_SHAPE_SELECT);
+	if (!ins || !sel)
+		return -1;
+	bind_shape(ins, s);
+	bind_shape(sel, s);
+	return insert_or_get(db, ins, sel, "shape", id);
+}
+
+int db_candidate_id(struct db *db, const char *tmpl, const char *params,
+		    const char *source_hash, long long *id)
+{
+	sqlite3_stmt *ins = stmt(db, ST_CAND_INSERT), *sel = stmt(db, ST_CAND_SELECT);
+	if (!ins || !sel)
+		return -1;
+	sqlite3_stmt *both[] = { ins, sel };
+	for (int i = 0; i < 2; i++) {
+		bind_text(both[i], 1, tmpl);
+		bind_text(both[i], 2, params);
+		bind_text(both[i], 3, source_hash);
+	}
+	return insert_or_get(db, ins, sel, "candidate", id);
+}
+
+int db_record_result(struct db *db, long long env, long long shape,
+		     long long cand, const struct result_row *r)
+{
+	sqlite3_stmt *st = stmt(db, ST_RESULT_RECORD);
+	if (!st)
+		return -1;
+	/* a candidate that did not pass has no timing, whatever r holds */
+	int timed = r->status && !strcmp(r->status, "ok");
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int64(st, 3, cand);
+	sqlite3_bind_int(st, 4, r->m);
+	bind_text(st, 5, r->phase);
+	bind_text(st, 6, r->status);
+	bind_text(st, 7, r->reason);
+	bind_figure(st, 8, r->err_global);
+	bind_figure(st, 9, r->err_row);
+	bind_figure(st, 10, timed ? r->base_us : NAN);
+	bind_figure(st, 11, timed ? r->cand_us : NAN);
+	bind_figure(st, 12, timed ? r->ratio : NAN);
+	bind_figure(st, 13, timed ? r->ratio_lo : NAN);
+	bind_figure(st, 14, timed ? r->ratio_hi : NAN);
+	bind_count(st, 15, timed ? r->pairs : -1);
+	bind_count(st, 16, r->regs);
+	bind_count(st, 17, r->local_bytes);
+	bind_count(st, 18, r->smem);
+	return step_done(db, st, "record result");
+}
+
+int db_has_result(struct db *db, long long env, long long shape,
+		  long long cand, int m, const char *phase)
+{
+	sqlite3_stmt *st = stmt(db, ST_RESULT_HAS);
+	long long one;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int64(st, 3, cand);
+	sqlite3_bind_int(st, 4, m);
+	bind_text(st, 5, phase);
+	return step_int64(db, st, "has result", &one);
+}
+
+int db_screen_best(struct db *db, long long env, long long shape, int m,
+		   long long *cand_ids, int max)
+{
+	sqlite3_stmt *st = stmt(db, ST_SCREEN_BEST);
+	int n = 0, rc = SQLITE_DONE;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int(st, 3, m);
+	sqlite3_bind_int(st, 4, max);
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		cand_ids[n++] = sqlite3_column_int64(st, 0);
+	if (n < max && rc != SQLITE_DONE)
+		n = db_error(db, "screen best");
+	sqlite3_reset(st);
+	return n;
+}
+
+int db_candidate_get(struct db *db, long long cand, char **tmpl, char **params)
+{
+	sqlite3_stmt *st = stmt(db, ST_CAND_GET);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, cand);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*tmpl = xstrdup((const char *)sqlite3_column_text(st, 0));
+		*params = xstrdup((const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return error("DB: no candidate with id %lld", cand);
+	return db_error(db, "candidate");
+}
+
+int db_record_probe(struct db *db, long long env, const char *what,
+		    const char *family, double bytes, double us, const char *config)
+{
+	sqlite3_stmt *st = stmt(db, ST_PROBE_RECORD);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	bind_text(st, 2, what);
+	bind_text(st, 3, family);
+	bind_figure(st, 4, bytes);
+	bind_figure(st, 5, us);
+	bind_text(st, 6, config);
+	return step_done(db, st, "record probe");
+}
+
+int db_record_baseline(struct db *db, long long env, long long shape, int m,
+		       double cublas_us, double cublaslt_us, double ratio,
+		       const char *lt_algo)
+{
+	sqlite3_stmt *st = stmt(db, ST_BASELINE_RECORD);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int(st, 3, m);
+	bind_figure(st, 4, cublas_us);
+	bind_figure(st, 5, cublaslt_us);
+	bind_figure(st, 6, ratio);
+	bind_text(st, 7, lt_algo);
+	return step_done(db, st, "record baseline");
+}
+
+long long db_latest_env(struct db *db)
+{
+	sqlite3_stmt *st = stmt(db, ST_ENV_LATEST);
+	long long id;
+	if (!st)
+		return -1;
+	return step_int64(db, st, "latest env", &id) == 1 ? id : -1;
+}
+
+int db_env_get(struct db *db, long long id, struct env_info *e)
+{
+	sqlite3_stmt *st = stmt(db, ST_ENV_GET);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(e, 0, sizeof(*e));
+		col_text(st, 0, e->gpu_name, sizeof(e->gpu_name));
+		col_text(st, 1, e->gpu_uuid, sizeof(e->gpu_uuid));
+		e->sm_count = sqlite3_column_int(st, 2);
+		e->sm_clock_mhz = sqlite3_column_int(st, 3);
+		e->mem_clock_mhz = sqlite3_column_int(st, 4);
+		e->l2_bytes = sqlite3_column_int64(st, 5);
+		col_text(st, 6, e->driver, sizeof(e->driver));
+		col_text(st, 7, e->cuda, sizeof(e->cuda));
+		col_text(st, 8, e->nvrtc, sizeof(e->nvrtc));
+		col_text(st, 9, e->cublas, sizeof(e->cublas));
+		col_text(st, 10, e->cublaslt, sizeof(e->cublaslt));
+		col_text(st, 11, e->source_hash, sizeof(e->source_hash));
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return 1;
+	return db_error(db, "env");
+}
+
+/* One row of ST_BEST_ROWS into *b. Returns 0 or -1 (unknown dtype name). */
+static int read_best_row(sqlite3_stmt *st, struct best_row *b)
+{
+	char dt[3][8];
+	memset(b, 0, sizeof(*b));
+	col_text(st, 0, b->family, sizeof(b->family));
+	b->n = sqlite3_column_int(st, 1);
+	b->k = sqlite3_column_int(st, 2);
+	for (int i = 0; i < 3; i++)
+		col_text(st, 3 + i, dt[i], sizeof(dt[i]));
+	if (dtype_parse(dt[0], &b->w) || dtype_parse(dt[1], &b->x) ||
+	    dtype_parse(dt[2], &b->y))
+		return error("DB: shape %s has an unknown dtype", b->family);
+	b->m = sqlite3_column_int(st, 6);
+	b->has_candidate = sqlite3_column_int(st, 7);
+	col_text(st, 8, b->phase, sizeof(b->phase));
+	b->retested = sqlite3_column_int(st, 9);
+	b->pairs = col_count(st, 10);
+	b->base_us = col_figure(st, 11);
+	b->cand_us = col_figure(st, 12);
+	b->ratio = col_figure(st, 13);
+	b->ratio_lo = col_figure(st, 14);
+	b->ratio_hi = col_figure(st, 15);
+	col_text(st, 16, b->tmpl, sizeof(b->tmpl));
+	col_text(st, 17, b->params, sizeof(b->params));
+	return 0;
+}
+
+int db_best_rows(struct db *db, long long env, struct best_row **out)
+{
+	sqlite3_stmt *st = stmt(db, ST_BEST_ROWS);
+	struct best_row *rows = NULL;
+	int n = 0, cap = 0, rc;
+	*out = NULL;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap)
+			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 32) * sizeof(*rows));
+		if (read_best_row(st, &rows[n++]))
+			goto fail;
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(db, "best rows");
+		goto fail;
+	}
+	sqlite3_reset(st);
+	*out = rows;
+	return n;
+fail:
+	sqlite3_reset(st);
+	free(rows);
+	return -1;
+}
+
+int db_floors(struct db *db, long long env, struct floor_row **out)
+{
+	sqlite3_stmt *st = stmt(db, ST_FLOORS);
+	struct floor_row *rows = NULL;
+	int n = 0, cap = 0, rc;
+	*out = NULL;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap)
+			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*rows));
+		col_text(st, 0, rows[n].family, sizeof(rows[n].family));
+		rows[n].bytes = col_figure(st, 1);
+		rows[n].us = col_figure(st, 2);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return db_error(db, "floors");
+	}
+	*out = rows;
+	return n;
+}
+
+/* Print one prepared statement's rows as a table. Returns 0 or -1. */
+static int print_statement(struct db *db, sqlite3_stmt *st, enum table_format f,
+			   FILE *out)
+{
+	int ncols = sqlite3_column_count(st), rc;
+	struct table t;
+	table_init(&t, ncols);
+	for (int c = 0; c < ncols; c++)
+		table_add(&t, sqlite3_column_name(st, c));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (int c = 0; c < ncols; c++)
+			table_add(&t, (const char *)sqlite3_column_text(st, c));
+	if (rc == SQLITE_DONE)
+		table_print(&t, f, "NULL", out);
+	table_free(&t);
+	return rc == SQLITE_DONE ? 0 : db_error(db, "query");
+}
+
+int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *out)
+{
+	enum table_format f;
+	const char *tail = sql;
+	int printed = 0, ret = 0;
+	if (table_format_parse(format, &f))
+		return error("unknown format '%s' (text, csv or md)", format);
+	while (!ret && *tail) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK)
+			return db_error(db, "query");
+		if (!st)        /* only blanks or a comment were left */
+			break;
+		if (!sqlite3_stmt_readonly(st))
+			ret = error("DB: query: \"%s\" would write to the database; "
+				    "use sqlite3 for that", sqlite3_sql(st));
+		else if (sqlite3_column_count(st)) {
+			if (printed++)
+				fputc('\n', out);
+			ret = print_statement(db, st, f, out);
+		} else {
+			ret = sqlite3_step(st) == SQLITE_DONE ? 0 : db_error(db, "query");
+		}
+		sqlite3_finalize(st);
+	}
+	return ret;
+}
+
+int db_query_print(struct db *db, const char *sql, const char *format)
+{
+	return db_query_fprint(db, sql, format, stdout);
+}
