@@ -23,8 +23,8 @@ struct jit_options {
 	const char *arch;           /* "sm_90a" */
 	const char *cache_dir;      /* e.g. .cache/gemmtab */
 	int nproc;                  /* compile processes (0: online CPUs) */
-	int batch;                  /* instantiations per NVRTC program (4-16) */
-	double deadline_s;          /* per batch; a compile past it is an error */
+	int batch;                  /* instantiations per NVRTC program (4-16; 0: 8) */
+	double deadline_s;          /* per batch; a compile past it is an error (0: none) */
 };
 
 /* One instantiation to compile: inputs then outputs. */
@@ -42,6 +42,13 @@ struct jit_item {
 
 /* "13.0" etc. of the NVRTC linked in. */
 const char *jit_nvrtc_version(void);
+
+#define JIT_FLAGS_MAX 256
+/* The NVRTC options that shape the code, as one space-separated string
+ * ("--gpu-architecture=sm_90a --std=c++17 ..."): every option but the
+ * include path. It is part of every cache key; record it with results.
+ * Writes into buf (always NUL-terminated) and returns buf. */
+char *jit_flags(const struct jit_options *opts, char *buf, size_t len);
 
 /* Compile (or find in the cache) every item. Deterministic batching: items
  * are grouped by source and sorted by name before batching, so a rerun

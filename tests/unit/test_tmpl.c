@@ -1,0 +1,250 @@
+/*
+ * test_tmpl.c: the template registry and the gemv and planted adapters:
+ * parameter tables, static checks, NVRTC name expressions and launch
+ * plans, and that the plans agree with the launch constants written in the
+ * template sources. Pure logic; no CUDA.
+ */
+#include "check.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static const struct shape qkv = {
+	.family = "qkv", .n = 2304, .k = 8192, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
+	.tol = 1e-2,
+};
+static const struct shape router = {
+	.family = "router", .n = 256, .k = 8192, .w = DT_FP32, .x = DT_BF16, .y = DT_FP32,
+	.tol = 1e-4,
+};
+
+/* warps, rows, tokens, unroll, split, cache */
+static const long gemv_split2[] = { 4, 1, 4, 4, 2, 1 };
+static const long gemv_plain[] = { 4, 2, 1, 8, 1, 2 };
+
+/* The integer after "#define name " in a template file, or -1. */
+static long define_in(const char *path, const char *name)
+{
+	char *text = read_file(path, NULL);
+	if (!text)
+		return -1;
+	char *key = xasprintf("#define %s ", name);
+	char *p = strstr(text, key);
+	long v = p ? strtol(p + strlen(key), NULL, 10) : -1;
+	free(key);
+	free(text);
+	return v;
+}
+
+TEST(registry_lists_and_finds_templates)
+{
+	const struct tmpl *g = tmpl_find("gemv"), *p = tmpl_find("planted");
+	CHECK(g && p);
+	CHECK(tmpl_find("nope") == NULL);
+	if (!g || !p)
+		return;
+	CHECK_STR(g->stem, "gemv");
+	CHECK_STR(g->source, "templates/gemv.cuh");
+	CHECK_STR(p->source, "templates/planted.cuh");
+	int n = 0, seen_g = 0, seen_p = 0;
+	for (; tmpl_all[n]; n++) {
+		seen_g += tmpl_all[n] == g;
+		seen_p += tmpl_all[n] == p;
+	}
+	CHECK_INT(seen_g, 1);
+	CHECK_INT(seen_p, 1);
+	CHECK(n >= 2);
+}
+
+TEST(gemv_parameters_in_order)
+{
+	const struct tmpl *g = tmpl_find("gemv");
+	static const char *const names[] = { "warps", "rows", "tokens", "unroll", "split", "cache" };
+	static const long lo[] = { 1, 1, 1, 1, 1, 0 }, hi[] = { 32, 16, 16, 8, 64, 4 };
+	CHECK_INT(g->nparams, 6);
+	for (int i = 0; i < 6 && i < g->nparams; i++) {
+		CHECK_STR(g->params[i].name, names[i]);
+		CHECK_INT(tmpl_param_index(g, names[i]), i);
+		CHECK_INT(g->params[i].min, lo[i]);
+		CHECK_INT(g->params[i].max, hi[i]);
+	}
+	CHECK_INT(tmpl_param_index(g, "nope"), -1);
+	const char *const *sym = g->params[5].symbols;
+	static const char *const want[] = { "default", "cg", "nc_na", "evict_first",
+					    "nc_na_evict_first" };
+	CHECK(sym != NULL);
+	for (int i = 0; sym && i < 5; i++)
+		CHECK_STR(sym[i], want[i]);
+	CHECK(sym && sym[5] == NULL);
+	for (int i = 0; i < 5; i++)
+		CHECK(g->params[i].symbols == NULL);
+}
+
+TEST(gemv_candidate_key)
+{
+	struct candidate c = { .tmpl = tmpl_find("gemv") };
+	memcpy(c.params, gemv_split2, sizeof(gemv_split2));
+	char buf[128];
+	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
+		  "warps=4,rows=1,tokens=4,unroll=4,split=2,cache=cg");
+}
+
+TEST(gemv_kernel_names)
+{
+	const struct tmpl *g = tmpl_find("gemv");
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	CHECK_INT(g->kernels(&qkv, gemv_split2, names, TMPL_MAX_KERNELS), 2);
+	CHECK_STR(names[0], "gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 1, 4, 4, 2, 1>");
+	CHECK_STR(names[1], "gemv_splitk_reduce<__nv_bfloat16>");
+	CHECK_INT(g->kernels(&qkv, gemv_split2, names, 1), -1);
+
+	const long r[] = { 4, 2, 16, 4, 1, 4 };
+	CHECK_INT(g->kernels(&router, r, names, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(names[0], "gemv_kernel<float, float, 4, 2, 16, 4, 1, 4>");
+	const long rs[] = { 4, 2, 16, 4, 4, 2 };
+	CHECK_INT(g->kernels(&router, rs, names, TMPL_MAX_KERNELS), 2);
+	CHECK_STR(names[1], "gemv_splitk_reduce<float>");
+}
+
+TEST(gemv_static_checks)
+{
+	const struct tmpl *g = tmpl_find("gemv");
+	CHECK(g->check(&qkv, gemv_split2) == NULL);
+	CHECK(g->check(&qkv, gemv_plain) == NULL);
+
+	/* 8 warps * 32 * 8 unroll * 8 bf16 = 16384 does not divide 8192 */
+	const long big_chunk[] = { 8, 1, 1, 8, 1, 0 };
+	CHECK_STR(g->check(&qkv, big_chunk), "k not a multiple of split*warps*32*unroll*vec");
+	/* fp32 weights: 4 per load, so the same layout fits the router */
+	CHECK(g->check(&router, big_chunk) == NULL);
+	const long split3[] = { 4, 1, 1, 1, 3, 0 };
+	CHECK_STR(g->check(&qkv, split3), "k not a multiple of split*warps*32*unroll*vec");
+
+	const long rows5[] = { 4, 5, 1, 1, 1, 0 };
+	CHECK_STR(g->check(&qkv, rows5), "n not a multiple of rows");
+
+	struct shape fp32x = qkv;
+	fp32x.x = DT_FP32;
+	CHECK_STR(g->check(&fp32x, gemv_plain), "x must be bf16");
+
+	/* 1024 threads leave 64 registers: 8 loads of 2 rows need 64 alone */
+	const long fat[] = { 32, 2, 1, 8, 1, 0 };
+	struct shape wide = qkv;
+	wide.k = 65536;
+	CHECK_STR(g->check(&wide, fat), "accumulators and loads do not fit in registers");
+	const long many_acc[] = { 1, 16, 16, 1, 1, 0 };
+	CHECK_STR(g->check(&qkv, many_acc), "accumulators and loads do not fit in registers");
+
+	const long bad_cache[] = { 4, 1, 1, 1, 1, 5 };
+	CHECK_STR(g->check(&qkv, bad_cache), "parameter out of range");
+	const long bad_warps[] = { 0, 1, 1, 1, 1, 0 };
+	CHECK_STR(g->check(&qkv, bad_warps), "parameter out of range");
+}
+
+static int arg_kinds_are(const struct launch_step *st, const enum arg_kind *kinds, int n)
+{
+	if (st->nargs != n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (st->args[i].kind != kinds[i])
+			return 0;
+	return 1;
+}
+
+static const enum arg_kind main_args[] = { ARG_W, ARG_X, ARG_Y, ARG_WS, ARG_M, ARG_N, ARG_K };
+
+TEST(gemv_plan_without_split)
+{
+	const struct tmpl *g = tmpl_find("gemv");
+	struct launch_plan pl;
+	CHECK_INT(g->plan(&qkv, gemv_plain, 1, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.nsteps, 1);
+	const struct launch_step *st = &pl.steps[0];
+	CHECK_INT(st->kind, STEP_KERNEL);
+	CHECK_INT(st->kernel, 0);
+	CHECK_INT(st->grid[0], 2304 / 2);
+	CHECK_INT(st->grid[1], 1);
+	CHECK_INT(st->grid[2], 1);
+	CHECK_INT(st->block[0], 128);
+	CHECK_INT(st->block[1], 1);
+	CHECK_INT(st->block[2], 1);
+	CHECK_INT(st->smem, 0);
+	CHECK(arg_kinds_are(st, main_args, 7));
+}
+
+TEST(gemv_plan_with_split)
+{
+	const struct tmpl *g = tmpl_find("gemv");
+	struct launch_plan pl;
+	CHECK_INT(g->plan(&qkv, gemv_split2, 3, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 2 * 3 * 2304 * 4);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK_INT(pl.steps[0].grid[0], 2304);
+	CHECK_INT(pl.steps[0].grid[1], 2);
+	CHECK_INT(pl.steps[0].block[0], 128);
+	CHECK(arg_kinds_are(&pl.steps[0], main_args, 7));
+
+	const struct launch_step *red = &pl.steps[1];
+	static const enum arg_kind red_args[] = { ARG_WS, ARG_Y, ARG_INT, ARG_M, ARG_N };
+	CHECK_INT(red->kind, STEP_KERNEL);
+	CHECK_INT(red->kernel, 1);
+	CHECK(arg_kinds_are(red, red_args, 5));
+	CHECK_INT(red->args[2].value, 2);
+	CHECK_INT(red->block[0], 256);
+	CHECK_INT(red->grid[0], (3 * 2304 + 255) / 256);
+	/* the reduce kernel's launch bound in the template is the same */
+	CHECK_INT(define_in("templates/gemv.cuh", "GEMV_REDUCE_THREADS"), red->block[0]);
+}
+
+TEST(gemv_plan_refuses_bad_input)
+{
+	const struct tmpl *g = tmpl_find("gemv");
+	struct launch_plan pl;
+	CHECK_INT(g->plan(&qkv, gemv_plain, 0, &pl), -1);
+	const long rows5[] = { 4, 5, 1, 1, 1, 0 };
+	CHECK_INT(g->plan(&qkv, rows5, 1, &pl), -1);
+}
+
+TEST(planted_adapter)
+{
+	const struct tmpl *p = tmpl_find("planted");
+	CHECK_INT(p->nparams, 1);
+	CHECK_STR(p->params[0].name, "mode");
+	CHECK_STR(p->params[0].symbols[0], "ok");
+	CHECK_STR(p->params[0].symbols[1], "fault");
+	CHECK_STR(p->params[0].symbols[2], "hang");
+	CHECK(p->params[0].symbols[3] == NULL);
+
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	const long fault[] = { 1 }, ok[] = { 0 }, hang[] = { 2 }, bad[] = { 3 };
+	CHECK_INT(p->kernels(&qkv, fault, names, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(names[0], "planted_kernel<__nv_bfloat16, __nv_bfloat16, 1>");
+	CHECK_INT(p->kernels(&router, hang, names, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(names[0], "planted_kernel<float, float, 2>");
+	CHECK(p->check(&qkv, ok) == NULL);
+	CHECK_STR(p->check(&qkv, bad), "parameter out of range");
+
+	struct launch_plan pl;
+	CHECK_INT(p->plan(&qkv, ok, 5, &pl), 0);
+	CHECK_INT(pl.nsteps, 1);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.steps[0].grid[0], 2304 / 128);
+	CHECK_INT(pl.steps[0].grid[1], 5);
+	CHECK_INT(pl.steps[0].block[0], 128);
+	CHECK(arg_kinds_are(&pl.steps[0], main_args, 7));
+	CHECK_INT(define_in("templates/planted.cuh", "PLANTED_THREADS"), pl.steps[0].block[0]);
+	CHECK_INT(p->plan(&qkv, ok, 70000, &pl), 0);
+	CHECK_INT(pl.steps[0].grid[1], 65535);
+	CHECK_INT(p->plan(&qkv, hang, 5, &pl), 0);
+	CHECK_INT(pl.steps[0].grid[0], 1);
+	CHECK_INT(pl.steps[0].grid[1], 1);
+	CHECK_INT(pl.steps[0].block[0], 32);
+	CHECK_INT(p->plan(&qkv, ok, 0, &pl), -1);
+}
+
+TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order),
+      T(gemv_candidate_key), T(gemv_kernel_names), T(gemv_static_checks),
+      T(gemv_plan_without_split), T(gemv_plan_with_split), T(gemv_plan_refuses_bad_input),
+      T(planted_adapter))
