@@ -54,7 +54,7 @@ cpu)
 	;;
 gpu)
 	for t in build/tests/gpu_*; do
-		[ -x "$t" ] && run_one "$(basename "$t")" "$t"
+		[ -x "$t" ] && run_one "$(basename "$t")" "$t" build/tests/test_kernels.cubin
 	done
 	for t in tests/gpu/t_*.sh; do
 		[ -f "$t" ] && run_one "$(basename "$t" .sh)" bash "$t"

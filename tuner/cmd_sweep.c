@@ -346,6 +346,11 @@ static int parse_args(struct sweep *sw, int argc, char **argv, const char **spac
 		} else if (!strcmp(a, "--no-retest")) {
 			sw->retest = 0;
 			takes = 0;
+		} else if (strcmp(a, "--space") && strcmp(a, "--db") && strcmp(a, "--family") &&
+			   strcmp(a, "--cache") && strcmp(a, "--device") && strcmp(a, "--jobs") &&
+			   strcmp(a, "--deadline")) {
+			fprintf(stderr, "gemmtab sweep: unknown option '%s'\n%s", a, usage_text);
+			return -1;
 		} else if (!v) {
 			fprintf(stderr, "gemmtab sweep: %s needs a value\n%s", a, usage_text);
 			return -1;
@@ -370,9 +375,6 @@ static int parse_args(struct sweep *sw, int argc, char **argv, const char **spac
 				sw->jit.nproc = (int)x;
 			else
 				*deadline = x;
-		} else {
-			fprintf(stderr, "gemmtab sweep: unknown option '%s'\n%s", a, usage_text);
-			return -1;
 		}
 		i += takes;
 	}

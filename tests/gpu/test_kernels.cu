@@ -1,0 +1,88 @@
+/*
+ * test_kernels.cu: small candidate kernels, right and deliberately wrong,
+ * that test_worker_gpu.c loads from a cubin the way the worker loads a
+ * template's: to prove the validation catches each kind of wrong output,
+ * the pruning catches static limits, and a fault is seen as sticky.
+ * Built with: nvcc -cubin -gencode=arch=compute_90a,code=sm_90a
+ */
+#include <cuda_bf16.h>
+
+/* Y = X W^T, bf16, one thread per output, FP32 accumulation. */
+extern "C" __global__ void naive_bf16(const __nv_bfloat16 *w, const __nv_bfloat16 *x,
+				      __nv_bfloat16 *y, int m, int n, int k)
+{
+	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (o >= (long long)m * n)
+		return;
+	int row = (int)(o / n), col = (int)(o % n);
+	float acc = 0.0f;
+	for (int c = 0; c < k; c++)
+		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
+	y[o] = __float2bfloat16(acc);
+}
+
+/* The same, but the last row is never written. */
+extern "C" __global__ void skip_last_row(const __nv_bfloat16 *w, const __nv_bfloat16 *x,
+					 __nv_bfloat16 *y, int m, int n, int k)
+{
+	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (o >= (long long)(m - 1) * n)
+		return;
+	int row = (int)(o / n), col = (int)(o % n);
+	float acc = 0.0f;
+	for (int c = 0; c < k; c++)
+		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
+	y[o] = __float2bfloat16(acc);
+}
+
+/* Right, and also writes one element past the end of y. */
+extern "C" __global__ void overrun(const __nv_bfloat16 *w, const __nv_bfloat16 *x,
+				   __nv_bfloat16 *y, int m, int n, int k)
+{
+	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (o > (long long)m * n)
+		return;
+	if (o == (long long)m * n) {
+		y[o] = __float2bfloat16(1.0f);
+		return;
+	}
+	int row = (int)(o / n), col = (int)(o % n);
+	float acc = 0.0f;
+	for (int c = 0; c < k; c++)
+		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
+	y[o] = __float2bfloat16(acc);
+}
+
+/* FP32 weights, bf16 X, FP32 Y: split-K over gridDim.y slices, partials
+ * added atomically, so y must be zeroed first (a memset step). */
+extern "C" __global__ void splitk_atomic_f32(const float *w, const __nv_bfloat16 *x, float *y,
+					     int m, int n, int k)
+{
+	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (o >= (long long)m * n)
+		return;
+	int row = (int)(o / n), col = (int)(o % n);
+	int slice = (k + gridDim.y - 1) / gridDim.y;
+	int c0 = blockIdx.y * slice, c1 = min(k, c0 + slice);
+	float acc = 0.0f;
+	for (int c = c0; c < c1; c++)
+		acc += __bfloat162float(x[(size_t)row * k + c]) * w[(size_t)col * k + c];
+	atomicAdd(&y[o], acc);
+}
+
+/* Writes far outside any allocation: an illegal address (sticky). */
+extern "C" __global__ void fault(int *p, int n)
+{
+	p[((size_t)1 << 40) + threadIdx.x] = n;
+}
+
+/* An array indexed at run time lives in local memory (a stack frame). */
+extern "C" __global__ void uses_local(int *p, int i)
+{
+	int a[64];
+	for (int j = 0; j < 64; j++)
+		a[j] = p[j];
+	a[i & 63] += i;
+	a[(i >> 6) & 63] *= 3;
+	p[threadIdx.x] = a[(i + threadIdx.x) & 63];
+}

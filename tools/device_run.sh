@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# tools/device_run.sh: everything one device call does, in order, on the
+# H200 machine, over a tree built here (build/ carried). Steps:
+#   test-gpu        make test-gpu PREBUILT=1
+#   probe           gemmtab probe into $DB
+#   sweep SPACE     gemmtab sweep SPACE into $DB (resumable; bounded by $SWEEP_S)
+#   report          gemmtab report of $DB (text and md)
+# Logs and the database come back under $OUT.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}; mkdir -p "$OUT"
+DB=${DB:-db/quick.db}
+export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+G=build/bin/gemmtab
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >"$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+while [ $# -gt 0 ]; do
+	step=$1; shift
+	t0=$SECONDS
+	case $step in
+	test-gpu) make test-gpu PREBUILT=1 2>&1 | tee "$OUT/test-gpu.log" | tail -n 40
+		cp build/tests/logs/*.log "$OUT/" 2>/dev/null; tar czf "$OUT/gpu-logs.tgz" build/tests/logs 2>/dev/null ;;
+	probe) $G probe --db "$DB" --space "${SPACE:-search_spaces/quick.yaml}" 2>&1 | tee "$OUT/probe.txt" ;;
+	sweep) space=$1; shift
+		timeout -s INT "${SWEEP_S:-420}" $G sweep --space "$space" --db "$DB" 2>&1 | tail -n 30 | tee "$OUT/sweep.txt" ;;
+	report) $G report --db "$DB" 2>&1 | tee "$OUT/report.txt"
+		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
+	*) echo "device_run: unknown step $step" >&2 ;;
+	esac
+	echo "== $step took $((SECONDS - t0)) s"
+done
+for f in "$DB" "$DB-wal"; do [ -f "$f" ] && cp "$f" "$OUT/"; done
+exit 0

@@ -1,0 +1,211 @@
+/*
+ * baseline.c: the score baseline, what PyTorch's F.linear runs: one
+ * cublasGemmEx, default algorithm, FP32 compute, BF16 in and out (the
+ * router: FP32 weights, activations converted to FP32 beforehand, FP32
+ * out, no TF32). Y (m x n row-major) is the column-major n x m product
+ * W^T-as-stored times X. Also the cuBLASLt heuristic's top algorithm for
+ * the same problem, described by its attributes.
+ */
+#include "gpu.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *baseline_unsupported(const struct shape *s)
+{
+	if (s->w == DT_BF16 && s->x == DT_FP32)
+		return "no baseline for bf16 weights with fp32 activations";
+	if (s->w == DT_FP32 && s->y != DT_FP32)
+		return "no baseline for fp32 weights with a bf16 output";
+	return NULL;
+}
+
+int baseline_needs_x32(const struct shape *s)
+{
+	return s->w == DT_FP32 && s->x == DT_BF16;
+}
+
+static cudaDataType_t cuda_type(enum dtype t)
+{
+	return t == DT_FP32 ? CUDA_R_32F : CUDA_R_16BF;
+}
+
+/* The type of X the baseline reads: the weights' type (X is converted to
+ * FP32 for FP32 weights). */
+static cudaDataType_t x_type(const struct shape *s)
+{
+	return s->w == DT_FP32 ? CUDA_R_32F : cuda_type(s->x);
+}
+
+static int gemm(struct gpu *g, const struct shape *s, int m, const void *w, const void *x,
+		void *y)
+{
+	const float one = 1.0f, zero = 0.0f;
+	return CUBLAS_CHECK(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, s->n, m, s->k, &one,
+					 w, cuda_type(s->w), s->k, x, x_type(s), s->k, &zero, y,
+					 cuda_type(s->y), s->n, CUBLAS_COMPUTE_32F,
+					 CUBLAS_GEMM_DEFAULT));
+}
+
+int baseline_capture(struct gpu *g, const struct shape *s, int m, const void *w,
+		     const void *x, void *y, cudaGraphExec_t *out)
+{
+	*out = NULL;
+	/* eager first: cuBLAS loads its kernels lazily, outside the capture */
+	if (gemm(g, s, m, w, x, y) || gpu_capture_begin(g))
+		return -1;
+	int failed = gemm(g, s, m, w, x, y) != 0;
+	return gpu_capture_end(g, failed, out);
+}
+
+int bench_baseline_graphs(struct gpu *g, struct bench *b)
+{
+	for (int i = 0; i < b->ncopies; i++) {
+		if (b->base_graph[i])
+			continue;
+		const void *x = b->x32[i] ? b->x32[i] : b->x[i];
+		if (baseline_capture(g, &b->shape, b->m, b->w[i], x, b->y[i], &b->base_graph[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Append "name=value" of one algorithm attribute to desc. */
+static int describe_attr(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr,
+			 const char *name, size_t size, char *desc, size_t len)
+{
+	uint32_t v32 = 0;
+	uint16_t v16 = 0;
+	size_t written = 0;
+	void *buf = size == sizeof(v16) ? (void *)&v16 : (void *)&v32;
+	if (CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, size, &written)))
+		return -1;
+	long long v = size == sizeof(v16) ? (long long)v16 : (long long)(int32_t)v32;
+	size_t used = strlen(desc);
+	snprintf(desc + used, len - used, "%s%s=%lld", used ? "," : "", name, v);
+	return 0;
+}
+
+/* The attributes DESIGN.md stores a cuBLASLt choice by. */
+static int describe_algo(const cublasLtMatmulAlgo_t *algo, size_t ws, char *desc, size_t len)
+{
+	static const struct {
+		cublasLtMatmulAlgoConfigAttributes_t attr;
+		const char *name;
+		size_t size;
+	} attrs[] = {
+		{ CUBLASLT_ALGO_CONFIG_ID, "algo", sizeof(int32_t) },
+		{ CUBLASLT_ALGO_CONFIG_TILE_ID, "tile", sizeof(uint32_t) },
+		{ CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages", sizeof(uint32_t) },
+		{ CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "splitk", sizeof(int32_t) },
+		{ CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, "reduction", sizeof(uint32_t) },
+		{ CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle", sizeof(uint32_t) },
+		{ CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, "custom", sizeof(uint32_t) },
+		{ CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, "inner", sizeof(uint16_t) },
+		{ CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster", sizeof(uint16_t) },
+	};
+	desc[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++)
+		if (describe_attr(algo, attrs[i].attr, attrs[i].name, attrs[i].size, desc, len))
+			return -1;
+	size_t used = strlen(desc);
+	snprintf(desc + used, len - used, ",ws=%zu", ws);
+	return 0;
+}
+
+int lt_plan_create(struct gpu *g, const struct shape *s, int m, struct lt_plan *p)
+{
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t res;
+	const int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	const uint64_t ws = GPU_BLAS_WS_BYTES;
+	int found = 0, rc = -1;
+	memset(p, 0, sizeof(*p));
+	memset(&res, 0, sizeof(res));
+
+	if (CUBLAS_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F)) ||
+	    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+							sizeof(ta))) ||
+	    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
+							sizeof(tb))) ||
+	    /* the same column-major views as the cublasGemmEx call */
+	    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, cuda_type(s->w), s->k, s->n, s->k)) ||
+	    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, x_type(s), s->k, m, s->k)) ||
+	    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, cuda_type(s->y), s->n, m, s->n)) ||
+	    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref)) ||
+	    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+		    pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws))))
+		goto cleanup;
+	cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(g->lt, p->op, p->a, p->b, p->c, p->c,
+							   pref, 1, &res, &found);
+	if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found < 1)) {
+		snprintf(p->desc, sizeof(p->desc), "none: the heuristic returned no algorithm");
+		rc = 1;
+		goto cleanup;
+	}
+	if (CUBLAS_CHECK(st))
+		goto cleanup;
+	p->algo = res.algo;
+	if (describe_algo(&p->algo, res.workspaceSize, p->desc, sizeof(p->desc)))
+		goto cleanup;
+	rc = 0;
+cleanup:
+	if (pref)
+		(void)CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+	if (rc) {
+		char desc[sizeof(p->desc)];
+		memcpy(desc, p->desc, sizeof(desc));
+		lt_plan_destroy(p);
+		memcpy(p->desc, desc, sizeof(desc));
+	}
+	return rc;
+}
+
+void lt_plan_destroy(struct lt_plan *p)
+{
+	if (p->c)
+		(void)CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->c));
+	if (p->b)
+		(void)CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->b));
+	if (p->a)
+		(void)CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->a));
+	if (p->op)
+		(void)CUBLAS_CHECK(cublasLtMatmulDescDestroy(p->op));
+	memset(p, 0, sizeof(*p));
+}
+
+static int lt_matmul(struct gpu *g, const struct lt_plan *p, const void *w, const void *x,
+		     void *y)
+{
+	const float one = 1.0f, zero = 0.0f;
+	return CUBLAS_CHECK(cublasLtMatmul(g->lt, p->op, &one, w, p->a, x, p->b, &zero, y, p->c,
+					   y, p->c, &p->algo, g->blas_ws, GPU_BLAS_WS_BYTES,
+					   g->stream));
+}
+
+int lt_capture(struct gpu *g, const struct lt_plan *p, const void *w, const void *x,
+	       void *y, cudaGraphExec_t *out)
+{
+	*out = NULL;
+	if (lt_matmul(g, p, w, x, y) || gpu_capture_begin(g))
+		return -1;
+	int failed = lt_matmul(g, p, w, x, y) != 0;
+	return gpu_capture_end(g, failed, out);
+}
+
+/* cuBLAS encodes versions as major * 10000 + minor * 100 + patch. */
+static void version_text(size_t v, char *out, size_t len)
+{
+	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+}
+
+int blas_versions(struct gpu *g, char *cublas, char *cublaslt, size_t len)
+{
+	int v = 0;
+	if (CUBLAS_CHECK(cublasGetVersion(g->blas, &v)))
+		return -1;
+	version_text((size_t)v, cublas, len);
+	version_text(cublasLtGetVersion(), cublaslt, len);
+	return 0;
+}

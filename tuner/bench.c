@@ -1,0 +1,160 @@
+/*
+ * bench.c: the device buffers of one (shape, m), kept across the evals of
+ * that (shape, m) and freed when it changes, so device memory stays
+ * bounded: the rotated timing copies (random weights and activations, the
+ * baseline's FP32 activations where it needs them, outputs) and the
+ * validation buffers (inputs, FP64 reference, guarded output, error sums).
+ */
+#include "gpu.h"
+#include "harness.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int same_problem(const struct bench *b, const struct shape *s, int m)
+{
+	const struct shape *t = &b->shape;
+	return b->m == m && !strcmp(t->family, s->family) && t->n == s->n && t->k == s->k &&
+	       t->w == s->w && t->x == s->x && t->y == s->y;
+}
+
+static void dev_free(void *p)
+{
+	if (p)
+		(void)CUDA_CHECK(cudaFree(p));
+}
+
+void bench_free(struct bench *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->ncopies; i++) {
+		gpu_graph_destroy(&b->base_graph[i]);
+		dev_free(b->w[i]);
+		dev_free(b->x[i]);
+		dev_free(b->x32[i]);
+		dev_free(b->y[i]);
+	}
+	dev_free(b->vw);
+	dev_free(b->vx);
+	dev_free(b->vx32);
+	dev_free(b->vy);
+	dev_free(b->vr);
+	dev_free(b->err2);
+	dev_free(b->ref2);
+	dev_free(b->nonfinite);
+	dev_free(b->mismatch);
+	free(b->h_err2);
+	free(b->h_ref2);
+	free(b->h_nonfinite);
+	free(b);
+}
+
+/* Random contents for timing copy i (never zeros: they can run faster). */
+static int fill_copy(struct gpu *g, struct bench *b, int i, uint64_t seed)
+{
+	const struct shape *s = &b->shape;
+	uint64_t sw = hash_bytes(seed, "w", 1), sx = hash_bytes(seed, "x", 1);
+	sw = hash_bytes(sw, &i, sizeof(i));
+	sx = hash_bytes(sx, &i, sizeof(i));
+	if (CUDA_CHECK(harness_fill_normal(b->w[i], s->w, (size_t)s->n * s->k, BENCH_WEIGHT_STD, sw,
+					   g->stream)) ||
+	    /* dense N(0, 1): no mostly-zero probe rows in what is timed */
+	    CUDA_CHECK(harness_fill_normal(b->x[i], s->x, (size_t)b->m * s->k, 1.0f, sx,
+					   g->stream)))
+		return -1;
+	if (b->x32[i] && CUDA_CHECK(harness_bf16_to_fp32(b->x[i], b->x32[i],
+							 (size_t)b->m * s->k, g->stream)))
+		return -1;
+	/* y needs no contents: every replay writes it */
+	return 0;
+}
+
+static int alloc_copies(struct gpu *g, struct bench *b, uint64_t seed)
+{
+	for (int i = 0; i < b->ncopies; i++) {
+		if (CUDA_CHECK(cudaMalloc(&b->w[i], b->w_bytes)) ||
+		    CUDA_CHECK(cudaMalloc(&b->x[i], b->x_bytes)) ||
+		    CUDA_CHECK(cudaMalloc(&b->y[i], b->y_bytes)))
+			return -1;
+		if (b->x32_bytes && CUDA_CHECK(cudaMalloc(&b->x32[i], b->x32_bytes)))
+			return -1;
+		if (fill_copy(g, b, i, seed))
+			return -1;
+	}
+	return 0;
+}
+
+static int alloc_validation(struct bench *b)
+{
+	size_t m = (size_t)b->m, n = (size_t)b->shape.n;
+	if (CUDA_CHECK(cudaMalloc(&b->vw, b->w_bytes)) ||
+	    CUDA_CHECK(cudaMalloc(&b->vx, b->x_bytes)) ||
+	    CUDA_CHECK(cudaMalloc(&b->vy, b->y_bytes + BENCH_GUARD_BYTES)) ||
+	    CUDA_CHECK(cudaMalloc((void **)&b->vr, m * n * sizeof(double))) ||
+	    CUDA_CHECK(cudaMalloc((void **)&b->err2, m * sizeof(double))) ||
+	    CUDA_CHECK(cudaMalloc((void **)&b->ref2, m * sizeof(double))) ||
+	    CUDA_CHECK(cudaMalloc((void **)&b->nonfinite, m * sizeof(unsigned))) ||
+	    CUDA_CHECK(cudaMalloc((void **)&b->mismatch, sizeof(unsigned))))
+		return -1;
+	if (b->x32_bytes && CUDA_CHECK(cudaMalloc(&b->vx32, b->x32_bytes)))
+		return -1;
+	b->h_err2 = xcalloc(m, sizeof(double));
+	b->h_ref2 = xcalloc(m, sizeof(double));
+	b->h_nonfinite = xcalloc(m, sizeof(unsigned));
+	return 0;
+}
+
+static int bench_alloc(struct gpu *g, const struct shape *s, int m, struct bench **out)
+{
+	const char *why = baseline_unsupported(s);
+	*out = NULL;
+	if (why)
+		return gpu_fail("%s: %s", s->family, why);
+	if (m < 1 || s->n < 1 || s->k < 1)
+		return gpu_fail("%s: bad sizes m=%d n=%d k=%d", s->family, m, s->n, s->k);
+
+	struct bench *b = xcalloc(1, sizeof(*b));
+	b->shape = *s;
+	b->m = m;
+	b->w_bytes = (size_t)s->n * s->k * dtype_size(s->w);
+	b->x_bytes = (size_t)m * s->k * dtype_size(s->x);
+	b->y_bytes = (size_t)m * s->n * dtype_size(s->y);
+	b->x32_bytes = baseline_needs_x32(s) ? (size_t)m * s->k * sizeof(float) : 0;
+	b->ncopies = timing_copies(g->l2_bytes,
+				   b->w_bytes + b->x_bytes + b->x32_bytes + b->y_bytes);
+
+	/* the timing data depends only on the problem, so reruns time the same bytes */
+	uint64_t seed = hash_str(HASH_INIT, s->family);
+	seed = hash_bytes(seed, &m, sizeof(m));
+	if (alloc_copies(g, b, seed) || alloc_validation(b) ||
+	    CUDA_CHECK(cudaStreamSynchronize(g->stream))) {
+		bench_free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+int bench_get(struct gpu *g, const struct shape *s, int m, struct bench **out)
+{
+	if (g->bench && same_problem(g->bench, s, m)) {
+		if (g->bench->shape.tol != s->tol) {
+			g->bench->shape.tol = s->tol;
+			g->bench->baseline_ok = 0;
+		}
+		*out = g->bench;
+		return 0;
+	}
+	bench_free(g->bench);
+	g->bench = NULL;
+	/* a workspace grown for the old problem need not stay */
+	dev_free(g->ws);
+	g->ws = NULL;
+	g->ws_bytes = 0;
+	if (bench_alloc(g, s, m, &g->bench))
+		return -1;
+	*out = g->bench;
+	return 0;
+}

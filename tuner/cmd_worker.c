@@ -1,0 +1,659 @@
+/*
+ * cmd_worker.c: `gemmtab worker [--device N]`, the one tuner process that
+ * touches a GPU. It reads one request per line on stdin and answers each
+ * with one line on stdout (tuner/proto.h); diagnostics go to stderr. A
+ * CUDA error after which the context is unusable is answered with status
+ * fault, and the worker then exits with status 3 so the supervisor starts
+ * a fresh one; anything else is answered and the loop goes on.
+ */
+#include "gpu.h"
+#include "jit.h"
+#include "proto.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Exit status after a sticky CUDA error (the supervisor restarts us). */
+#define EXIT_FAULT 3
+/* Bounds on what a request may ask for: far above any real sweep, low
+ * enough that a typo cannot ask for terabytes. */
+#define MAX_PAIRS 4096
+#define MAX_M (1 << 16)
+#define MAX_DIM (1 << 20)
+#define MAX_WEIGHT_BYTES ((size_t)8 << 30)
+#define DEFAULT_PAIRS 10
+
+static void send(struct kv_out *o)
+{
+	if (kv_send(o, stdout))
+		die("cannot write a reply: %s", o->overflow ? "too long" : strerror(errno));
+}
+
+static void begin(struct kv_out *o, const char *op, const char *id)
+{
+	kv_begin(o, op);
+	if (id)
+		kv_add(o, "id", id);
+}
+
+static void reply_error(const char *id, const char *reason)
+{
+	struct kv_out o;
+	begin(&o, "error", id);
+	kv_add(&o, "reason", reason);
+	send(&o);
+}
+
+/* Reply to a request whose CUDA work failed; ends the process when the
+ * context is gone. */
+static void reply_cuda_error(struct gpu *g, const char *id)
+{
+	int sticky = gpu_error_sticky(g);
+	struct kv_out o;
+	begin(&o, "error", id);
+	if (sticky)
+		kv_add(&o, "status", "fault");
+	kv_add(&o, "reason", gpu_error() ? gpu_error() : "unknown cuda error");
+	send(&o);
+	if (sticky)
+		_exit(EXIT_FAULT);      /* no teardown on a broken context */
+}
+
+/* --- request parsing: each returns 0, or -1 with why filled --- */
+
+struct why {
+	char text[256];
+};
+
+static int bad(struct why *w, const char *fmt, const char *key, const char *val)
+{
+	snprintf(w->text, sizeof(w->text), fmt, key, val ? val : "");
+	return -1;
+}
+
+static int get_long(const struct kv *r, const char *key, long lo, long hi, long *out,
+		    struct why *w)
+{
+	const char *v = kv_get(r, key);
+	char *end;
+	if (!v || !*v)
+		return bad(w, "missing %s%s", key, "");
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (*end || errno || x < lo || x > hi)
+		return bad(w, "bad %s=%s", key, v);
+	*out = x;
+	return 0;
+}
+
+static int get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
+		   struct why *w)
+{
+	long x;
+	if (get_long(r, key, lo, hi, &x, w))
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+static int get_u64(const struct kv *r, const char *key, uint64_t *out, struct why *w)
+{
+	const char *v = kv_get(r, key);
+	char *end;
+	if (!v || !*v)
+		return bad(w, "missing %s%s", key, "");
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (*end || errno)
+		return bad(w, "bad %s=%s", key, v);
+	*out = x;
+	return 0;
+}
+
+static int get_dtype(const struct kv *r, const char *key, enum dtype *out, struct why *w)
+{
+	const char *v = kv_get(r, key);
+	if (!v || dtype_parse(v, out))
+		return bad(w, "bad %s=%s", key, v);
+	return 0;
+}
+
+/* The bound WORKLOAD.md sets when a request names none: 1e-4 for the
+ * FP32 router, 1e-2 for the BF16 families. */
+static double default_tol(const struct shape *s)
+{
+	return s->w == DT_FP32 && s->y == DT_FP32 ? 1e-4 : 1e-2;
+}
+
+/* family n k w x y [tol]; tol is required when need_tol. */
+static int get_shape(const struct kv *r, struct shape *s, int need_tol, struct why *w)
+{
+	const char *family = kv_get(r, "family"), *tol = kv_get(r, "tol");
+	memset(s, 0, sizeof(*s));
+	if (!family || !*family || strlen(family) >= FAMILY_MAX)
+		return bad(w, "bad %s=%s", "family", family);
+	strcpy(s->family, family);
+	if (get_int(r, "n", 1, MAX_DIM, &s->n, w) || get_int(r, "k", 1, MAX_DIM, &s->k, w) ||
+	    get_dtype(r, "w", &s->w, w) || get_dtype(r, "x", &s->x, w) ||
+	    get_dtype(r, "y", &s->y, w))
+		return -1;
+	if ((size_t)s->n * s->k * dtype_size(s->w) > MAX_WEIGHT_BYTES)
+		return bad(w, "weights of %s%s are too large", family, "");
+	if (!tol && !need_tol) {
+		s->tol = default_tol(s);
+		return 0;
+	}
+	s->tol = kv_get_double(r, "tol", NAN);
+	if (!(s->tol > 0) || isinf(s->tol))
+		return bad(w, "bad %s=%s", "tol", tol);
+	return 0;
+}
+
+/* An optional seed; without one, a fixed function of the problem. */
+static uint64_t seed_of(const struct kv *r, const struct shape *s, int m, const char *salt)
+{
+	uint64_t seed = hash_str(hash_str(HASH_INIT, s->family), salt);
+	seed = hash_bytes(seed, &m, sizeof(m));
+	const char *v = kv_get(r, "seed");
+	if (v)
+		seed = hash_str(seed, v);
+	return seed;
+}
+
+/* --- eval --- */
+
+struct eval {
+	const char *id;
+	struct shape shape;
+	int m, pairs, nk;
+	uint64_t seed;
+	struct candidate cand;
+	const char *cubin[TMPL_MAX_KERNELS], *name[TMPL_MAX_KERNELS];
+	struct kernel_info k[TMPL_MAX_KERNELS];
+	int regs, local_bytes, smem;    /* -1 until known */
+	struct launch_plan plan;
+};
+
+static int get_params(const struct kv *r, struct candidate *c, struct why *w)
+{
+	const struct tmpl *t = c->tmpl;
+	for (int i = 0; i < t->nparams; i++) {
+		const struct tmpl_param *p = &t->params[i];
+		const char *v = kv_get(r, p->name);
+		if (!v)
+			return bad(w, "missing parameter %s%s", p->name, "");
+		if (!p->symbols) {
+			if (get_long(r, p->name, p->min, p->max, &c->params[i], w))
+				return -1;
+			continue;
+		}
+		long j = 0;
+		while (p->symbols[j] && strcmp(p->symbols[j], v))
+			j++;
+		if (!p->symbols[j])
+			return bad(w, "bad %s=%s", p->name, v);
+		c->params[i] = j;
+	}
+	return 0;
+}
+
+static int get_eval(const struct kv *r, struct eval *e, struct why *w)
+{
+	const char *phase = kv_get(r, "phase"), *stem = kv_get(r, "tmpl");
+	memset(e, 0, sizeof(*e));
+	e->regs = e->local_bytes = e->smem = -1;
+	e->id = kv_get(r, "id");
+	if (!e->id)
+		return bad(w, "missing %s%s", "id", "");
+	if (!phase || (strcmp(phase, "screen") && strcmp(phase, "retest")))
+		return bad(w, "bad %s=%s", "phase", phase);
+	if (get_int(r, "pairs", 1, MAX_PAIRS, &e->pairs, w) || get_u64(r, "seed", &e->seed, w) ||
+	    get_shape(r, &e->shape, 1, w) || get_int(r, "m", 1, MAX_M, &e->m, w))
+		return -1;
+	if (!stem || !(e->cand.tmpl = tmpl_find(stem)))
+		return bad(w, "unknown %s=%s", "tmpl", stem);
+	if (get_params(r, &e->cand, w) || get_int(r, "nk", 1, TMPL_MAX_KERNELS, &e->nk, w))
+		return -1;
+	for (int i = 0; i < e->nk; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "cubin%d", i);
+		e->cubin[i] = kv_get(r, key);
+		if (!e->cubin[i] || !*e->cubin[i])
+			return bad(w, "missing %s%s", key, "");
+		snprintf(key, sizeof(key), "name%d", i);
+		e->name[i] = kv_get(r, key);
+		if (!e->name[i] || !*e->name[i])
+			return bad(w, "missing %s%s", key, "");
+	}
+	return 0;
+}
+
+static void reply_result(const struct eval *e, const char *status, const struct verdict *v,
+			 const struct pair_stats *ps, const char *reason)
+{
+	struct kv_out o;
+	begin(&o, "result", e->id);
+	kv_add(&o, "status", status);
+	if (v) {
+		kv_addf(&o, "err_global", "%.6g", v->err_global);
+		kv_addf(&o, "err_row", "%.6g", v->err_row);
+	}
+	if (ps) {
+		kv_addf(&o, "base_us", "%.4f", ps->base_us);
+		kv_addf(&o, "cand_us", "%.4f", ps->cand_us);
+		kv_addf(&o, "ratio", "%.5f", ps->ratio);
+		kv_addf(&o, "ratio_lo", "%.5f", ps->ratio_lo);
+		kv_addf(&o, "ratio_hi", "%.5f", ps->ratio_hi);
+		kv_addf(&o, "pairs", "%d", ps->pairs);
+	}
+	if (e->regs >= 0) {
+		kv_addf(&o, "regs", "%d", e->regs);
+		kv_addf(&o, "local_bytes", "%d", e->local_bytes);
+	}
+	if (e->smem >= 0)
+		kv_addf(&o, "smem", "%d", e->smem);
+	if (reason && *reason)
+		kv_add(&o, "reason", reason);
+	send(&o);
+}
+
+/* After a failed CUDA step of an eval: fault (and exit) when the context
+ * is gone; else launch_error when the candidate's part failed, and a
+ * plain error when ours did. */
+static void reply_eval_error(struct gpu *g, const struct eval *e, int in_candidate)
+{
+	const char *msg;
+	if (gpu_error_sticky(g)) {
+		msg = gpu_error() ? gpu_error() : "unknown cuda error";
+		reply_result(e, "fault", NULL, NULL, msg);
+		_exit(EXIT_FAULT);      /* no teardown on a broken context */
+	}
+	msg = gpu_error() ? gpu_error() : "unknown cuda error";
+	if (in_candidate)
+		reply_result(e, "launch_error", NULL, NULL, msg);
+	else
+		reply_error(e->id, msg);
+}
+
+/* The bench of (s, m), its baseline validated on fresh inputs once. A
+ * baseline that fails is a harness bug, reported as an error. */
+static int ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t seed,
+		       struct bench **out)
+{
+	struct verdict v;
+	if (bench_get(g, s, m, out))
+		return -1;
+	if ((*out)->baseline_ok)
+		return 0;
+	if (validate_baseline(g, *out, seed, &v))
+		return -1;
+	if (!v.pass)
+		return gpu_fail("the cuBLAS baseline failed validation (a harness bug): %s",
+				v.reason);
+	(*out)->baseline_ok = 1;
+	return 0;
+}
+
+/* Load the kernels and check the plan. 0: ready; 1: pruned (replied). */
+static int load_candidate(struct gpu *g, struct eval *e)
+{
+	char reason[256];
+	const struct tmpl *t = e->cand.tmpl;
+	if (!t->plan || t->plan(&e->shape, e->cand.params, e->m, &e->plan))
+		return gpu_fail("template %s gives no launch plan for m=%d", t->stem, e->m);
+	int regs = 0, local_bytes = 0;
+	for (int i = 0; i < e->nk; i++) {
+		if (gpu_load_kernel(g, e->cubin[i], e->name[i], &e->k[i]))
+			return -1;
+		if (e->k[i].regs > regs)
+			regs = e->k[i].regs;
+		if (e->k[i].local_bytes > local_bytes)
+			local_bytes = e->k[i].local_bytes;
+	}
+	e->regs = regs;         /* reported once every kernel is known */
+	e->local_bytes = local_bytes;
+	int rc = plan_prepare(g, e->k, e->nk, &e->plan, &e->smem, reason, sizeof(reason));
+	if (rc == 1)
+		reply_result(e, "pruned", NULL, NULL, reason);
+	return rc;
+}
+
+static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y, void *ws,
+				 size_t y_bytes)
+{
+	struct plan_args a = {
+		.w = w, .x = x, .y = y, .ws = ws,
+		.m = e->m, .n = e->shape.n, .k = e->shape.k,
+		.y_bytes = y_bytes, .ws_bytes = e->plan.ws_bytes,
+	};
+	return a;
+}
+
+static void run_eval(struct gpu *g, struct eval *e)
+{
+	struct bench *b;
+	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
+	struct verdict v;
+	struct pair_stats ps;
+	void *ws = NULL;
+	int in_candidate = 0, rc;
+	uint64_t seed_base = hash_str(e->seed, "baseline"), seed_cand = hash_str(e->seed, "candidate");
+
+	if (ready_bench(g, &e->shape, e->m, seed_base, &b))
+		goto cuda_error;
+	in_candidate = 1;
+	rc = load_candidate(g, e);
+	if (rc == 1)
+		goto cleanup;
+	if (rc || gpu_ws_reserve(g, e->plan.ws_bytes, &ws))
+		goto cuda_error;
+
+	in_candidate = 0;
+	if (validate_inputs(g, b, seed_cand))
+		goto cuda_error;
+	in_candidate = 1;
+	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes);
+	if (plan_capture(g, e->k, e->nk, &e->plan, &a, &check) ||
+	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v))
+		goto cuda_error;
+	if (!v.pass) {
+		reply_result(e, "fail", &v, NULL, v.reason);
+		goto cleanup;
+	}
+
+	in_candidate = 0;
+	if (bench_baseline_graphs(g, b))
+		goto cuda_error;
+	in_candidate = 1;
+	for (int i = 0; i < b->ncopies; i++) {
+		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes);
+		if (plan_capture(g, e->k, e->nk, &e->plan, &a, &timed[i]))
+			goto cuda_error;
+	}
+	if (timing_pairs(g, b->base_graph, timed, b->ncopies, e->pairs, &ps))
+		goto cuda_error;
+	reply_result(e, "ok", &v, &ps, NULL);
+	goto cleanup;
+
+cuda_error:
+	reply_eval_error(g, e, in_candidate);
+cleanup:
+	gpu_graph_destroy(&check);
+	for (int i = 0; i < BENCH_MAX_COPIES; i++)
+		gpu_graph_destroy(&timed[i]);
+}
+
+static void handle_eval(struct gpu *g, const struct kv *r)
+{
+	struct eval e;
+	struct why w;
+	if (get_eval(r, &e, &w)) {
+		reply_error(kv_get(r, "id"), w.text);
+		return;
+	}
+	const struct tmpl *t = e.cand.tmpl;
+	const char *reason = t->check ? t->check(&e.shape, e.cand.params) : NULL;
+	if (reason) {
+		reply_result(&e, "pruned", NULL, NULL, reason);
+		return;
+	}
+	gpu_error_clear();
+	run_eval(g, &e);
+}
+
+/* --- baseline --- */
+
+/* Validate the cuBLASLt algorithm and capture it over the timing copies.
+ * Returns 0 (graphs built), 1 when it failed validation (desc extended),
+ * -1 on a CUDA error. */
+static int ready_lt(struct gpu *g, struct bench *b, struct lt_plan *lt, uint64_t seed,
+		    cudaGraphExec_t *graphs)
+{
+	cudaGraphExec_t check = NULL;
+	struct verdict v;
+	if (validate_inputs(g, b, seed) ||
+	    lt_capture(g, lt, b->vw, b->vx32 ? b->vx32 : b->vx, b->vy, &check))
+		return -1;
+	int rc = validate_graph(g, b, check, NULL, 0, &v);
+	gpu_graph_destroy(&check);
+	if (rc)
+		return -1;
+	if (!v.pass) {
+		size_t used = strlen(lt->desc);
+		snprintf(lt->desc + used, sizeof(lt->desc) - used, " failed validation: %s",
+			 v.reason);
+		return 1;
+	}
+	for (int i = 0; i < b->ncopies; i++)
+		if (lt_capture(g, lt, b->w[i], b->x32[i] ? b->x32[i] : b->x[i], b->y[i],
+			       &graphs[i]))
+			return -1;
+	return 0;
+}
+
+static void handle_baseline(struct gpu *g, const struct kv *r)
+{
+	const char *id = kv_get(r, "id");
+	struct shape s;
+	struct why w;
+	struct bench *b;
+	struct lt_plan lt;
+	struct pair_stats ps;
+	cudaGraphExec_t graphs[BENCH_MAX_COPIES] = { 0 };
+	int m, pairs = DEFAULT_PAIRS, lt_ok = 0;
+	memset(&lt, 0, sizeof(lt));
+	if (get_shape(r, &s, 0, &w) || get_int(r, "m", 1, MAX_M, &m, &w) ||
+	    (kv_get(r, "pairs") && get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w))) {
+		reply_error(id, w.text);
+		return;
+	}
+	gpu_error_clear();
+	if (ready_bench(g, &s, m, seed_of(r, &s, m, "baseline"), &b))
+		goto cuda_error;
+	int rc = lt_plan_create(g, &s, m, &lt);
+	if (rc < 0)
+		goto cuda_error;
+	if (rc == 0) {
+		rc = ready_lt(g, b, &lt, seed_of(r, &s, m, "cublaslt"), graphs);
+		if (rc < 0)
+			goto cuda_error;
+		lt_ok = rc == 0;
+	}
+	/* without a valid cuBLASLt algorithm, cuBLAS is paired with itself */
+	if (bench_baseline_graphs(g, b) ||
+	    timing_pairs(g, b->base_graph, lt_ok ? graphs : b->base_graph, b->ncopies, pairs, &ps))
+		goto cuda_error;
+
+	struct kv_out o;
+	begin(&o, "baseline", id);
+	kv_addf(&o, "cublas_us", "%.4f", ps.base_us);
+	kv_addf(&o, "cublaslt_us", "%.4f", lt_ok ? ps.cand_us : NAN);
+	kv_addf(&o, "ratio", "%.5f", lt_ok ? ps.ratio : NAN);
+	kv_add(&o, "lt_algo", lt.desc);
+	send(&o);
+	goto cleanup;
+
+cuda_error:
+	reply_cuda_error(g, id);
+cleanup:
+	for (int i = 0; i < BENCH_MAX_COPIES; i++)
+		gpu_graph_destroy(&graphs[i]);
+	lt_plan_destroy(&lt);
+}
+
+/* --- env, overhead, floor --- */
+
+/* "13.0" from CUDA's 13000-style version numbers. */
+static void cuda_version_text(int v, char *out, size_t len)
+{
+	snprintf(out, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+static void handle_env(struct gpu *g, const struct kv *r)
+{
+	const char *id = kv_get(r, "id");
+	struct cudaDeviceProp prop;
+	int sm_khz, mem_khz, drv, rt;
+	char driver[16], cuda[16], cublas[32], cublaslt[32], uuid[64];
+	gpu_error_clear();
+	if (CUDA_CHECK(cudaGetDeviceProperties(&prop, g->device)) ||
+	    CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, g->device)) ||
+	    CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, g->device)) ||
+	    CUDA_CHECK(cudaDriverGetVersion(&drv)) || CUDA_CHECK(cudaRuntimeGetVersion(&rt)) ||
+	    blas_versions(g, cublas, cublaslt, sizeof(cublas))) {
+		reply_cuda_error(g, id);
+		return;
+	}
+	const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+	/* nvidia-smi's form: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
+	snprintf(uuid, sizeof(uuid),
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	cuda_version_text(drv, driver, sizeof(driver));
+	cuda_version_text(rt, cuda, sizeof(cuda));
+
+	struct kv_out o;
+	begin(&o, "env", id);
+	kv_add(&o, "gpu_name", prop.name);
+	kv_add(&o, "gpu_uuid", uuid);
+	kv_addf(&o, "sm_count", "%d", prop.multiProcessorCount);
+	kv_addf(&o, "sm_clock_mhz", "%d", sm_khz / 1000);
+	kv_addf(&o, "mem_clock_mhz", "%d", mem_khz / 1000);
+	kv_addf(&o, "l2_bytes", "%d", prop.l2CacheSize);
+	kv_add(&o, "driver", driver);
+	kv_add(&o, "cuda", cuda);
+	kv_add(&o, "nvrtc", jit_nvrtc_version());
+	kv_add(&o, "cublas", cublas);
+	kv_add(&o, "cublaslt", cublaslt);
+	send(&o);
+}
+
+static void handle_overhead(struct gpu *g, const struct kv *r)
+{
+	const char *id = kv_get(r, "id");
+	struct why w;
+	int reps = TIMING_OVERHEAD_REPS;
+	double us;
+	if (kv_get(r, "pairs") && get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w)) {
+		reply_error(id, w.text);
+		return;
+	}
+	gpu_error_clear();
+	if (timing_overhead(g, reps, &us)) {
+		reply_cuda_error(g, id);
+		return;
+	}
+	struct kv_out o;
+	begin(&o, "overhead", id);
+	kv_addf(&o, "us", "%.4f", us);
+	send(&o);
+}
+
+static void handle_floor(struct gpu *g, const struct kv *r)
+{
+	const char *id = kv_get(r, "id"), *family = kv_get(r, "family");
+	struct why w;
+	struct floor_result f;
+	uint64_t bytes;
+	int reps = TIMING_OVERHEAD_REPS;
+	if (get_u64(r, "bytes", &bytes, &w) ||
+	    (kv_get(r, "pairs") && get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w))) {
+		reply_error(id, w.text);
+		return;
+	}
+	if (!bytes || bytes > MAX_WEIGHT_BYTES) {
+		reply_error(id, "bytes out of range");
+		return;
+	}
+	gpu_error_clear();
+	if (timing_floor(g, (size_t)bytes, reps, &f)) {
+		reply_cuda_error(g, id);
+		return;
+	}
+	struct kv_out o;
+	begin(&o, "floor", id);
+	kv_add(&o, "family", family ? family : "");
+	kv_addf(&o, "bytes", "%" PRIu64, bytes);
+	kv_addf(&o, "us", "%.4f", f.us);
+	kv_addf(&o, "gbps", "%.1f", f.gbps);
+	kv_add(&o, "config", f.config);
+	send(&o);
+}
+
+static const struct {
+	const char *op;
+	void (*fn)(struct gpu *g, const struct kv *r);
+} requests[] = {
+	{ "env", handle_env },
+	{ "overhead", handle_overhead },
+	{ "floor", handle_floor },
+	{ "baseline", handle_baseline },
+	{ "eval", handle_eval },
+};
+
+static const char worker_usage[] = "usage: gemmtab worker [--device N]";
+
+static int parse_device(int argc, char **argv)
+{
+	long device = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			v = argv[++i];
+		else if (!strncmp(argv[i], "--device=", 9))
+			v = argv[i] + 9;
+		else
+			die("%s", worker_usage);
+		char *end;
+		errno = 0;
+		device = strtol(v, &end, 10);
+		if (!*v || *end || errno || device < 0 || device > 255)
+			die("bad device '%s'", v);
+	}
+	return (int)device;
+}
+
+int cmd_worker(int argc, char **argv)
+{
+	struct gpu g;
+	char *line = NULL;
+	size_t cap = 0;
+	int device = parse_device(argc, argv);
+	if (gpu_open(&g, device))
+		die("cannot open cuda device %d", device);
+
+	while (getline(&line, &cap, stdin) > 0) {
+		struct kv req;
+		if (strspn(line, " \t\r\n") == strlen(line))
+			continue;
+		if (kv_parse(line, &req)) {
+			reply_error(NULL, "malformed request");
+			continue;
+		}
+		int quit = !strcmp(req.op, "quit"), known = quit;
+		for (size_t i = 0; i < ARRAY_SIZE(requests) && !known; i++)
+			if (!strcmp(req.op, requests[i].op)) {
+				requests[i].fn(&g, &req);
+				known = 1;
+			}
+		if (!known) {
+			char reason[64];
+			snprintf(reason, sizeof(reason), "unknown request '%.32s'", req.op);
+			reply_error(kv_get(&req, "id"), reason);
+		}
+		kv_free(&req);
+		if (quit)
+			break;
+	}
+	free(line);
+	gpu_close(&g);
+	return 0;
+}
