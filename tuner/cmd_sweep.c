@@ -313,16 +313,17 @@ static void print_plan(const struct sweep *sw)
 			pruned += p;
 		}
 	}
-	/* Estimate: per screened candidate ~4 ms of fixed cost (graphs, module
+	/* Estimate: per screened candidate ~2 ms of fixed cost (graphs, module
 	 * load, validation) plus 2 replays of ~0.1 ms (flush read + kernel)
-	 * per pair; retests likewise. Compile at the ~100/s the H200 host
-	 * reaches with 16 processes. These are planning figures, not measurements. */
+	 * per pair; retests likewise. Calibrated on GPU run 1 of docs/notes.md
+	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
+	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
 	long run = total - pruned, retests = 0;
 	for (int si = 0; si < sw->sp.nshapes; si++)
 		retests += (long)sw->sp.shapes[si].n_ms * ss->retest_top +
 			   (long)sw->sp.shapes[si].n_neighbours * ss->retest_top;
-	double gpu_s = run * (0.004 + ss->screen_pairs * 2 * 1e-4) +
-		       retests * (0.004 + ss->retest_pairs * 2 * 1e-4);
+	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
+		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
 	       total, pruned, sw->tl.nitems);
 	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "

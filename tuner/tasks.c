@@ -167,7 +167,7 @@ void jit_options_default(struct jit_options *o)
 	o->arch = GT_DEFAULT_ARCH;
 	o->cache_dir = ".cache/gemmtab";
 	o->nproc = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	o->batch = 8;
+	o->batch = 16;
 	o->deadline_s = 120;
 }
 

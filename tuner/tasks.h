@@ -40,7 +40,7 @@ int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet
 
 /* Fill opts with defaults: CUDA include from $CUDA_HOME or the build's
  * toolkit, arch from the build, cache under .cache/gemmtab, all CPUs,
- * batches of 8, 120 s per batch. */
+ * batches of 16, 120 s per batch. */
 void jit_options_default(struct jit_options *opts);
 
 /* Progress line on a terminal: "\r[#####     ] done/total label ETA".

@@ -19,14 +19,14 @@ done
 kill -9 $pid; wait $pid 2>/dev/null
 pkill -9 -f 'gemmtab worker' 2>/dev/null   # the orphaned worker, if any
 before=$(count)
-q "SELECT shape_id, candidate_id, m, status, cand_us FROM result WHERE phase='screen' ORDER BY 1,2,3" >"$TMP/before"
+q "SELECT shape_id, candidate_id, m, status, cand_us FROM result WHERE phase='screen'" | LC_ALL=C sort >"$TMP/before"
 echo "    killed after $before of $want screens"
 check "killed mid-sweep (0 < $before < $want)" test "$before" -gt 0 -a "$before" -lt "$want"
 
 expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space $space --db "$db" --no-retest
 after=$(count)
 check "every candidate recorded exactly once ($after == $want)" test "$after" = "$want"
-q "SELECT shape_id, candidate_id, m, status, cand_us FROM result WHERE phase='screen' ORDER BY 1,2,3" >"$TMP/after"
+q "SELECT shape_id, candidate_id, m, status, cand_us FROM result WHERE phase='screen'" | LC_ALL=C sort >"$TMP/after"
 check "nothing recorded before the kill was lost or changed" \
 	bash -c "comm -23 '$TMP/before' '$TMP/after' | grep -q . && exit 1 || exit 0"
 dup=$(q "SELECT count(*) FROM (SELECT 1 FROM result GROUP BY env_id, shape_id, candidate_id, m, phase HAVING count(*) > 1)")

@@ -11,8 +11,8 @@ st() { q "SELECT r.status FROM result r JOIN candidate c ON c.id=r.candidate_id 
 check "planted ok: status ok" test "$(st planted mode=ok)" = ok
 check "planted fault: status fault" test "$(st planted mode=fault)" = fault
 check "planted hang: status timeout" test "$(st planted mode=hang)" = timeout
-check "gemv after them: measured ok (default)" test "$(st gemv warps=4,rows=1,tokens=1,unroll=2,split=1,cache=default)" = ok
-check "gemv after them: measured ok (cg)" test "$(st gemv warps=4,rows=1,tokens=1,unroll=2,split=1,cache=cg)" = ok
+check "gemv after them: measured ok (default)" test "$(st gemv warps=4,rows=1,tokens=1,unroll=1,split=1,cache=default)" = ok
+check "gemv after them: measured ok (cg)" test "$(st gemv warps=4,rows=1,tokens=1,unroll=1,split=1,cache=cg)" = ok
 check "summary: 2 worker restarts" grep -q ' 2 worker restarts' "$TMP/err"
 q "SELECT status, count(*) FROM result GROUP BY status ORDER BY status" | sed 's/^/    counts: /'
 finish

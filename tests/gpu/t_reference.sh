@@ -9,6 +9,8 @@ expect_exit "sweep gpu_ref.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces
 want=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/plan")
 q() { "$GEMMTAB" query --db "$db" --format csv "$1" | tail -n +2; }
 okc=$(q "SELECT count(*) FROM result WHERE phase='screen' AND status='ok'")
+pruned=$(sed -n 's/^total: [0-9]* candidates (\([0-9]*\) pruned.*/\1/p' "$TMP/plan")
+check "the space prunes nothing statically ($pruned)" test "$pruned" = 0
 check "all $want candidates validated ok (got $okc)" test "$okc" = "$want"
 q "SELECT s.family, r.m, c.params, r.status, r.err_global, r.err_row, r.reason FROM result r JOIN shape s ON s.id=r.shape_id JOIN candidate c ON c.id=r.candidate_id WHERE r.status!='ok'" >"$TMP/bad"
 check "no candidate failed validation" test ! -s "$TMP/bad"
