@@ -147,10 +147,14 @@ int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet
 	}
 	double dt = now_seconds() - p.started;
 	int fresh = tl->nitems - cached;
+	if (dt <= 0)
+		dt = 1e-9;
+	/* One instantiation serves every candidate of the same dtypes and
+	 * parameters across shapes and Ms: both rates are worth knowing. */
 	if (!quiet)
-		fprintf(stderr, "compiled %d instantiations (%d from cache, %d failed) in %.1f s"
-				"%s%.1f/s fresh\n", tl->nitems, cached, failed, dt,
-			fresh ? ": " : "", fresh ? fresh / (dt > 0 ? dt : 1e-9) : 0.0);
+		fprintf(stderr, "compiled %d instantiations (%d from cache, %d failed) in %.1f s "
+				"for %d candidates: %.0f candidates/s, %.1f fresh instantiations/s\n",
+			tl->nitems, cached, failed, dt, tl->n, tl->n / dt, fresh / dt);
 	return 0;
 }
 

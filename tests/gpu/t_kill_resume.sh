@@ -27,8 +27,8 @@ expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space $space --db "$db" --no-re
 after=$(count)
 check "every candidate recorded exactly once ($after == $want)" test "$after" = "$want"
 q "SELECT shape_id, candidate_id, m, status, cand_us FROM result WHERE phase='screen'" | LC_ALL=C sort >"$TMP/after"
-check "nothing recorded before the kill was lost or changed" \
-	bash -c "comm -23 '$TMP/before' '$TMP/after' | grep -q . && exit 1 || exit 0"
+lost=$(LC_ALL=C comm -23 "$TMP/before" "$TMP/after" | wc -l)
+check "nothing recorded before the kill was lost or changed ($lost rows)" test "$lost" -eq 0
 dup=$(q "SELECT count(*) FROM (SELECT 1 FROM result GROUP BY env_id, shape_id, candidate_id, m, phase HAVING count(*) > 1)")
 check "no duplicate rows" test "$dup" = 0
 measured=$(grep -oE '^sweep: [0-9]+ ok' "$TMP/err" | grep -oE '[0-9]+' | head -n 1)
