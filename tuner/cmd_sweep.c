@@ -256,38 +256,60 @@ static int task_of(struct sweep *sw, int si, int m, long long cand)
 	return -1;
 }
 
-/* Retest the best screened candidates of (shape, m), at m itself and at
- * the neighbour Ms closest to m among the shape's tuned Ms. */
+/* The Ms at which finalists of tuned m are retested: m itself, the
+ * neighbour Ms between the previous and the next tuned M, and those two
+ * tuned Ms. A dispatch range may only span Ms where one candidate won
+ * every measured M (gemmtab emit), so finalists must be measured past
+ * their own M for ranges to meet at the crossovers. Returns the count. */
+static int retest_ms(const struct shape *s, int m, int *out)
+{
+	int prev = 0, next = 1 << 30, n = 0;
+	for (int q = 0; q < s->n_ms; q++) {
+		if (s->ms[q] < m && s->ms[q] > prev)
+			prev = s->ms[q];
+		if (s->ms[q] > m && s->ms[q] < next)
+			next = s->ms[q];
+	}
+	out[n++] = m;
+	for (int j = 0; j < s->n_neighbours; j++)
+		if (s->neighbours[j] > prev && s->neighbours[j] < next)
+			out[n++] = s->neighbours[j];
+	if (prev > 0)
+		out[n++] = prev;
+	if (next < (1 << 30))
+		out[n++] = next;
+	return n;
+}
+
+/* Retest the best screened candidates of (shape, m) with many pairs at
+ * the Ms retest_ms() names, and record the baselines at the neighbours. */
 static void retest(struct sweep *sw, int si, int m)
 {
 	const struct shape *s = &sw->sp.shapes[si];
 	long long best[64];
 	int top = sw->sp.sweep.retest_top < 64 ? sw->sp.sweep.retest_top : 64;
 	int n = db_screen_best(sw->db, sw->env_id, sw->shape_id[si], m, best, top);
-	int ms_near[MAX_MS + 1], nnear = 0;
+	int ms[2 * MAX_MS + 3];
+	int nms = retest_ms(s, m, ms);
 
-	ms_near[nnear++] = m;
-	for (int j = 0; j < s->n_neighbours; j++) {
-		int nb = s->neighbours[j], closest = s->ms[0];
-		for (int q = 1; q < s->n_ms; q++)
-			if (abs(s->ms[q] - nb) < abs(closest - nb))
-				closest = s->ms[q];
-		if (closest == m)
-			ms_near[nnear++] = nb;
-	}
 	for (int i = 0; i < n; i++) {
 		int ti = task_of(sw, si, m, best[i]);
 		if (ti < 0)
 			continue;
-		for (int q = 0; q < nnear; q++) {
+		for (int q = 0; q < nms; q++) {
 			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], best[i],
-					      ms_near[q], "retest");
+					      ms[q], "retest");
 			if (r == 0)
-				run_eval(sw, ti, ms_near[q], "retest", sw->sp.sweep.retest_pairs);
+				run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
 		}
 	}
-	for (int q = 1; q < nnear; q++)
-		run_baseline(sw, si, ms_near[q]);
+	for (int q = 1; q < nms; q++) {
+		int tuned = 0;
+		for (int j = 0; j < s->n_ms; j++)
+			tuned |= s->ms[j] == ms[q];
+		if (!tuned)
+			run_baseline(sw, si, ms[q]);
+	}
 }
 
 static void print_plan(const struct sweep *sw)
@@ -319,9 +341,12 @@ static void print_plan(const struct sweep *sw)
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
 	long run = total - pruned, retests = 0;
-	for (int si = 0; si < sw->sp.nshapes; si++)
-		retests += (long)sw->sp.shapes[si].n_ms * ss->retest_top +
-			   (long)sw->sp.shapes[si].n_neighbours * ss->retest_top;
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		int ms[2 * MAX_MS + 3];
+		for (int j = 0; j < sw->sp.shapes[si].n_ms; j++)
+			retests += (long)ss->retest_top *
+				   retest_ms(&sw->sp.shapes[si], sw->sp.shapes[si].ms[j], ms);
+	}
 	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
 		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
@@ -479,7 +504,7 @@ int cmd_sweep(int argc, char **argv)
 
 	for (int i = 0; i < sw.tl.n; i++)
 		sw.evals_total += !sw.done[i];
-	sw.evals_total += sw.retest ? (long)sw.sp.sweep.retest_top * 2 * sw.sp.nshapes : 0;
+	sw.evals_total += sw.retest ? (long)sw.sp.sweep.retest_top * 4 * sw.sp.nshapes : 0;
 	for (int si = 0; si < sw.sp.nshapes; si++) {
 		const struct shape *s = &sw.sp.shapes[si];
 		if (family && strcmp(family, s->family))
