@@ -35,7 +35,7 @@ enum stmt_id {
 	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
 	ST_RESULT_RECORD, ST_RESULT_HAS, ST_SCREEN_BEST,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
-	ST_BEST_ROWS, ST_FLOORS,
+	ST_BEST_ROWS, ST_RETEST_ROWS, ST_FLOORS,
 	NSTMT
 };
 
@@ -90,6 +90,13 @@ static const char *const stmt_sql[NSTMT] = {
 		"AND r.shape_id = bl.shape_id AND r.m = bl.m AND r.status = 'ok' "
 		"AND r.ratio IS NOT NULL) "
 		"ORDER BY 1, 2, 3, 4, 5, 6, 7",
+	[ST_RETEST_ROWS] = "SELECT s.family, s.n, s.k, s.w, s.x, s.y, r.m, "
+		"c.template, c.params, r.ratio, r.pairs "
+		"FROM result r JOIN shape s ON s.id = r.shape_id "
+		"JOIN candidate c ON c.id = r.candidate_id "
+		"WHERE r.env_id = ?1 AND r.phase = 'retest' AND r.status = 'ok' "
+		"AND r.ratio IS NOT NULL "
+		"ORDER BY s.n, s.k, s.w, s.x, s.y, r.m, c.template, c.params, s.family",
 	[ST_FLOORS] = "SELECT family, bytes, us FROM floors WHERE env_id = ?1 "
 		"AND family IS NOT NULL ORDER BY family",
 };
@@ -606,6 +613,55 @@ int db_best_rows(struct db *db, long long env, struct best_row **out)
 	}
 	if (rc != SQLITE_DONE) {
 		db_error(db, "best rows");
+		goto fail;
+	}
+	sqlite3_reset(st);
+	*out = rows;
+	return n;
+fail:
+	sqlite3_reset(st);
+	free(rows);
+	return -1;
+}
+
+/* One row of ST_RETEST_ROWS into *r. Returns 0 or -1 (unknown dtype). */
+static int read_retest_row(sqlite3_stmt *st, struct retest_row *r)
+{
+	char dt[3][8];
+	memset(r, 0, sizeof(*r));
+	col_text(st, 0, r->family, sizeof(r->family));
+	r->n = sqlite3_column_int(st, 1);
+	r->k = sqlite3_column_int(st, 2);
+	for (int i = 0; i < 3; i++)
+		col_text(st, 3 + i, dt[i], sizeof(dt[i]));
+	if (dtype_parse(dt[0], &r->w) || dtype_parse(dt[1], &r->x) ||
+	    dtype_parse(dt[2], &r->y))
+		return error("DB: shape %s has an unknown dtype", r->family);
+	r->m = sqlite3_column_int(st, 6);
+	col_text(st, 7, r->tmpl, sizeof(r->tmpl));
+	col_text(st, 8, r->params, sizeof(r->params));
+	r->ratio = col_figure(st, 9);
+	r->pairs = col_count(st, 10);
+	return 0;
+}
+
+int db_retest_rows(struct db *db, long long env, struct retest_row **out)
+{
+	sqlite3_stmt *st = stmt(db, ST_RETEST_ROWS);
+	struct retest_row *rows = NULL;
+	int n = 0, cap = 0, rc;
+	*out = NULL;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap)
+			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*rows));
+		if (read_retest_row(st, &rows[n++]))
+			goto fail;
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(db, "retest rows");
 		goto fail;
 	}
 	sqlite3_reset(st);

@@ -121,6 +121,23 @@ struct best_row {
  * n, k, m, into a heap array *out (caller frees). Returns the count or -1. */
 int db_best_rows(struct db *db, long long env, struct best_row **out);
 
+/* One timed retest (phase retest, status ok, a median ratio): what
+ * `gemmtab emit` builds dispatch entries from. Whether its pairs are
+ * enough is the caller's rule, not the query's. */
+struct retest_row {
+	char family[FAMILY_MAX];
+	int n, k;
+	enum dtype w, x, y;
+	int m;
+	char tmpl[64];
+	char params[512];
+	double ratio;               /* median paired base/cand */
+	int pairs;                  /* -1 if absent */
+};
+/* Every such row of env, ordered by n, k, w, x, y, m, template, params,
+ * family, into a heap array *out (caller frees). Returns the count or -1. */
+int db_retest_rows(struct db *db, long long env, struct retest_row **out);
+
 /* The newest practical floor probe of a family (the `floors` view). */
 struct floor_row {
 	char family[FAMILY_MAX];

@@ -1,0 +1,40 @@
+/*
+ * gt_table.h: the data a generated dispatch table holds (runtime/tables/
+ * *.h, written by `gemmtab emit`). Each entry covers an inclusive M range
+ * of one (N, K, dtypes) with one template configuration that retests
+ * (>= 100 paired repetitions) showed faster than cuBLAS at every measured M
+ * of the range; everything else runs the cuBLAS baseline. Kernels are
+ * named by index into gt_table_kernels[], defined by the generated
+ * runtime/tables/<name>_kernels.cu that instantiates them from the same
+ * template source the tuner compiled with NVRTC.
+ */
+#ifndef GT_RUNTIME_TABLE_H
+#define GT_RUNTIME_TABLE_H
+
+#define GT_TABLE_MAX_PARAMS 12
+#define GT_TABLE_MAX_KERNELS 4
+
+struct gt_table_entry {
+	int n, k;
+	int w, x, y;                          /* gt_dtype */
+	int m_lo, m_hi;                       /* inclusive */
+	const char *tmpl;                     /* template stem, e.g. "gemv" */
+	long params[GT_TABLE_MAX_PARAMS];     /* in the template's parameter order */
+	int nkernels;
+	int kernel[GT_TABLE_MAX_KERNELS];     /* indices into gt_table_kernels[] */
+	double ratio_min;                     /* smallest median paired ratio over its Ms */
+	int pairs_min;                        /* fewest pairs behind any of its Ms */
+};
+
+struct gt_table {
+	const char *generated_by;             /* the emit command line */
+	const char *gpu_name;
+	int sm_count;
+	const char *cuda;                     /* runtime version, "13.0" */
+	const char *cublaslt;                 /* "13.1.0" */
+	const char *source_hash;              /* template sources it was tuned with */
+	int nentries;
+	const struct gt_table_entry *entries;
+};
+
+#endif

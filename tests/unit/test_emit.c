@@ -1,0 +1,566 @@
+/*
+ * test_emit.c: `gemmtab emit`: the M-range choice on hand-made evidence
+ * (one winner, crossovers decided by coverage and by ratio, a point that
+ * splits ranges, a win that does not bridge a loss, short retests, ties),
+ * grouping by dispatch key, parameter parsing, and an end-to-end emit from
+ * a fixture database built here through db.h, compared byte for byte with
+ * tests/golden/emit_fixture.h and emit_fixture_kernels.cu (run from the
+ * repository root, as tests/run.sh does). GT_UPDATE_GOLDEN=1 rewrites the
+ * golden files instead of comparing: review their diff before committing.
+ */
+#include "check.h"
+#include "commands.h"
+#include "db.h"
+#include "emit.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define NO_ROW { NAN, -1 }
+#define WIN(r) { r, 200 }
+#define LOSS(r) { r, 200 }
+
+/* Run emit_choose on a candidates x ms evidence matrix; returns the count. */
+static int choose(const int *ms, int nms, const struct emit_cell *cells, int ncand,
+		  struct emit_range *out)
+{
+	return emit_choose(ms, nms, cells, ncand, out);
+}
+
+#define CHECK_RANGE(r, c, l, h) do { \
+	CHECK_INT((r).cand, c); CHECK_INT((r).lo, l); CHECK_INT((r).hi, h); \
+	} while (0)
+
+TEST(one_winner_everywhere)
+{
+	int ms[] = { 1, 2, 8, 16, 33 };
+	struct emit_cell cells[] = { WIN(1.3), WIN(1.2), WIN(1.1), WIN(1.05), WIN(1.01) };
+	struct emit_range r[5];
+	CHECK_INT(choose(ms, 5, cells, 1, r), 1);
+	CHECK_RANGE(r[0], 0, 0, 4);          /* M 1..33: 33 Ms */
+}
+
+/* A wins at 1 and 2, B at 2, 8 and 33, A better than B at 2. B must
+ * still take M = 2: A [1, 1] + B [2, 33] covers 1 + 32 = 33 Ms, while
+ * A [1, 2] + B [8, 33] covers 2 + 26 = 28 (M 3..7 would lose their
+ * bracket). Coverage comes before ratio. */
+TEST(crossover_decided_by_coverage)
+{
+	int ms[] = { 1, 2, 8, 33 };
+	struct emit_cell cells[] = {
+		WIN(1.5), WIN(1.6), NO_ROW, NO_ROW,          /* A */
+		NO_ROW, WIN(1.1), WIN(1.2), WIN(1.3),        /* B */
+	};
+	struct emit_range r[4];
+	CHECK_INT(choose(ms, 4, cells, 2, r), 2);
+	CHECK_RANGE(r[0], 0, 0, 0);
+	CHECK_RANGE(r[1], 1, 1, 3);
+}
+
+/* A wins at 1 and 2, B at 2, 3, 8 and 33. With M = 3 measured, A [1, 2] +
+ * B [3, 33] and A [1, 1] + B [2, 33] both cover all 33 Ms, so the ratio
+ * at M = 2 decides: whichever is faster there serves it. */
+TEST(crossover_decided_by_ratio)
+{
+	int ms[] = { 1, 2, 3, 8, 33 };
+	struct emit_cell a_faster[] = {
+		WIN(1.5), WIN(1.4), NO_ROW, NO_ROW, NO_ROW,
+		NO_ROW, WIN(1.2), WIN(1.2), WIN(1.2), WIN(1.2),
+	};
+	struct emit_cell b_faster[] = {
+		WIN(1.5), WIN(1.1), NO_ROW, NO_ROW, NO_ROW,
+		NO_ROW, WIN(1.2), WIN(1.2), WIN(1.2), WIN(1.2),
+	};
+	struct emit_range r[5];
+	CHECK_INT(choose(ms, 5, a_faster, 2, r), 2);
+	CHECK_RANGE(r[0], 0, 0, 1);          /* A: M 1..2 */
+	CHECK_RANGE(r[1], 1, 2, 4);          /* B: M 3..33 */
+	CHECK_INT(choose(ms, 5, b_faster, 2, r), 2);
+	CHECK_RANGE(r[0], 0, 0, 0);          /* A: M 1 */
+	CHECK_RANGE(r[1], 1, 1, 4);          /* B: M 2..33 */
+}
+
+/* Nobody wins at M = 3: it splits A's wins into [1, 2] and [4, 8]. */
+TEST(point_without_winner_splits)
+{
+	int ms[] = { 1, 2, 3, 4, 8 };
+	struct emit_cell cells[] = { WIN(1.2), WIN(1.2), LOSS(0.97), WIN(1.2), WIN(1.2) };
+	struct emit_range r[5];
+	CHECK_INT(choose(ms, 5, cells, 1, r), 2);
+	CHECK_RANGE(r[0], 0, 0, 1);
+	CHECK_RANGE(r[1], 0, 3, 4);
+}
+
+/* A wins at 1 and 8 but loses at the measured M = 2: no range 1..8, so
+ * M 3..7 run the baseline; B, winning only at 2, serves just 2. */
+TEST(no_bridge_over_a_loss)
+{
+	int ms[] = { 1, 2, 8 };
+	struct emit_cell alone[] = { WIN(1.4), LOSS(0.9), WIN(1.4) };
+	struct emit_cell with_b[] = {
+		WIN(1.4), LOSS(0.9), WIN(1.4),
+		NO_ROW, WIN(1.1), NO_ROW,
+	};
+	struct emit_range r[3];
+	CHECK_INT(choose(ms, 3, alone, 1, r), 2);
+	CHECK_RANGE(r[0], 0, 0, 0);
+	CHECK_RANGE(r[1], 0, 2, 2);
+	CHECK_INT(choose(ms, 3, with_b, 2, r), 3);
+	CHECK_RANGE(r[0], 0, 0, 0);
+	CHECK_RANGE(r[1], 1, 1, 1);
+	CHECK_RANGE(r[2], 0, 2, 2);
+}
+
+/* A short retest, a ratio of exactly 1 and a missing row are no wins. */
+TEST(what_counts_as_a_win)
+{
+	struct emit_cell c[] = { { 1.5, EMIT_MIN_PAIRS - 1 }, { 1.0, 500 },
+				 { 1.0001, EMIT_MIN_PAIRS }, NO_ROW, { NAN, 500 } };
+	CHECK_INT(emit_cell_wins(&c[0]), 0);
+	CHECK_INT(emit_cell_wins(&c[1]), 0);
+	CHECK_INT(emit_cell_wins(&c[2]), 1);
+	CHECK_INT(emit_cell_wins(&c[3]), 0);
+	CHECK_INT(emit_cell_wins(&c[4]), 0);
+
+	int ms[] = { 1, 2 };
+	struct emit_range r[2];
+	CHECK_INT(choose(ms, 2, c, 1, r), 0);            /* 1.5 x 99 pairs, 1.0 */
+	CHECK_INT(choose(ms, 2, &c[1], 1, r), 1);        /* 1.0, then 1.0001 */
+	CHECK_RANGE(r[0], 0, 1, 1);
+	CHECK_INT(choose(ms, 0, c, 1, r), 0);
+	CHECK_INT(choose(ms, 2, c, 0, r), 0);
+}
+
+/* Equal coverage and equal ratios: the smaller candidate index (key order)
+ * serves, also when the products differ only by rounding. */
+TEST(ties_go_to_the_first_key)
+{
+	int ms[] = { 1, 2, 8 };
+	struct emit_cell same[] = {
+		WIN(1.2), WIN(1.3), WIN(1.1),
+		WIN(1.2), WIN(1.3), WIN(1.1),
+	};
+	/* B's ratios are A's within a part in 1e12, in another order */
+	struct emit_cell near[] = {
+		NO_ROW, WIN(1.3), WIN(1.1),
+		NO_ROW, WIN(1.3 * (1 + 1e-12)), WIN(1.1 * (1 - 1e-12)),
+	};
+	struct emit_range r[3];
+	CHECK_INT(choose(ms, 3, same, 2, r), 1);
+	CHECK_RANGE(r[0], 0, 0, 2);
+	CHECK_INT(choose(ms, 3, near, 2, r), 1);
+	CHECK_RANGE(r[0], 0, 1, 2);
+	/* swapped: index 0 still serves */
+	struct emit_cell swapped[] = {
+		NO_ROW, WIN(1.3 * (1 + 1e-12)), WIN(1.1 * (1 - 1e-12)),
+		NO_ROW, WIN(1.3), WIN(1.1),
+	};
+	CHECK_INT(choose(ms, 3, swapped, 2, r), 1);
+	CHECK_RANGE(r[0], 0, 1, 2);
+}
+
+/* Both cover every M; per measured M the larger ratio serves, which is the
+ * largest product (geometric mean) over the points. */
+TEST(equal_coverage_larger_product)
+{
+	int ms[] = { 1, 2, 3 };
+	struct emit_cell cells[] = {
+		WIN(1.5), WIN(1.01), WIN(1.01),
+		WIN(1.2), WIN(1.2), WIN(1.2),
+	};
+	struct emit_range r[3];
+	CHECK_INT(choose(ms, 3, cells, 2, r), 2);
+	CHECK_RANGE(r[0], 0, 0, 0);
+	CHECK_RANGE(r[1], 1, 1, 2);
+	/* M 3 unmeasured: A [1, 4] and A [1, 1] + B [2, 4] both cover 1..4;
+	 * A's product is larger, so A serves 1..4 as one range */
+	int gap[] = { 1, 2, 4 };
+	struct emit_cell b_sparse[] = {
+		WIN(1.5), WIN(1.3), WIN(1.3),
+		NO_ROW, WIN(1.2), WIN(1.2),
+	};
+	CHECK_INT(choose(gap, 3, b_sparse, 2, r), 1);
+	CHECK_RANGE(r[0], 0, 0, 2);
+}
+
+static struct best_row measured_row(const char *family, int n, int k, enum dtype w,
+				    int m)
+{
+	struct best_row b;
+	memset(&b, 0, sizeof(b));
+	snprintf(b.family, sizeof(b.family), "%s", family);
+	b.n = n;
+	b.k = k;
+	b.w = b.y = w;
+	b.x = DT_BF16;
+	b.m = m;
+	return b;
+}
+
+static struct retest_row retest(const char *family, int n, int k, enum dtype w, int m,
+				const char *params, double ratio, int pairs)
+{
+	struct retest_row r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.family, sizeof(r.family), "%s", family);
+	r.n = n;
+	r.k = k;
+	r.w = r.y = w;
+	r.x = DT_BF16;
+	r.m = m;
+	snprintf(r.tmpl, sizeof(r.tmpl), "gemv");
+	snprintf(r.params, sizeof(r.params), "%s", params);
+	r.ratio = ratio;
+	r.pairs = pairs;
+	return r;
+}
+
+/* Two families with one key are one group; the weakest row decides a
+ * cell; a screen-only M is measured and so breaks ranges; groups come in
+ * key order and a key without retests has a group with no candidates. */
+TEST(grouping_by_key)
+{
+	struct best_row measured[] = {
+		measured_row("pooler", 4096, 8192, DT_BF16, 1),
+		measured_row("pooler", 4096, 8192, DT_BF16, 2),
+		measured_row("pooler", 4096, 8192, DT_BF16, 4),    /* screen only */
+		measured_row("pooler_b", 4096, 8192, DT_BF16, 8),
+		measured_row("router", 256, 8192, DT_FP32, 1),
+		measured_row("oproj", 8192, 1024, DT_BF16, 1),
+	};
+	struct retest_row rows[] = {
+		retest("pooler", 4096, 8192, DT_BF16, 1, "b", 1.25, 200),
+		retest("pooler_b", 4096, 8192, DT_BF16, 1, "b", 1.10, 150),
+		retest("pooler", 4096, 8192, DT_BF16, 2, "b", 1.30, 200),
+		retest("pooler_b", 4096, 8192, DT_BF16, 2, "a", 1.40, 300),
+		retest("pooler", 4096, 8192, DT_BF16, 8, "b", 1.20, 200),
+		retest("router", 256, 8192, DT_FP32, 1, "a", 2.0, 100),
+	};
+	struct emit_group *g;
+	struct emit_entry *e;
+	int n = emit_group_rows(measured, ARRAY_SIZE(measured), rows, ARRAY_SIZE(rows), &g);
+	CHECK_INT(n, 3);
+	if (n != 3)
+		return;
+	CHECK_INT(g[0].key.n, 256);
+	CHECK_INT(g[0].key.w, DT_FP32);
+	CHECK_STR(g[0].families, "router");
+	CHECK_INT(g[1].key.n, 4096);
+	CHECK_STR(g[1].families, "pooler, pooler_b");
+	CHECK_INT(g[1].nms, 4);
+	CHECK_INT(g[1].ms[0], 1);
+	CHECK_INT(g[1].ms[2], 4);
+	CHECK_INT(g[1].ms[3], 8);
+	CHECK_INT(g[1].ncand, 2);
+	CHECK_STR(g[1].cands[0].params, "a");
+	CHECK_STR(g[1].cands[1].params, "b");
+	/* b at M 1: pooler 1.25/200 and pooler_b 1.10/150 -> 1.10/150 */
+	CHECK_NEAR(g[1].cells[1 * 4 + 0].ratio, 1.10, 0);
+	CHECK_INT(g[1].cells[1 * 4 + 0].pairs, 150);
+	CHECK(isnan(g[1].cells[0 * 4 + 0].ratio));
+	CHECK_INT(g[1].cells[0 * 4 + 0].pairs, -1);
+	CHECK_STR(g[2].families, "oproj");
+	CHECK_INT(g[2].ncand, 0);
+	CHECK_INT(g[2].nms, 1);
+
+	/* router: a [1]. pooler: b [1] and a [2] (b [1, 2] covers as much,
+	 * but a is faster at 2), b [8] alone (M 4, measured without a
+	 * retest, cuts it off from 2). oproj: none */
+	n = emit_select(g, 3, &e);
+	CHECK_INT(n, 4);
+	if (n == 4) {
+		CHECK_STR(e[0].group->families, "router");
+		CHECK_INT(e[0].m_lo, 1);
+		CHECK_INT(e[0].m_hi, 1);
+		CHECK_INT(e[0].pairs_min, 100);
+		CHECK_STR(e[1].cand->params, "b");
+		CHECK_INT(e[1].m_lo, 1);
+		CHECK_INT(e[1].m_hi, 1);
+		CHECK_NEAR(e[1].ratio_min, 1.10, 0);
+		CHECK_INT(e[1].pairs_min, 150);
+		CHECK_STR(e[2].cand->params, "a");
+		CHECK_INT(e[2].m_lo, 2);
+		CHECK_INT(e[2].m_hi, 2);
+		CHECK_STR(e[3].cand->params, "b");
+		CHECK_INT(e[3].m_lo, 8);
+		CHECK_INT(e[3].m_hi, 8);
+	}
+	free(e);
+	emit_groups_free(g, 3);
+}
+
+TEST(range_minimums)
+{
+	struct best_row measured[] = { measured_row("qkv", 2304, 8192, DT_BF16, 1) };
+	struct retest_row rows[] = {
+		retest("qkv", 2304, 8192, DT_BF16, 1, "a", 1.30, 400),
+		retest("qkv", 2304, 8192, DT_BF16, 7, "a", 1.05, 120),
+		retest("qkv", 2304, 8192, DT_BF16, 9, "a", 1.20, 300),
+	};
+	struct emit_group *g;
+	struct emit_entry *e;
+	int n = emit_group_rows(measured, 1, rows, 3, &g);
+	CHECK_INT(n, 1);
+	CHECK_INT(emit_select(g, n, &e), 1);
+	CHECK_INT(e[0].m_lo, 1);
+	CHECK_INT(e[0].m_hi, 9);
+	CHECK_INT(e[0].lo, 0);
+	CHECK_INT(e[0].hi, 2);
+	CHECK_NEAR(e[0].ratio_min, 1.05, 0);
+	CHECK_INT(e[0].pairs_min, 120);
+	free(e);
+	emit_groups_free(g, n);
+}
+
+TEST(params_parse)
+{
+	const struct tmpl *t = tmpl_find("gemv");
+	long p[MAX_PARAMS];
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_INT(emit_params_parse(t, "warps=8,rows=2,tokens=4,unroll=2,split=4,cache=nc_na", p), 0);
+	CHECK_INT(p[0], 8);
+	CHECK_INT(p[1], 2);
+	CHECK_INT(p[2], 4);
+	CHECK_INT(p[3], 2);
+	CHECK_INT(p[4], 4);
+	CHECK_INT(p[5], 2);                  /* nc_na is symbol 2 */
+	fputs("  (six errors expected below)\n", stderr);
+	CHECK_INT(emit_params_parse(t, "warps=8,rows=2,tokens=4,unroll=2,split=4", p), -1);
+	CHECK_INT(emit_params_parse(t, "warps=8,rows=2,tokens=4,unroll=2,split=4,cache=fast", p), -1);
+	CHECK_INT(emit_params_parse(t, "warps=99,rows=2,tokens=4,unroll=2,split=4,cache=cg", p), -1);
+	CHECK_INT(emit_params_parse(t, "rows=2,warps=8,tokens=4,unroll=2,split=4,cache=cg", p), -1);
+	CHECK_INT(emit_params_parse(t, "warps=8,warps=8,rows=2,tokens=4,unroll=2,split=4,cache=cg", p), -1);
+	CHECK_INT(emit_params_parse(t, "warps=8,rows=2,tokens=4,unroll=2,split=4,cache=cg,x=1", p), -1);
+}
+
+/* The end-to-end fixture: two environments (the older one has no retest
+ * with enough pairs), five keys. */
+enum { S_QKV, S_ROUTER, S_POOLER, S_POOLER_B, S_OPROJ, NSHAPES };
+
+static const struct shape shapes[NSHAPES] = {
+	[S_QKV] = { .family = "qkv", .n = 2304, .k = 8192, .tol = 1e-2 },
+	[S_ROUTER] = { .family = "router", .n = 256, .k = 8192, .w = DT_FP32,
+		       .x = DT_BF16, .y = DT_FP32, .tol = 1e-4 },
+	[S_POOLER] = { .family = "pooler", .n = 4096, .k = 8192, .tol = 1e-2 },
+	[S_POOLER_B] = { .family = "pooler_b", .n = 4096, .k = 8192, .tol = 2e-2 },
+	[S_OPROJ] = { .family = "oproj", .n = 8192, .k = 1024, .tol = 1e-2 },
+};
+
+#define QA "warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default"
+#define QB "warps=4,rows=4,tokens=8,unroll=2,split=2,cache=nc_na"
+#define QC "warps=8,rows=4,tokens=16,unroll=4,split=1,cache=cg"
+#define RS "warps=16,rows=1,tokens=1,unroll=2,split=1,cache=nc_na"
+#define RT "warps=2,rows=4,tokens=16,unroll=4,split=8,cache=cg"
+#define RE "warps=2,rows=4,tokens=16,unroll=4,split=8,cache=evict_first"
+#define PP "warps=16,rows=4,tokens=1,unroll=1,split=1,cache=cg"
+#define OP "warps=4,rows=4,tokens=1,unroll=1,split=1,cache=nc_na"
+
+static const struct fx {
+	int env, shape, m;
+	const char *params, *phase, *status;
+	double base_us, ratio;
+	int pairs;
+} fx_rows[] = {
+	/* env 1: a screen and a short retest only */
+	{ 1, S_QKV, 1, QA, "screen", "ok", 13.4, 1.40, 10 },
+	{ 1, S_QKV, 1, QA, "retest", "ok", 13.4, 1.35, 50 },
+	/* qkv: A wins at 1 and 2, B at 2..9 and loses at 16: B takes 2 to
+	 * bridge 3..6; C's screen and short retest at 16 do not count; M 12
+	 * has only a baseline */
+	{ 2, S_QKV, 1, QA, "retest", "ok", 13.4, 1.353, 200 },
+	{ 2, S_QKV, 2, QA, "retest", "ok", 13.5, 1.250, 200 },
+	{ 2, S_QKV, 2, QB, "retest", "ok", 13.5, 1.102, 200 },
+	{ 2, S_QKV, 7, QB, "retest", "ok", 13.6, 1.151, 200 },
+	{ 2, S_QKV, 8, QB, "retest", "ok", 13.6, 1.300, 200 },
+	{ 2, S_QKV, 9, QB, "retest", "ok", 13.6, 1.049, 150 },
+	{ 2, S_QKV, 16, QB, "retest", "ok", 13.6, 0.800, 200 },
+	{ 2, S_QKV, 16, QC, "screen", "ok", 13.6, 1.200, 10 },
+	{ 2, S_QKV, 16, QC, "retest", "ok", 13.6, 1.150, 50 },
+	{ 2, S_QKV, 16, QA, "screen", "fail", NAN, NAN, -1 },
+	/* router: S at 1; T at 16, 17 and 32, cut at the baseline-only M 24;
+	 * E at 33; T and E share the FP32 reduce kernel */
+	{ 2, S_ROUTER, 1, RS, "retest", "ok", 6.2, 2.080, 100 },
+	{ 2, S_ROUTER, 16, RT, "retest", "ok", 21.7, 3.688, 100 },
+	{ 2, S_ROUTER, 17, RT, "retest", "ok", 21.7, 1.657, 100 },
+	{ 2, S_ROUTER, 32, RT, "retest", "ok", 15.6, 1.576, 100 },
+	{ 2, S_ROUTER, 33, RT, "retest", "ok", 15.7, 0.950, 100 },
+	{ 2, S_ROUTER, 33, RE, "retest", "ok", 15.7, 1.100, 100 },
+	/* pooler and pooler_b are one key: the weaker row decides */
+	{ 2, S_POOLER, 1, PP, "retest", "ok", 20.2, 1.252, 200 },
+	{ 2, S_POOLER_B, 1, PP, "retest", "ok", 20.2, 1.100, 150 },
+	{ 2, S_POOLER, 2, PP, "retest", "ok", 20.1, 1.050, 200 },
+	{ 2, S_POOLER_B, 2, PP, "retest", "ok", 20.1, 0.980, 200 },
+	/* oproj: retested, never faster */
+	{ 2, S_OPROJ, 1, OP, "retest", "ok", 5.8, 0.950, 200 },
+};
+
+static int fx_record(struct db *db, const long long *shape, const struct fx *f)
+{
+	struct result_row r;
+	long long cand;
+	if (db_candidate_id(db, "gemv", f->params, "fedcba9876543210", &cand))
+		return -1;
+	result_row_clear(&r);
+	r.m = f->m;
+	r.phase = f->phase;
+	r.status = f->status;
+	if (!strcmp(f->status, "ok")) {
+		r.base_us = f->base_us;
+		r.cand_us = f->base_us / f->ratio;
+		r.ratio = f->ratio;
+		r.ratio_lo = f->ratio * 0.98;
+		r.ratio_hi = f->ratio * 1.02;
+		r.pairs = f->pairs;
+	} else {
+		r.reason = "row 3: relative error 0.5 > 0.02";
+	}
+	return db_record_result(db, f->env, shape[f->shape], cand, &r);
+}
+
+static int fx_build(const char *path)
+{
+	struct db *db;
+	struct env_info e;
+	long long env, shape[NSHAPES];
+	int ret = -1;
+	if (db_open(path, &db))
+		return -1;
+	memset(&e, 0, sizeof(e));
+	strcpy(e.gpu_name, "NVIDIA H200");
+	strcpy(e.gpu_uuid, "GPU-00000000-emit");
+	e.sm_count = 132;
+	e.sm_clock_mhz = 1980;
+	e.mem_clock_mhz = 3201;
+	e.l2_bytes = 62914560;
+	strcpy(e.driver, "13.0");
+	strcpy(e.cuda, "13.0");
+	strcpy(e.nvrtc, "13.0");
+	strcpy(e.cublas, "13.0.0");
+	strcpy(e.cublaslt, "13.0.0");
+	strcpy(e.source_hash, "fedcba9876543210");
+	if (db_env_id(db, &e, &env) || env != 1)
+		goto cleanup;
+	strcpy(e.cublas, "13.1.0");
+	strcpy(e.cublaslt, "13.1.0");
+	if (db_env_id(db, &e, &env) || env != 2)
+		goto cleanup;
+	for (int i = 0; i < NSHAPES; i++)
+		if (db_shape_id(db, &shapes[i], &shape[i]))
+			goto cleanup;
+	for (size_t i = 0; i < ARRAY_SIZE(fx_rows); i++)
+		if (fx_record(db, shape, &fx_rows[i]))
+			goto cleanup;
+	/* baselines: qkv M 12, router M 24 and oproj M 2 are measured with
+	 * no candidate timed */
+	if (db_record_baseline(db, 2, shape[S_QKV], 12, 13.6, 13.5, 1.0, NULL) ||
+	    db_record_baseline(db, 2, shape[S_ROUTER], 24, 15.6, 15.5, 1.0, NULL) ||
+	    db_record_baseline(db, 2, shape[S_OPROJ], 2, 5.8, 5.9, 1.0, NULL))
+		goto cleanup;
+	ret = 0;
+cleanup:
+	db_close(db);
+	return ret;
+}
+
+static char tmpdir[] = "/tmp/gt_test_emit.XXXXXX";
+
+static void remove_scratch(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char *p = xasprintf("%s/%s", tmpdir, e->d_name);
+		if (e->d_name[0] != '.')
+			unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+}
+
+/* Run `gemmtab emit ARGS...` in the scratch directory; returns its exit. */
+static int emit_in_scratch(int argc, const char **argv)
+{
+	char cwd[PATH_MAX];
+	int rc;
+	if (!getcwd(cwd, sizeof(cwd)) || chdir(tmpdir))
+		die("cannot enter %s", tmpdir);
+	rc = cmd_emit(argc, (char **)argv);
+	if (chdir(cwd))
+		die("cannot return to %s", cwd);
+	return rc;
+}
+
+/* Compare the scratch file name with golden (a path from the repository
+ * root), or rewrite golden from it under GT_UPDATE_GOLDEN=1. */
+static void check_golden(const char *name, const char *golden)
+{
+	char *path = xasprintf("%s/%s", tmpdir, name);
+	size_t len, glen;
+	char *got = read_file(path, &len), *want;
+	CHECK(got != NULL);
+	if (got && getenv("GT_UPDATE_GOLDEN")) {
+		CHECK_INT(write_file_atomic(golden, got, len), 0);
+		fprintf(stderr, "  updated %s\n", golden);
+	}
+	want = read_file(golden, &glen);
+	CHECK(want != NULL);
+	if (got && want && (len != glen || memcmp(got, want, len))) {
+		size_t i = 0, line = 1;
+		for (; i < len && i < glen && got[i] == want[i]; i++)
+			line += got[i] == '\n';
+		fprintf(stderr, "  %s differs from %s from line %zu\n", name, golden, line);
+		CHECK(!"generated file matches its golden file");
+	}
+	free(got);
+	free(want);
+	free(path);
+}
+
+TEST(end_to_end_golden)
+{
+	const char *args[] = { "emit", "--db", "fixture.db", "--out", "emit_fixture.h" };
+	const char *old_env[] = { "emit", "--db", "fixture.db", "--out", "old.h", "--env", "1" };
+	char *db = NULL, *first = NULL, *again = NULL, *p;
+	size_t l1, l2;
+
+	if (!mkdtemp(tmpdir))
+		die("mkdtemp %s", tmpdir);
+	atexit(remove_scratch);
+	db = xasprintf("%s/fixture.db", tmpdir);
+	CHECK_INT(fx_build(db), 0);
+
+	CHECK_INT(emit_in_scratch(ARRAY_SIZE(args), args), 0);
+	check_golden("emit_fixture.h", "tests/golden/emit_fixture.h");
+	check_golden("emit_fixture_kernels.cu", "tests/golden/emit_fixture_kernels.cu");
+
+	/* again: the same bytes */
+	p = xasprintf("%s/emit_fixture.h", tmpdir);
+	first = read_file(p, &l1);
+	CHECK_INT(emit_in_scratch(ARRAY_SIZE(args), args), 0);
+	again = read_file(p, &l2);
+	CHECK(first && again && l1 == l2 && !memcmp(first, again, l1));
+	free(p);
+
+	/* env 1 has no retest with 100 pairs: exit 1, nothing written */
+	CHECK_INT(emit_in_scratch(ARRAY_SIZE(old_env), old_env), 1);
+	p = xasprintf("%s/old.h", tmpdir);
+	CHECK(access(p, F_OK) != 0);
+	free(p);
+	free(first);
+	free(again);
+	free(db);
+}
+
+TESTS(T(one_winner_everywhere), T(crossover_decided_by_coverage),
+      T(crossover_decided_by_ratio), T(point_without_winner_splits),
+      T(no_bridge_over_a_loss), T(what_counts_as_a_win), T(ties_go_to_the_first_key),
+      T(equal_coverage_larger_product), T(grouping_by_key), T(range_minimums),
+      T(params_parse), T(end_to_end_golden))

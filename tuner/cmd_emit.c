@@ -1,0 +1,549 @@
+/*
+ * cmd_emit.c: `gemmtab emit`: read one environment's retests from a
+ * database, let emit.c choose the dispatch entries, and write the table
+ * header (runtime/tables/NAME.h, layout runtime/gt_table.h) and beside it
+ * NAME_kernels.cu, which instantiates the kernels the entries name.
+ * Both files are byte-for-byte functions of the database and the command
+ * line as typed (sorted, fixed number formats, no time, no absolute path
+ * the user did not type), written to a temp file and renamed.
+ */
+#include "commands.h"
+#include "emit.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: gemmtab emit --db DB --out OUT.h [--env ID]\n"
+	"  --db DB      the results database (gemmtab sweep writes it)\n"
+	"  --out OUT.h  the table header to write; OUT_kernels.cu is written beside it\n"
+	"  --env ID     the environment whose retests to use [the newest]\n";
+
+/* Evidence per comment line in an entry's comment. */
+#define POINTS_PER_LINE 3
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* An entry as written: its template, parameter values and kernels. */
+struct resolved {
+	const struct tmpl *t;
+	long params[MAX_PARAMS];
+	int nkernels;
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	int kernel[TMPL_MAX_KERNELS];   /* indices into the sorted kernel list */
+};
+
+/* What the two files are made of. */
+struct emit_out {
+	const char *cmdline, *db_label, *kernels_name;
+	long long env;
+	struct env_info e;
+	const struct emit_group *groups;
+	int ngroups;
+	const struct emit_entry *entries;
+	int nentries;
+	struct resolved *res;           /* one per entry */
+	char (*kernels)[TMPL_NAME_MAX]; /* distinct kernel names, sorted */
+	int nkernels;
+};
+
+/* "gemmtab emit: MESSAGE" and the usage to stderr; returns 2. */
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("gemmtab emit: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage_text);
+	return 2;
+}
+
+/* s inside a C comment: a "*" before "/" is spaced out, control
+ * characters print as spaces. */
+static void put_comment(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '*' && s[1] == '/')
+			fputs("* ", f);
+		else
+			fputc((unsigned char)*s < ' ' ? ' ' : *s, f);
+	}
+}
+
+/* s as a C string literal (quotes, backslashes, '?' against trigraphs and
+ * non-printing bytes escaped). */
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\' || c == '?')
+			fprintf(f, "\\%c", c);
+		else if (c < ' ' || c >= 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The command line as typed, for the first line and generated_by; an
+ * argument with characters beyond [A-Za-z0-9_./=+-] is single-quoted. */
+static char *command_line(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		die("open_memstream: %s", strerror(errno));
+	fputs("gemmtab", f);
+	for (int i = 0; i < argc; i++) {
+		int plain = argv[i][0] != '\0';
+		for (const char *p = argv[i]; *p; p++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_./=+-", *p))
+				plain = 0;
+		fprintf(f, plain ? " %s" : " '%s'", argv[i]);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* qsort comparators: fixed-size name buffers, and string pointers. */
+static int str_cmp_void(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int strp_cmp_void(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Resolve every entry's template, parameter values and kernel names, and
+ * collect the distinct names, sorted. Returns 0 or -1 (message printed). */
+static int resolve_entries(struct emit_out *o)
+{
+	o->res = xcalloc((size_t)(o->nentries ? o->nentries : 1), sizeof(*o->res));
+	o->kernels = xmalloc((size_t)(o->nentries ? o->nentries : 1) * TMPL_MAX_KERNELS *
+			     sizeof(*o->kernels));
+	o->nkernels = 0;
+	for (int i = 0; i < o->nentries; i++) {
+		const struct emit_entry *x = &o->entries[i];
+		struct resolved *r = &o->res[i];
+		struct shape s = { .n = x->group->key.n, .k = x->group->key.k,
+				   .w = x->group->key.w, .x = x->group->key.x,
+				   .y = x->group->key.y };
+		const char *why;
+		/* the first family of the key names the shape */
+		size_t flen = strcspn(x->group->families, ",");
+		memcpy(s.family, x->group->families, flen < FAMILY_MAX ? flen : FAMILY_MAX - 1);
+		if (!(r->t = tmpl_find(x->cand->tmpl)))
+			return error("template '%s' of %s is not known to this gemmtab",
+				     x->cand->tmpl, x->cand->params);
+		if (emit_params_parse(r->t, x->cand->params, r->params))
+			return -1;
+		if ((why = r->t->check(&s, r->params)))
+			return error("%s %s is not legal for %s: %s", r->t->stem,
+				     x->cand->params, x->group->families, why);
+		r->nkernels = r->t->kernels(&s, r->params, r->names, TMPL_MAX_KERNELS);
+		if (r->nkernels < 1)
+			return error("%s %s: the template names no kernel", r->t->stem,
+				     x->cand->params);
+		for (int j = 0; j < r->nkernels; j++)
+			memcpy(o->kernels[o->nkernels++], r->names[j], TMPL_NAME_MAX);
+	}
+	if (o->nkernels) {
+		qsort(o->kernels, (size_t)o->nkernels, sizeof(*o->kernels), str_cmp_void);
+		int n = 1;
+		for (int i = 1; i < o->nkernels; i++)
+			if (strcmp(o->kernels[i], o->kernels[n - 1]))
+				memcpy(o->kernels[n++], o->kernels[i], TMPL_NAME_MAX);
+		o->nkernels = n;
+	}
+	for (int i = 0; i < o->nentries; i++) {
+		struct resolved *r = &o->res[i];
+		for (int j = 0; j < r->nkernels; j++) {
+			char (*hit)[TMPL_NAME_MAX] = bsearch(r->names[j], o->kernels,
+				(size_t)o->nkernels, sizeof(*o->kernels), str_cmp_void);
+			r->kernel[j] = (int)(hit - o->kernels);
+		}
+	}
+	return 0;
+}
+
+/* "qkv (n 2304, k 8192, bf16 x bf16 -> bf16)" */
+static void put_shape(FILE *f, const struct emit_group *g)
+{
+	put_comment(f, g->families);
+	fprintf(f, " (n %d, k %d, %s x %s -> %s)", g->key.n, g->key.k,
+		dtype_name(g->key.w), dtype_name(g->key.x), dtype_name(g->key.y));
+}
+
+/* "16..32", or "33" for a range of one M. */
+static void put_range(FILE *f, const struct emit_entry *x)
+{
+	if (x->m_lo == x->m_hi)
+		fprintf(f, "%d", x->m_lo);
+	else
+		fprintf(f, "%d..%d", x->m_lo, x->m_hi);
+}
+
+/* What a group's entries cover and what was measured: "M 1..2, 7..9
+ * (2 entries, 5 Ms)" or "no entry", then sep, then "measured M 1 2 7". */
+static void put_coverage(FILE *f, const struct emit_out *o, const struct emit_group *g,
+			 const char *sep)
+{
+	int n = 0;
+	long covered = 0;
+	for (int i = 0; i < o->nentries; i++) {
+		const struct emit_entry *x = &o->entries[i];
+		if (x->group != g)
+			continue;
+		fputs(n++ ? ", " : "M ", f);
+		put_range(f, x);
+		covered += x->m_hi - x->m_lo + 1;
+	}
+	if (n)
+		fprintf(f, " (%d entr%s, %ld M%s)", n, n == 1 ? "y" : "ies", covered,
+			covered == 1 ? "" : "s");
+	else
+		fputs("no entry", f);
+	fprintf(f, "%smeasured M", sep);
+	for (int i = 0; i < g->nms; i++)
+		fprintf(f, " %d", g->ms[i]);
+}
+
+static void put_env(FILE *f, const struct emit_out *o)
+{
+	const struct env_info *e = &o->e;
+	fprintf(f, " * Tuned in environment %lld of ", o->env);
+	put_comment(f, o->db_label);
+	fputs(":\n *   gpu       ", f);
+	put_comment(f, e->gpu_name);
+	fprintf(f, ", %d SMs, SM clock %d MHz, memory clock %d MHz\n", e->sm_count,
+		e->sm_clock_mhz, e->mem_clock_mhz);
+	const char *label[] = { "driver", "cuda", "nvrtc", "cublas", "cublaslt", "sources" };
+	const char *value[] = { e->driver, e->cuda, e->nvrtc, e->cublas, e->cublaslt,
+				e->source_hash };
+	for (size_t i = 0; i < ARRAY_SIZE(label); i++) {
+		fprintf(f, " *   %-9s ", label[i]);
+		put_comment(f, value[i]);
+		fputs(i + 1 < ARRAY_SIZE(label) ? "\n" : " (hash of the template sources)\n", f);
+	}
+}
+
+static void put_entry(FILE *f, const struct emit_entry *x, const struct resolved *r)
+{
+	const struct emit_group *g = x->group;
+	const struct emit_cell *row = &g->cells[(size_t)(x->cand - g->cands) * g->nms];
+
+	fputs("\t/* ", f);
+	put_comment(f, g->families);
+	fputs(", M ", f);
+	put_range(f, x);
+	fprintf(f, ": %s ", r->t->stem);
+	put_comment(f, x->cand->params);
+	for (int i = x->lo; i <= x->hi; i++)
+		fprintf(f, "%sM %d: %.3f (%d pairs)",
+			(i - x->lo) % POINTS_PER_LINE ? ", " : "\n\t *   ",
+			g->ms[i], row[i].ratio, row[i].pairs);
+	fputs(" */\n", f);
+	fprintf(f, "\t{ %d, %d, %d, %d, %d, %d, %d, ", g->key.n, g->key.k, (int)g->key.w,
+		(int)g->key.x, (int)g->key.y, x->m_lo, x->m_hi);
+	put_string(f, r->t->stem);
+	fputs(", {", f);
+	for (int i = 0; i < r->t->nparams; i++) {
+		const struct tmpl_param *p = &r->t->params[i];
+		fprintf(f, "%s %ld", i ? "," : "", r->params[i]);
+		if (p->symbols)
+			fprintf(f, " /* %s */", p->symbols[r->params[i]]);
+	}
+	fprintf(f, " },\n\t  %d, {", r->nkernels);
+	for (int i = 0; i < r->nkernels; i++)
+		fprintf(f, "%s %d", i ? "," : "", r->kernel[i]);
+	fprintf(f, " }, %.3f, %d },\n", x->ratio_min, x->pairs_min);
+}
+
+/* The generated-by line both files start with. */
+static void put_first_line(FILE *f, const struct emit_out *o)
+{
+	fputs("/* Generated by `", f);
+	put_comment(f, o->cmdline);
+	fputs("` from ", f);
+	put_comment(f, o->db_label);
+	fputs("; DO NOT EDIT. */\n", f);
+}
+
+static void write_header(FILE *f, const struct emit_out *o)
+{
+	put_first_line(f, o);
+	fputs("/*\n"
+	      " * The dispatch table libgemmtab compiles in (layout: gt_table.h). Each\n"
+	      " * entry is an inclusive M range of one (n, k, w, x, y) where one template\n"
+	      " * configuration's retests (>= " STR(EMIT_MIN_PAIRS) " pairs) beat cuBLAS (median paired\n"
+	      " * ratio > 1) at every measured M of the range; every other M runs the\n"
+	      " * cuBLAS baseline. dtypes: 0 bf16, 1 fp32. kernel[] indexes\n"
+	      " * gt_table_kernels[] in ", f);
+	put_comment(f, o->kernels_name);
+	fputs(".\n *\n", f);
+	put_env(f, o);
+	fputs(" *\n * Per shape:\n", f);
+	for (int i = 0; i < o->ngroups; i++) {
+		fputs(" *   ", f);
+		put_shape(f, &o->groups[i]);
+		fputs(":\n *     ", f);
+		put_coverage(f, o, &o->groups[i], "\n *     ");
+		fputc('\n', f);
+	}
+	fputs(" */\n#ifndef GT_GENERATED_TABLE_H\n#define GT_GENERATED_TABLE_H\n\n"
+	      "#include \"gt_table.h\"\n\n", f);
+	if (o->nentries) {
+		fputs("/* n, k, w, x, y, m_lo, m_hi, tmpl, params (in the template's order),\n"
+		      " * nkernels, kernel[], ratio_min, pairs_min */\n"
+		      "static const struct gt_table_entry gt_table_entries[] = {\n", f);
+		for (int i = 0; i < o->nentries; i++)
+			put_entry(f, &o->entries[i], &o->res[i]);
+		fputs("};\n\n", f);
+	}
+	fputs("static const struct gt_table gt_compiled_table = {\n\t", f);
+	put_string(f, o->cmdline);
+	fputs(",\t/* generated_by */\n\t", f);
+	put_string(f, o->e.gpu_name);
+	fprintf(f, ",\t/* gpu_name */\n\t%d,\t/* sm_count */\n\t", o->e.sm_count);
+	put_string(f, o->e.cuda);
+	fputs(",\t/* cuda */\n\t", f);
+	put_string(f, o->e.cublaslt);
+	fputs(",\t/* cublaslt */\n\t", f);
+	put_string(f, o->e.source_hash);
+	fprintf(f, ",\t/* source_hash */\n\t%d,\t/* nentries */\n\t%s\n};\n\n#endif\n",
+		o->nentries, o->nentries ? "gt_table_entries"
+		: "0\t/* no entry: every M runs the baseline */");
+}
+
+static void write_kernels(FILE *f, const struct emit_out *o, const char *header_name)
+{
+	const char **stems = xmalloc((size_t)(o->nentries ? o->nentries : 1) * sizeof(*stems));
+	int nstems = 0;
+
+	put_first_line(f, o);
+	fputs("/*\n * The kernels named by index in the entries of ", f);
+	put_comment(f, header_name);
+	fputs(",\n * instantiated by nvcc from the template sources the tuner compiled\n"
+	      " * with NVRTC (the runtime build passes -Itemplates). Sorted by name.\n */\n", f);
+	for (int i = 0; i < o->nentries; i++) {
+		int seen = 0;
+		for (int j = 0; j < nstems; j++)
+			seen |= !strcmp(stems[j], o->res[i].t->stem);
+		if (!seen)
+			stems[nstems++] = o->res[i].t->stem;
+	}
+	qsort(stems, (size_t)nstems, sizeof(*stems), strp_cmp_void);
+	for (int i = 0; i < nstems; i++)
+		fprintf(f, "#include \"%s.cuh\"\n", stems[i]);
+	free(stems);
+	if (!o->nkernels) {
+		fputs("\n/* no entry, so no kernel: every M runs the baseline */\n"
+		      "extern \"C\" const void *const gt_table_kernels[1] = { 0 };\n"
+		      "extern \"C\" const int gt_table_nkernels = 0;\n", f);
+		return;
+	}
+	fputs("\nextern \"C\" const void *const gt_table_kernels[] = {\n", f);
+	for (int i = 0; i < o->nkernels; i++)
+		fprintf(f, "\t/* %d */ (const void *)&%s,\n", i, o->kernels[i]);
+	fprintf(f, "};\nextern \"C\" const int gt_table_nkernels = %d;\n", o->nkernels);
+}
+
+/* Render the file with writer into a buffer and write it to path through
+ * a temp file and rename. Returns 0 or -1 (message printed). */
+static int write_rendered(const char *path, const struct emit_out *o,
+			  void (*writer)(FILE *, const struct emit_out *, const char *),
+			  const char *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret = 0;
+	if (!f)
+		return error("open_memstream: %s", strerror(errno));
+	writer(f, o, arg);
+	if (fclose(f))
+		ret = error("%s: cannot render: %s", path, strerror(errno));
+	else if (write_file_atomic(path, buf, len))
+		ret = error("cannot write %s: %s", path, strerror(errno));
+	free(buf);
+	return ret;
+}
+
+static void header_writer(FILE *f, const struct emit_out *o, const char *unused)
+{
+	(void)unused;
+	write_header(f, o);
+}
+
+/* The directory part of path ("" when there is none), a heap string. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup("");
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* The summary on stderr: entries and covered Ms per shape, and the files. */
+static void print_summary(const struct emit_out *o, const char *out_path,
+			  const char *kernels_path)
+{
+	for (int i = 0; i < o->ngroups; i++) {
+		fputs("gemmtab emit: ", stderr);
+		put_shape(stderr, &o->groups[i]);
+		fputs(": ", stderr);
+		put_coverage(stderr, o, &o->groups[i], "; ");
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "gemmtab emit: wrote %s (%d entr%s) and %s (%d kernel%s)\n",
+		out_path, o->nentries, o->nentries == 1 ? "y" : "ies", kernels_path,
+		o->nkernels, o->nkernels == 1 ? "" : "s");
+}
+
+/* Choose the entries of env and write both files. Returns 0 or -1, or 1
+ * when env has no retest with enough pairs (message printed). */
+static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
+{
+	struct best_row *measured = NULL;
+	struct retest_row *retests = NULL;
+	struct emit_group *groups = NULL;
+	struct emit_entry *entries = NULL;
+	char *kernels_path = NULL, *dir = NULL;
+	int nmeasured, nretests, ngroups = 0, usable = 0, ret = -1;
+
+	if ((nmeasured = db_best_rows(db, o->env, &measured)) < 0 ||
+	    (nretests = db_retest_rows(db, o->env, &retests)) < 0)
+		goto cleanup;
+	for (int i = 0; i < nretests; i++)
+		usable += retests[i].pairs >= EMIT_MIN_PAIRS;
+	if (!usable) {
+		error("environment %lld of %s has no retest with >= %d pairs "
+		      "(a sweep retests its finalists last); nothing written",
+		      o->env, o->db_label, EMIT_MIN_PAIRS);
+		ret = 1;
+		goto cleanup;
+	}
+	ngroups = emit_group_rows(measured, nmeasured, retests, nretests, &groups);
+	o->groups = groups;
+	o->ngroups = ngroups;
+	o->nentries = emit_select(groups, ngroups, &entries);
+	o->entries = entries;
+	if (resolve_entries(o))
+		goto cleanup;
+
+	/* OUT.h -> OUT_kernels.cu (cmd_emit checked the ".h") */
+	size_t stem = strlen(out_path) - 2;
+	kernels_path = xmalloc(stem + sizeof("_kernels.cu"));
+	memcpy(kernels_path, out_path, stem);
+	strcpy(kernels_path + stem, "_kernels.cu");
+	o->kernels_name = base_of(kernels_path);
+	dir = dir_of(out_path);
+	if (*dir && mkdir_p(dir)) {
+		error("cannot create %s: %s", dir, strerror(errno));
+		goto cleanup;
+	}
+	/* the kernels first: a header never names kernels its file lacks */
+	if (write_rendered(kernels_path, o, write_kernels, base_of(out_path)) ||
+	    write_rendered(out_path, o, header_writer, NULL))
+		goto cleanup;
+	print_summary(o, out_path, kernels_path);
+	ret = 0;
+cleanup:
+	free(measured);
+	free(retests);
+	free(entries);
+	free(o->res);
+	free(o->kernels);
+	o->res = NULL;
+	o->kernels = NULL;
+	emit_groups_free(groups, ngroups);
+	free(kernels_path);
+	free(dir);
+	return ret;
+}
+
+/* An environment id: a positive decimal integer. Returns 0 or -1. */
+static int parse_id(const char *s, long long *id)
+{
+	char *end;
+	errno = 0;
+	*id = strtoll(s, &end, 10);
+	return (errno || end == s || *end || *id <= 0) ? -1 : 0;
+}
+
+int cmd_emit(int argc, char **argv)
+{
+	const char *path = NULL, *out = NULL, *env_arg = NULL;
+	struct emit_out o = { 0 };
+	struct db *db = NULL;
+	size_t len;
+	int ret = 1;
+
+	for (int i = 1; i < argc; i += 2) {      /* every option takes a value */
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (a[0] != '-')
+			return usage_error("unexpected argument '%s'", a);
+		if (strcmp(a, "--db") && strcmp(a, "--out") && strcmp(a, "--env"))
+			return usage_error("unknown option '%s'", a);
+		if (!v)
+			return usage_error("%s needs a value", a);
+		*(!strcmp(a, "--db") ? &path : !strcmp(a, "--out") ? &out : &env_arg) = v;
+	}
+	if (!path)
+		return usage_error("--db is required");
+	if (!out)
+		return usage_error("--out is required");
+	len = strlen(out);
+	if (len < 3 || strcmp(out + len - 2, ".h") || out[len - 3] == '/')
+		return usage_error("--out: '%s' is not a header path (NAME.h)", out);
+	if (env_arg && parse_id(env_arg, &o.env))
+		return usage_error("--env: '%s' is not an environment id", env_arg);
+
+	if (access(path, F_OK))
+		return error("cannot open database %s: %s", path, strerror(errno)), 1;
+	if (db_open_existing(path, &db))
+		return 1;
+	if (env_arg) {
+		int found = db_env_get(db, o.env, &o.e);
+		if (found > 0) {
+			fprintf(stderr, "gemmtab emit: --env: %s has no environment %s\n",
+				path, env_arg);
+			ret = 2;
+		}
+		if (found)
+			goto cleanup;
+	} else if ((o.env = db_latest_env(db)) < 0 || db_env_get(db, o.env, &o.e)) {
+		error("%s holds no environment yet (run gemmtab sweep)", path);
+		goto cleanup;
+	}
+	o.cmdline = command_line(argc, argv);
+	o.db_label = path;
+	ret = emit_env(db, &o, out) ? 1 : 0;
+cleanup:
+	free((char *)o.cmdline);
+	db_close(db);
+	return ret;
+}

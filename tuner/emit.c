@@ -1,0 +1,364 @@
+/*
+ * emit.c: the dispatch table's decisions: grouping retests by the key the
+ * runtime looks up, and choosing each candidate's M ranges by dynamic
+ * programming over the measured Ms. See emit.h.
+ */
+#include "emit.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Two sums of log ratios closer than this are equal: the same ratios
+ * added in another order differ in the last bits, and another libm's
+ * log() may too, which must not change a generated table. */
+#define LOG_TIE 1e-9
+
+int emit_cell_wins(const struct emit_cell *c)
+{
+	return c->pairs >= EMIT_MIN_PAIRS && c->ratio > 1.0;
+}
+
+/* A partial solution's worth: Ms covered, then the sum of log ratios. */
+struct worth {
+	long cov;
+	double logs;
+};
+
+static struct worth worth_add(struct worth a, long cov, double logs)
+{
+	a.cov += cov;
+	a.logs += logs;
+	return a;
+}
+
+/* 1 if a is worth strictly more than b. */
+static int worth_above(struct worth a, struct worth b)
+{
+	if (a.cov != b.cov)
+		return a.cov > b.cov;
+	return a.logs > b.logs + LOG_TIE;
+}
+
+/*
+ * The state of measured M i is the candidate serving it, or ncand for the
+ * baseline. best[i * nstates + s] is the most that ms[i..nms) can be worth
+ * with ms[i] in state s: a served M counts 1 and its log ratio; the Ms
+ * strictly between ms[i] and ms[i + 1] count only when one candidate
+ * serves both ends. Filled from the highest M down, so the choice can then
+ * be read from the lowest M up, taking the smallest index among equals.
+ */
+int emit_choose(const int *ms, int nms, const struct emit_cell *cells,
+		int ncand, struct emit_range *out)
+{
+	int nstates = ncand + 1, none = ncand, nout = 0, prev = none;
+	struct worth *best;
+	char *ok;
+
+	if (nms <= 0)
+		return 0;
+	best = xcalloc((size_t)nms * nstates, sizeof(*best));
+	ok = xcalloc((size_t)nms * nstates, 1);
+	for (int i = nms - 1; i >= 0; i--) {
+		for (int s = 0; s < nstates; s++) {
+			struct worth w = { 0, 0 }, next = { -1, 0 };
+			if (s != none) {
+				const struct emit_cell *c = &cells[(size_t)s * nms + i];
+				if (!emit_cell_wins(c))
+					continue;
+				w = worth_add(w, 1, log(c->ratio));
+			}
+			for (int t = 0; i + 1 < nms && t < nstates; t++) {
+				size_t at = (size_t)(i + 1) * nstates + t;
+				if (!ok[at])
+					continue;
+				long gap = (t == s && s != none) ? ms[i + 1] - ms[i] - 1 : 0;
+				struct worth cand = worth_add(best[at], gap, 0);
+				if (next.cov < 0 || worth_above(cand, next))
+					next = cand;
+			}
+			if (next.cov >= 0)
+				w = worth_add(w, next.cov, next.logs);
+			best[(size_t)i * nstates + s] = w;
+			ok[(size_t)i * nstates + s] = 1;
+		}
+	}
+	for (int i = 0; i < nms; i++) {
+		int pick = -1;
+		struct worth pick_w = { 0, 0 };
+		for (int s = 0; s < nstates; s++) {
+			size_t at = (size_t)i * nstates + s;
+			if (!ok[at])
+				continue;
+			long gap = (i > 0 && s == prev && s != none) ? ms[i] - ms[i - 1] - 1 : 0;
+			struct worth w = worth_add(best[at], gap, 0);
+			if (pick < 0 || worth_above(w, pick_w)) {
+				pick = s;
+				pick_w = w;
+			}
+		}
+		/* the baseline state is always possible, so pick >= 0 */
+		if (pick != none) {
+			if (pick == prev)
+				out[nout - 1].hi = i;
+			else
+				out[nout++] = (struct emit_range){ pick, i, i };
+		}
+		prev = pick;
+	}
+	free(best);
+	free(ok);
+	return nout;
+}
+
+static int key_cmp(const struct emit_key *a, const struct emit_key *b)
+{
+	int d[] = { a->n - b->n, a->k - b->k, (int)a->w - (int)b->w,
+		    (int)a->x - (int)b->x, (int)a->y - (int)b->y };
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
+		if (d[i])
+			return d[i] < 0 ? -1 : 1;
+	return 0;
+}
+
+static int key_cmp_void(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+static int int_cmp_void(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int cand_cmp_void(const void *a, const void *b)
+{
+	const struct emit_cand *x = a, *y = b;
+	int d = strcmp(x->tmpl, y->tmpl);
+	return d ? d : strcmp(x->params, y->params);
+}
+
+static int family_cmp_void(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+#define KEY_OF(r) ((struct emit_key){ (r)->n, (r)->k, (r)->w, (r)->x, (r)->y })
+
+/* Sort base[0..n) with cmp and drop repeats; returns the new count. */
+static int sort_unique(void *base, int n, size_t size,
+		       int (*cmp)(const void *, const void *))
+{
+	char *b = base;
+	int out = 0;
+	if (n <= 0)
+		return 0;
+	qsort(base, (size_t)n, size, cmp);
+	for (int i = 1; i < n; i++)
+		if (cmp(b + (size_t)out * size, b + (size_t)i * size))
+			memmove(b + (size_t)++out * size, b + (size_t)i * size, size);
+	return out + 1;
+}
+
+/* The index of v in the sorted base[0..n), which must hold it. */
+static int find_sorted(const void *v, const void *base, int n, size_t size,
+		       int (*cmp)(const void *, const void *))
+{
+	const char *hit = bsearch(v, base, (size_t)n, size, cmp);
+	return (int)((hit - (const char *)base) / (long)size);
+}
+
+/* Fill g (whose key is set) from the rows of its key. */
+static void group_fill(struct emit_group *g, const struct best_row *measured,
+		       int nmeasured, const struct retest_row *retests, int nretests)
+{
+	const char **fam = xmalloc((size_t)(nmeasured + nretests) * sizeof(*fam));
+	int nfam = 0;
+
+	g->ms = xmalloc((size_t)(nmeasured + nretests) * sizeof(*g->ms));
+	g->cands = xmalloc((size_t)(nretests ? nretests : 1) * sizeof(*g->cands));
+	for (int i = 0; i < nmeasured; i++) {
+		struct emit_key k = KEY_OF(&measured[i]);
+		if (key_cmp(&k, &g->key))
+			continue;
+		g->ms[g->nms++] = measured[i].m;
+		fam[nfam++] = measured[i].family;
+	}
+	for (int i = 0; i < nretests; i++) {
+		const struct retest_row *r = &retests[i];
+		struct emit_key k = KEY_OF(r);
+		if (key_cmp(&k, &g->key))
+			continue;
+		g->ms[g->nms++] = r->m;
+		fam[nfam++] = r->family;
+		snprintf(g->cands[g->ncand].tmpl, sizeof(g->cands->tmpl), "%s", r->tmpl);
+		snprintf(g->cands[g->ncand].params, sizeof(g->cands->params), "%s", r->params);
+		g->ncand++;
+	}
+	g->nms = sort_unique(g->ms, g->nms, sizeof(*g->ms), int_cmp_void);
+	g->ncand = sort_unique(g->cands, g->ncand, sizeof(*g->cands), cand_cmp_void);
+	nfam = sort_unique(fam, nfam, sizeof(*fam), family_cmp_void);
+	for (int i = 0, used = 0; i < nfam && used < (int)sizeof(g->families); i++)
+		used += snprintf(g->families + used, sizeof(g->families) - used, "%s%s",
+				 i ? ", " : "", fam[i]);
+	free(fam);
+
+	g->cells = xmalloc((size_t)(g->ncand ? g->ncand : 1) * g->nms * sizeof(*g->cells));
+	for (int i = 0; i < g->ncand * g->nms; i++)
+		g->cells[i] = (struct emit_cell){ NAN, -1 };
+	for (int i = 0; i < nretests; i++) {
+		const struct retest_row *r = &retests[i];
+		struct emit_key k = KEY_OF(r);
+		struct emit_cand c;
+		if (key_cmp(&k, &g->key))
+			continue;
+		snprintf(c.tmpl, sizeof(c.tmpl), "%s", r->tmpl);
+		snprintf(c.params, sizeof(c.params), "%s", r->params);
+		int ci = find_sorted(&c, g->cands, g->ncand, sizeof(c), cand_cmp_void);
+		int mi = find_sorted(&r->m, g->ms, g->nms, sizeof(int), int_cmp_void);
+		struct emit_cell *cell = &g->cells[(size_t)ci * g->nms + mi];
+		int first = isnan(cell->ratio);
+		/* the weakest row decides: one dispatch serves every family */
+		if (first || r->ratio < cell->ratio)
+			cell->ratio = r->ratio;
+		if (first || r->pairs < cell->pairs)
+			cell->pairs = r->pairs;
+	}
+}
+
+int emit_group_rows(const struct best_row *measured, int nmeasured,
+		    const struct retest_row *retests, int nretests,
+		    struct emit_group **out)
+{
+	struct emit_key *keys = xmalloc((size_t)(nmeasured + nretests + 1) * sizeof(*keys));
+	struct emit_group *g;
+	int nkeys = 0;
+
+	for (int i = 0; i < nmeasured; i++)
+		keys[nkeys++] = KEY_OF(&measured[i]);
+	for (int i = 0; i < nretests; i++)
+		keys[nkeys++] = KEY_OF(&retests[i]);
+	nkeys = sort_unique(keys, nkeys, sizeof(*keys), key_cmp_void);
+	g = xcalloc((size_t)(nkeys ? nkeys : 1), sizeof(*g));
+	for (int i = 0; i < nkeys; i++) {
+		g[i].key = keys[i];
+		group_fill(&g[i], measured, nmeasured, retests, nretests);
+	}
+	free(keys);
+	*out = g;
+	return nkeys;
+}
+
+void emit_groups_free(struct emit_group *g, int n)
+{
+	for (int i = 0; g && i < n; i++) {
+		free(g[i].ms);
+		free(g[i].cands);
+		free(g[i].cells);
+	}
+	free(g);
+}
+
+int emit_select(const struct emit_group *groups, int ngroups,
+		struct emit_entry **out)
+{
+	struct emit_entry *e = NULL;
+	int n = 0, cap = 0;
+
+	for (int gi = 0; gi < ngroups; gi++) {
+		const struct emit_group *g = &groups[gi];
+		struct emit_range *r = xmalloc((size_t)(g->nms ? g->nms : 1) * sizeof(*r));
+		int nr = emit_choose(g->ms, g->nms, g->cells, g->ncand, r);
+		for (int j = 0; j < nr; j++) {
+			const struct emit_cell *row = &g->cells[(size_t)r[j].cand * g->nms];
+			struct emit_entry *x;
+			if (n == cap)
+				e = xrealloc(e, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*e));
+			x = &e[n++];
+			*x = (struct emit_entry){ g, &g->cands[r[j].cand], g->ms[r[j].lo],
+						  g->ms[r[j].hi], r[j].lo, r[j].hi, INFINITY,
+						  row[r[j].lo].pairs };
+			for (int i = r[j].lo; i <= r[j].hi; i++) {
+				if (row[i].ratio < x->ratio_min)
+					x->ratio_min = row[i].ratio;
+				if (row[i].pairs < x->pairs_min)
+					x->pairs_min = row[i].pairs;
+			}
+		}
+		free(r);
+	}
+	*out = e;
+	return n;
+}
+
+/* One "name=value" of a params text into params[]; seen[] marks names
+ * given. Returns 0 or -1 (message printed). */
+static int param_parse(const struct tmpl *t, const char *text, const char *item,
+		       long *params, char *seen)
+{
+	const char *eq = strchr(item, '=');
+	char name[64];
+	if (!eq || eq == item || (size_t)(eq - item) >= sizeof(name))
+		return error("params '%s': '%s' is not name=value", text, item);
+	memcpy(name, item, (size_t)(eq - item));
+	name[eq - item] = '\0';
+	int i = tmpl_param_index(t, name);
+	if (i < 0)
+		return error("params '%s': template %s has no parameter '%s'", text,
+			     t->stem, name);
+	if (seen[i]++)
+		return error("params '%s': '%s' given twice", text, name);
+	const struct tmpl_param *p = &t->params[i];
+	const char *v = eq + 1;
+	if (p->symbols) {
+		long s = 0;
+		while (p->symbols[s] && strcmp(p->symbols[s], v))
+			s++;
+		if (!p->symbols[s])
+			return error("params '%s': '%s' is not a value of %s", text, v, name);
+		params[i] = s;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	params[i] = strtol(v, &end, 10);
+	if (errno || end == v || *end || params[i] < p->min || params[i] > p->max)
+		return error("params '%s': %s=%s is not in %ld..%ld", text, name, v,
+			     p->min, p->max);
+	return 0;
+}
+
+int emit_params_parse(const struct tmpl *t, const char *text, long *params)
+{
+	char seen[MAX_PARAMS] = { 0 }, key[512];
+	char *copy = xstrdup(text), *save = NULL;
+	struct candidate c = { t, { 0 } };
+	int ret = -1;
+
+	if (t->nparams > MAX_PARAMS) {
+		error("template %s has more than %d parameters", t->stem, MAX_PARAMS);
+		goto cleanup;
+	}
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+		if (param_parse(t, text, item, c.params, seen))
+			goto cleanup;
+	for (int i = 0; i < t->nparams; i++) {
+		if (!seen[i]) {
+			error("params '%s': %s is missing", text, t->params[i].name);
+			goto cleanup;
+		}
+	}
+	if (strcmp(candidate_key(&c, key, sizeof(key)), text)) {
+		error("params '%s' are not in canonical form ('%s')", text, key);
+		goto cleanup;
+	}
+	memcpy(params, c.params, sizeof(c.params[0]) * (size_t)t->nparams);
+	ret = 0;
+cleanup:
+	free(copy);
+	return ret;
+}

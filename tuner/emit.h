@@ -1,0 +1,118 @@
+/*
+ * emit.h: what `gemmtab emit` puts in a dispatch table, decided from the
+ * retests in a database: the rows grouped by the key the runtime looks up
+ * (n, k, dtypes), each candidate's evidence at every measured M, and the
+ * inclusive M ranges each candidate serves. Pure functions over the rows
+ * db.h fetches (no SQL, no files here), so the tests check them on
+ * hand-made numbers; cmd_emit.c reads the database and writes the files.
+ */
+#ifndef GT_EMIT_H
+#define GT_EMIT_H
+
+#include "db.h"
+
+/* A retest may enter a table only with at least this many pairs
+ * (WORKLOAD.md, timing method step 5; the `best` view's rule). */
+#define EMIT_MIN_PAIRS 100
+
+/* What the runtime looks a table up by: families with the same key are
+ * one shape for dispatch. */
+struct emit_key {
+	int n, k;
+	enum dtype w, x, y;
+};
+
+/* One candidate's evidence at one measured M: the weakest of its retest
+ * rows there (the smallest median ratio and the fewest pairs, when
+ * families sharing a key both retested it). ratio is NaN and pairs -1
+ * where it has no retest at that M. */
+struct emit_cell {
+	double ratio;
+	int pairs;
+};
+
+/* Does a cell win: at least EMIT_MIN_PAIRS pairs and a median paired
+ * ratio above 1 (a NaN ratio does not). */
+int emit_cell_wins(const struct emit_cell *c);
+
+/* A candidate range: candidate index cand serves the measured Ms
+ * ms[lo..hi] (indices) and every M between ms[lo] and ms[hi]. */
+struct emit_range {
+	int cand;
+	int lo, hi;
+};
+
+/*
+ * Choose the ranges of one key. ms[0..nms) are the measured Ms, strictly
+ * ascending; cells[c * nms + i] is candidate c's evidence at ms[i], for c
+ * in [0, ncand). Candidate c may serve [ms[i], ms[j]] only if it wins
+ * (emit_cell_wins) at every measured M ms[i..j], so the unmeasured Ms
+ * inside are bracketed by measured wins; an M no range covers runs the
+ * baseline. Among all sets of non-overlapping ranges the one chosen
+ * covers the most Ms (ms[j] - ms[i] + 1 per range); then the one with the
+ * largest product of the ratios at the measured Ms it covers (the
+ * geometric mean, for the same points), products within 1e-9 in log
+ * counted equal; then the one whose candidate indices, read from the
+ * lowest M up, are smallest (callers order candidates by key text, so
+ * that is deterministic). Ranges of one candidate at adjacent measured Ms
+ * are one range. Writes the ranges, ascending by M, into out (room for
+ * nms) and returns their count.
+ */
+int emit_choose(const int *ms, int nms, const struct emit_cell *cells,
+		int ncand, struct emit_range *out);
+
+/* One candidate of a group: its template stem and canonical params. */
+struct emit_cand {
+	char tmpl[64];
+	char params[512];
+};
+
+/* Everything emit decides one key from. */
+struct emit_group {
+	struct emit_key key;
+	char families[256];         /* "qkv", or "a, b" when families share the key */
+	int *ms;                    /* measured Ms, ascending */
+	int nms;
+	struct emit_cand *cands;    /* ordered by tmpl then params */
+	int ncand;
+	struct emit_cell *cells;    /* ncand * nms, as emit_choose reads them */
+};
+
+/*
+ * Group an environment's rows by key. measured are the (shape, m) points
+ * the database has a best row or a baseline for (db_best_rows): every
+ * such M is a measured M of its key, so a range never spans an M that was
+ * measured without a winning retest. retests are the rows of
+ * db_retest_rows. Groups are ordered by n, k, w, x, y; a key with
+ * measured Ms but no retest has a group with no candidates. Returns the
+ * count; *out is a heap array (free with emit_groups_free).
+ */
+int emit_group_rows(const struct best_row *measured, int nmeasured,
+		    const struct retest_row *retests, int nretests,
+		    struct emit_group **out);
+void emit_groups_free(struct emit_group *g, int n);
+
+/* One dispatch entry: a chosen range with its evidence. */
+struct emit_entry {
+	const struct emit_group *group;
+	const struct emit_cand *cand;
+	int m_lo, m_hi;             /* inclusive */
+	int lo, hi;                 /* its measured Ms: group->ms[lo..hi] */
+	double ratio_min;           /* smallest median ratio over those Ms */
+	int pairs_min;              /* fewest pairs behind any of them */
+};
+
+/* The entries of every group in order (so sorted by n, k, w, x, y, m_lo)
+ * into a heap array *out (caller frees; it points into groups). Returns
+ * the count. */
+int emit_select(const struct emit_group *groups, int ngroups,
+		struct emit_entry **out);
+
+/* Parse a candidate's canonical params text ("warps=8,...,cache=cg", as
+ * candidate_key writes it) back into values in the template's parameter
+ * order. Returns 0, or -1 (message printed) when a name is unknown,
+ * missing or repeated, a value is out of range or not a symbol, or the
+ * text is not canonical. */
+int emit_params_parse(const struct tmpl *t, const char *text, long *params);
+
+#endif
