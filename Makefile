@@ -13,6 +13,8 @@
 #   make test       CPU-only tests (what CI runs); ends "N passed, N failed"
 #   make test-gpu   GPU tests; needs an H200 (run through the device tool)
 #   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
+#   make install    gemmtab, libgemmtab.{a,so}, gemmtab.h, gemmtab.pc under PREFIX
+#   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
 #   make clean
 #
 # SQLite and libyaml are linked statically so a binary built on a CPU-only
@@ -65,12 +67,19 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 GPU_SRC   := $(sort $(wildcard tests/gpu/test_*.c))
 GPU_BIN   := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu_%)
 
-all: $(BUILD)/bin/gemmtab
+all: $(BUILD)/bin/gemmtab runtime
 
-$(BUILD)/bin/gemmtab: $(TUNER_OBJ)
+include runtime/runtime.mk
+
+# The tuner links libgemmtab (only its gt_ API is global) for `gemmtab bench`.
+$(BUILD)/bin/gemmtab: $(TUNER_OBJ) $(RT_LIB_A)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TUNER_OBJ) $(RT_LIB_A) $(LDLIBS)
+
+install: all install-runtime
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/bin/gemmtab $(DESTDIR)$(PREFIX)/bin/gemmtab
 
 $(BUILD)/libtuner.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -98,24 +107,24 @@ $(OBJ)/embedded_data.o: $(GEN)/embedded_data.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtuner.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtuner.a $(RT_LIB_A)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
 
-$(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a
+$(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a $(RT_LIB_A)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
 
 $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu
 	@mkdir -p $(@D)
 	@echo "  CUBIN   $<"
 	$(Q)$(NVCC) -cubin $(NVCC_GENCODE) -o $@ $<
 
-tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin
+tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin runtime-tests runtime-tests-gpu
 
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) runtime-tests
 	@bash tests/run.sh cpu
 
 # PREBUILT=1: run what the build folder holds without checking it is up to
@@ -124,7 +133,7 @@ ifeq ($(PREBUILT),1)
 test-gpu:
 	@bash tests/run.sh gpu
 else
-test-gpu: all $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin
+test-gpu: all $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin runtime-tests-gpu $(RT_EXAMPLE)
 	@bash tests/run.sh gpu
 endif
 
@@ -134,7 +143,7 @@ tune: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test test-gpu tune clean tests
+.PHONY: all test test-gpu tune clean tests install
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

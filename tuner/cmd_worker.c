@@ -7,6 +7,7 @@
  * a fresh one; anything else is answered and the loop goes on.
  */
 #include "gpu.h"
+#include "worker.h"
 #include "jit.h"
 #include "proto.h"
 #include "tmpl.h"
@@ -20,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Exit status after a sticky CUDA error (the supervisor restarts us). */
-#define EXIT_FAULT 3
 /* Bounds on what a request may ask for: far above any real sweep, low
  * enough that a typo cannot ask for terabytes. */
 #define MAX_PAIRS 4096
@@ -30,47 +29,44 @@
 #define MAX_WEIGHT_BYTES ((size_t)8 << 30)
 #define DEFAULT_PAIRS 10
 
-static void send(struct kv_out *o)
+void worker_send(struct kv_out *o)
 {
 	if (kv_send(o, stdout))
 		die("cannot write a reply: %s", o->overflow ? "too long" : strerror(errno));
 }
 
-static void begin(struct kv_out *o, const char *op, const char *id)
+void worker_begin(struct kv_out *o, const char *op, const char *id)
 {
 	kv_begin(o, op);
 	if (id)
 		kv_add(o, "id", id);
 }
 
-static void reply_error(const char *id, const char *reason)
+void worker_reply_error(const char *id, const char *reason)
 {
 	struct kv_out o;
-	begin(&o, "error", id);
+	worker_begin(&o, "error", id);
 	kv_add(&o, "reason", reason);
-	send(&o);
+	worker_send(&o);
 }
 
 /* Reply to a request whose CUDA work failed; ends the process when the
  * context is gone. */
-static void reply_cuda_error(struct gpu *g, const char *id)
+void worker_reply_cuda_error(struct gpu *g, const char *id)
 {
 	int sticky = gpu_error_sticky(g);
 	struct kv_out o;
-	begin(&o, "error", id);
+	worker_begin(&o, "error", id);
 	if (sticky)
 		kv_add(&o, "status", "fault");
 	kv_add(&o, "reason", gpu_error() ? gpu_error() : "unknown cuda error");
-	send(&o);
+	worker_send(&o);
 	if (sticky)
 		_exit(EXIT_FAULT);      /* no teardown on a broken context */
 }
 
 /* --- request parsing: each returns 0, or -1 with why filled --- */
 
-struct why {
-	char text[256];
-};
 
 static int bad(struct why *w, const char *fmt, const char *key, const char *val)
 {
@@ -93,7 +89,7 @@ static int get_long(const struct kv *r, const char *key, long lo, long hi, long 
 	return 0;
 }
 
-static int get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
+int worker_get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
 		   struct why *w)
 {
 	long x;
@@ -133,14 +129,14 @@ static double default_tol(const struct shape *s)
 }
 
 /* family n k w x y [tol]; tol is required when need_tol. */
-static int get_shape(const struct kv *r, struct shape *s, int need_tol, struct why *w)
+int worker_get_shape(const struct kv *r, struct shape *s, int need_tol, struct why *w)
 {
 	const char *family = kv_get(r, "family"), *tol = kv_get(r, "tol");
 	memset(s, 0, sizeof(*s));
 	if (!family || !*family || strlen(family) >= FAMILY_MAX)
 		return bad(w, "bad %s=%s", "family", family);
 	strcpy(s->family, family);
-	if (get_int(r, "n", 1, MAX_DIM, &s->n, w) || get_int(r, "k", 1, MAX_DIM, &s->k, w) ||
+	if (worker_get_int(r, "n", 1, MAX_DIM, &s->n, w) || worker_get_int(r, "k", 1, MAX_DIM, &s->k, w) ||
 	    get_dtype(r, "w", &s->w, w) || get_dtype(r, "x", &s->x, w) ||
 	    get_dtype(r, "y", &s->y, w))
 		return -1;
@@ -157,7 +153,7 @@ static int get_shape(const struct kv *r, struct shape *s, int need_tol, struct w
 }
 
 /* An optional seed; without one, a fixed function of the problem. */
-static uint64_t seed_of(const struct kv *r, const struct shape *s, int m, const char *salt)
+uint64_t worker_seed_of(const struct kv *r, const struct shape *s, int m, const char *salt)
 {
 	uint64_t seed = hash_str(hash_str(HASH_INIT, s->family), salt);
 	seed = hash_bytes(seed, &m, sizeof(m));
@@ -214,12 +210,12 @@ static int get_eval(const struct kv *r, struct eval *e, struct why *w)
 		return bad(w, "missing %s%s", "id", "");
 	if (!phase || (strcmp(phase, "screen") && strcmp(phase, "retest")))
 		return bad(w, "bad %s=%s", "phase", phase);
-	if (get_int(r, "pairs", 1, MAX_PAIRS, &e->pairs, w) || get_u64(r, "seed", &e->seed, w) ||
-	    get_shape(r, &e->shape, 1, w) || get_int(r, "m", 1, MAX_M, &e->m, w))
+	if (worker_get_int(r, "pairs", 1, MAX_PAIRS, &e->pairs, w) || get_u64(r, "seed", &e->seed, w) ||
+	    worker_get_shape(r, &e->shape, 1, w) || worker_get_int(r, "m", 1, MAX_M, &e->m, w))
 		return -1;
 	if (!stem || !(e->cand.tmpl = tmpl_find(stem)))
 		return bad(w, "unknown %s=%s", "tmpl", stem);
-	if (get_params(r, &e->cand, w) || get_int(r, "nk", 1, TMPL_MAX_KERNELS, &e->nk, w))
+	if (get_params(r, &e->cand, w) || worker_get_int(r, "nk", 1, TMPL_MAX_KERNELS, &e->nk, w))
 		return -1;
 	for (int i = 0; i < e->nk; i++) {
 		char key[16];
@@ -239,7 +235,7 @@ static void reply_result(const struct eval *e, const char *status, const struct 
 			 const struct pair_stats *ps, const char *reason)
 {
 	struct kv_out o;
-	begin(&o, "result", e->id);
+	worker_begin(&o, "result", e->id);
 	kv_add(&o, "status", status);
 	if (v) {
 		kv_addf(&o, "err_global", "%.6g", v->err_global);
@@ -261,7 +257,7 @@ static void reply_result(const struct eval *e, const char *status, const struct 
 		kv_addf(&o, "smem", "%d", e->smem);
 	if (reason && *reason)
 		kv_add(&o, "reason", reason);
-	send(&o);
+	worker_send(&o);
 }
 
 /* After a failed CUDA step of an eval: fault (and exit) when the context
@@ -279,12 +275,12 @@ static void reply_eval_error(struct gpu *g, const struct eval *e, int in_candida
 	if (in_candidate)
 		reply_result(e, "launch_error", NULL, NULL, msg);
 	else
-		reply_error(e->id, msg);
+		worker_reply_error(e->id, msg);
 }
 
 /* The bench of (s, m), its baseline validated on fresh inputs once. A
  * baseline that fails is a harness bug, reported as an error. */
-static int ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t seed,
+int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t seed,
 		       struct bench **out)
 {
 	struct verdict v;
@@ -346,7 +342,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	int in_candidate = 0, rc;
 	uint64_t seed_base = hash_str(e->seed, "baseline"), seed_cand = hash_str(e->seed, "candidate");
 
-	if (ready_bench(g, &e->shape, e->m, seed_base, &b))
+	if (worker_ready_bench(g, &e->shape, e->m, seed_base, &b))
 		goto cuda_error;
 	in_candidate = 1;
 	rc = load_candidate(g, e);
@@ -395,7 +391,7 @@ static void handle_eval(struct gpu *g, const struct kv *r)
 	struct eval e;
 	struct why w;
 	if (get_eval(r, &e, &w)) {
-		reply_error(kv_get(r, "id"), w.text);
+		worker_reply_error(kv_get(r, "id"), w.text);
 		return;
 	}
 	const struct tmpl *t = e.cand.tmpl;
@@ -449,19 +445,19 @@ static void handle_baseline(struct gpu *g, const struct kv *r)
 	cudaGraphExec_t graphs[BENCH_MAX_COPIES] = { 0 };
 	int m, pairs = DEFAULT_PAIRS, lt_ok = 0;
 	memset(&lt, 0, sizeof(lt));
-	if (get_shape(r, &s, 0, &w) || get_int(r, "m", 1, MAX_M, &m, &w) ||
-	    (kv_get(r, "pairs") && get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w))) {
-		reply_error(id, w.text);
+	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
+	    (kv_get(r, "pairs") && worker_get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w))) {
+		worker_reply_error(id, w.text);
 		return;
 	}
 	gpu_error_clear();
-	if (ready_bench(g, &s, m, seed_of(r, &s, m, "baseline"), &b))
+	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "baseline"), &b))
 		goto cuda_error;
 	int rc = lt_plan_create(g, &s, m, &lt);
 	if (rc < 0)
 		goto cuda_error;
 	if (rc == 0) {
-		rc = ready_lt(g, b, &lt, seed_of(r, &s, m, "cublaslt"), graphs);
+		rc = ready_lt(g, b, &lt, worker_seed_of(r, &s, m, "cublaslt"), graphs);
 		if (rc < 0)
 			goto cuda_error;
 		lt_ok = rc == 0;
@@ -472,16 +468,16 @@ static void handle_baseline(struct gpu *g, const struct kv *r)
 		goto cuda_error;
 
 	struct kv_out o;
-	begin(&o, "baseline", id);
+	worker_begin(&o, "baseline", id);
 	kv_addf(&o, "cublas_us", "%.4f", ps.base_us);
 	kv_addf(&o, "cublaslt_us", "%.4f", lt_ok ? ps.cand_us : NAN);
 	kv_addf(&o, "ratio", "%.5f", lt_ok ? ps.ratio : NAN);
 	kv_add(&o, "lt_algo", lt.desc);
-	send(&o);
+	worker_send(&o);
 	goto cleanup;
 
 cuda_error:
-	reply_cuda_error(g, id);
+	worker_reply_cuda_error(g, id);
 cleanup:
 	for (int i = 0; i < BENCH_MAX_COPIES; i++)
 		gpu_graph_destroy(&graphs[i]);
@@ -508,7 +504,7 @@ static void handle_env(struct gpu *g, const struct kv *r)
 	    CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, g->device)) ||
 	    CUDA_CHECK(cudaDriverGetVersion(&drv)) || CUDA_CHECK(cudaRuntimeGetVersion(&rt)) ||
 	    blas_versions(g, cublas, cublaslt, sizeof(cublas))) {
-		reply_cuda_error(g, id);
+		worker_reply_cuda_error(g, id);
 		return;
 	}
 	const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
@@ -521,7 +517,7 @@ static void handle_env(struct gpu *g, const struct kv *r)
 	cuda_version_text(rt, cuda, sizeof(cuda));
 
 	struct kv_out o;
-	begin(&o, "env", id);
+	worker_begin(&o, "env", id);
 	kv_add(&o, "gpu_name", prop.name);
 	kv_add(&o, "gpu_uuid", uuid);
 	kv_addf(&o, "sm_count", "%d", prop.multiProcessorCount);
@@ -533,7 +529,7 @@ static void handle_env(struct gpu *g, const struct kv *r)
 	kv_add(&o, "nvrtc", jit_nvrtc_version());
 	kv_add(&o, "cublas", cublas);
 	kv_add(&o, "cublaslt", cublaslt);
-	send(&o);
+	worker_send(&o);
 }
 
 static void handle_overhead(struct gpu *g, const struct kv *r)
@@ -542,19 +538,19 @@ static void handle_overhead(struct gpu *g, const struct kv *r)
 	struct why w;
 	int reps = TIMING_OVERHEAD_REPS;
 	double us;
-	if (kv_get(r, "pairs") && get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w)) {
-		reply_error(id, w.text);
+	if (kv_get(r, "pairs") && worker_get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w)) {
+		worker_reply_error(id, w.text);
 		return;
 	}
 	gpu_error_clear();
 	if (timing_overhead(g, reps, &us)) {
-		reply_cuda_error(g, id);
+		worker_reply_cuda_error(g, id);
 		return;
 	}
 	struct kv_out o;
-	begin(&o, "overhead", id);
+	worker_begin(&o, "overhead", id);
 	kv_addf(&o, "us", "%.4f", us);
-	send(&o);
+	worker_send(&o);
 }
 
 static void handle_floor(struct gpu *g, const struct kv *r)
@@ -565,27 +561,27 @@ static void handle_floor(struct gpu *g, const struct kv *r)
 	uint64_t bytes;
 	int reps = TIMING_OVERHEAD_REPS;
 	if (get_u64(r, "bytes", &bytes, &w) ||
-	    (kv_get(r, "pairs") && get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w))) {
-		reply_error(id, w.text);
+	    (kv_get(r, "pairs") && worker_get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w))) {
+		worker_reply_error(id, w.text);
 		return;
 	}
 	if (!bytes || bytes > MAX_WEIGHT_BYTES) {
-		reply_error(id, "bytes out of range");
+		worker_reply_error(id, "bytes out of range");
 		return;
 	}
 	gpu_error_clear();
 	if (timing_floor(g, (size_t)bytes, reps, &f)) {
-		reply_cuda_error(g, id);
+		worker_reply_cuda_error(g, id);
 		return;
 	}
 	struct kv_out o;
-	begin(&o, "floor", id);
+	worker_begin(&o, "floor", id);
 	kv_add(&o, "family", family ? family : "");
 	kv_addf(&o, "bytes", "%" PRIu64, bytes);
 	kv_addf(&o, "us", "%.4f", f.us);
 	kv_addf(&o, "gbps", "%.1f", f.gbps);
 	kv_add(&o, "config", f.config);
-	send(&o);
+	worker_send(&o);
 }
 
 static const struct {
@@ -597,6 +593,7 @@ static const struct {
 	{ "floor", handle_floor },
 	{ "baseline", handle_baseline },
 	{ "eval", handle_eval },
+	{ "rt", worker_handle_rt },
 };
 
 static const char worker_usage[] = "usage: gemmtab worker [--device N]";
@@ -635,7 +632,7 @@ int cmd_worker(int argc, char **argv)
 		if (strspn(line, " \t\r\n") == strlen(line))
 			continue;
 		if (kv_parse(line, &req)) {
-			reply_error(NULL, "malformed request");
+			worker_reply_error(NULL, "malformed request");
 			continue;
 		}
 		int quit = !strcmp(req.op, "quit"), known = quit;
@@ -647,7 +644,7 @@ int cmd_worker(int argc, char **argv)
 		if (!known) {
 			char reason[64];
 			snprintf(reason, sizeof(reason), "unknown request '%.32s'", req.op);
-			reply_error(kv_get(&req, "id"), reason);
+			worker_reply_error(kv_get(&req, "id"), reason);
 		}
 		kv_free(&req);
 		if (quit)

@@ -10,7 +10,9 @@ int cmd_sweep(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_emit(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -17,7 +17,9 @@ static const struct command commands[] = {
 	{ "sweep", cmd_sweep, "enumerate, compile, validate and time a search space into a database" },
 	{ "compile", cmd_compile, "compile every instantiation of a search space with NVRTC (no GPU)" },
 	{ "probe", cmd_probe, "measure the GPU: versions, replay overhead, streaming-read floors" },
+	{ "bench", cmd_bench, "time libgemmtab (its compiled-in table) against cuBLAS per WORKLOAD.md" },
 	{ "report", cmd_report, "per family and M, per load, and the score, from a database" },
+	{ "emit", cmd_emit, "write the C dispatch table (and its kernel list) from a database's retests" },
 	{ "query", cmd_query, "run SQL or a canned query against a database" },
 	{ "worker", cmd_worker, "(internal) the GPU worker process a sweep talks to over a pipe" },
 };

@@ -1,0 +1,92 @@
+/*
+ * blas.c: the baseline every M without a usable table entry runs, exactly
+ * the call the tuner measured against (tuner/baseline.c), which is what
+ * PyTorch's F.linear runs: one cublasGemmEx, default algorithm,
+ * CUBLAS_COMPUTE_32F, Y (m x n row-major) as the column-major n x m
+ * product of W (stored n x k row-major, so op T) and X. BF16 weights take
+ * X as is; FP32 weights (the router) take X converted to FP32 first, a
+ * fixed number of rows at a time, and run the FP32 GEMM without TF32.
+ *
+ * Each weight owns its cuBLAS handle and workspace, so distinct weights
+ * may run from distinct threads, and cuBLAS never allocates inside a
+ * captured graph.
+ */
+#include "rt.h"
+
+int rt_blas_init(struct gt_weight *wt)
+{
+	int status = rt_blas_status(cublasCreate(&wt->blas));
+	if (status != GT_OK) {
+		wt->blas = NULL;
+		return status;
+	}
+	/* default math: no TF32 for the FP32 router baseline, as PyTorch */
+	status = rt_blas_status(cublasSetMathMode(wt->blas, CUBLAS_DEFAULT_MATH));
+	if (status == GT_OK)
+		status = rt_cuda_status(cudaMalloc(&wt->blas_ws, RT_BLAS_WS_BYTES));
+	if (status == GT_OK)
+		status = rt_blas_status(cublasSetWorkspace(wt->blas, wt->blas_ws,
+							   RT_BLAS_WS_BYTES));
+	if (status == GT_OK && wt->shape.w == DT_FP32)
+		status = rt_cuda_status(cudaMalloc((void **)&wt->x32, (size_t)RT_X32_CHUNK_ROWS *
+						   (size_t)wt->shape.k * sizeof(float)));
+	return status;
+}
+
+void rt_blas_free(struct gt_weight *wt)
+{
+	if (wt->blas)
+		(void)cublasDestroy(wt->blas);
+	if (wt->blas_ws)
+		(void)cudaFree(wt->blas_ws);
+	if (wt->x32)
+		(void)cudaFree(wt->x32);
+	wt->blas = NULL;
+	wt->blas_ws = NULL;
+	wt->x32 = NULL;
+}
+
+static cudaDataType_t cuda_type(enum dtype t)
+{
+	return t == DT_FP32 ? CUDA_R_32F : CUDA_R_16BF;
+}
+
+/* One GEMM of m rows: x holds them in x_type. */
+static int gemm(struct gt_weight *wt, const void *x, cudaDataType_t x_type, int m, void *y)
+{
+	const struct shape *s = &wt->shape;
+	const float one = 1.0f, zero = 0.0f;
+	return rt_blas_status(cublasGemmEx(wt->blas, CUBLAS_OP_T, CUBLAS_OP_N, s->n, m, s->k,
+					   &one, wt->w, cuda_type(s->w), s->k, x, x_type, s->k,
+					   &zero, y, cuda_type(s->y), s->n, CUBLAS_COMPUTE_32F,
+					   CUBLAS_GEMM_DEFAULT));
+}
+
+int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream)
+{
+	const struct shape *s = &wt->shape;
+	/* cublasSetStream resets the workspace to cuBLAS's own pool: set ours again */
+	int status = rt_blas_status(cublasSetStream(wt->blas, stream));
+	if (status == GT_OK)
+		status = rt_blas_status(cublasSetWorkspace(wt->blas, wt->blas_ws,
+							   RT_BLAS_WS_BYTES));
+	if (status != GT_OK)
+		return status;
+	if (s->w != DT_FP32)
+		return gemm(wt, x, cuda_type(s->x), m, y);
+
+	/* the chunks share one buffer; the stream orders each conversion after
+	 * the GEMM that read the previous chunk */
+	const char *xb = x;
+	char *yb = y;
+	for (int row = 0; row < m && status == GT_OK; row += RT_X32_CHUNK_ROWS) {
+		int rows = m - row < RT_X32_CHUNK_ROWS ? m - row : RT_X32_CHUNK_ROWS;
+		size_t x_off = (size_t)row * (size_t)s->k * dtype_size(s->x);
+		size_t y_off = (size_t)row * (size_t)s->n * dtype_size(s->y);
+		status = rt_cuda_status(rt_bf16_to_fp32(xb + x_off, wt->x32,
+							(size_t)rows * (size_t)s->k, stream));
+		if (status == GT_OK)
+			status = gemm(wt, wt->x32, CUDA_R_32F, rows, yb + y_off);
+	}
+	return status;
+}

@@ -1,0 +1,130 @@
+/*
+ * context.c: the library's entry points that need no weight: status
+ * messages, the context (one device, described the way the table records
+ * its tuning environment, and compared against it once), the compiled-in
+ * table's description, and the error mapping and device switching the
+ * other files share.
+ */
+#include "rt.h"
+
+#include <cublasLt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *gt_status_string(int status)
+{
+	switch (status) {
+	case GT_OK:
+		return "success";
+	case GT_ERR_INVALID:
+		return "invalid argument (null pointer, m, n or k <= 0, or bad enum value)";
+	case GT_ERR_UNSUPPORTED:
+		return "unsupported dtype combination";
+	case GT_ERR_MISALIGNED:
+		return "device pointer not aligned to its element size";
+	case GT_ERR_CUDA:
+		return "a CUDA runtime call failed";
+	case GT_ERR_CUBLAS:
+		return "a cuBLAS call failed";
+	case GT_ERR_NO_MEMORY:
+		return "out of host or device memory";
+	}
+	return "unknown status";
+}
+
+int rt_cuda_status(cudaError_t e)
+{
+	if (e == cudaSuccess)
+		return GT_OK;
+	return e == cudaErrorMemoryAllocation ? GT_ERR_NO_MEMORY : GT_ERR_CUDA;
+}
+
+int rt_blas_status(cublasStatus_t e)
+{
+	if (e == CUBLAS_STATUS_SUCCESS)
+		return GT_OK;
+	return e == CUBLAS_STATUS_ALLOC_FAILED ? GT_ERR_NO_MEMORY : GT_ERR_CUBLAS;
+}
+
+int rt_device_enter(int device, int *saved)
+{
+	int status = rt_cuda_status(cudaGetDevice(saved));
+	if (status == GT_OK && *saved != device)
+		status = rt_cuda_status(cudaSetDevice(device));
+	return status;
+}
+
+int rt_device_leave(int saved)
+{
+	int current = saved;
+	int status = rt_cuda_status(cudaGetDevice(&current));
+	if (status == GT_OK && current != saved)
+		status = rt_cuda_status(cudaSetDevice(saved));
+	return status;
+}
+
+/* cuBLAS encodes versions as major * 10000 + minor * 100 + patch; the
+ * tuner records "13.1.0" the same way (tuner/baseline.c). */
+static void version_text(size_t v, char *out, size_t len)
+{
+	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+}
+
+int gt_context_create(int device, gt_context **out)
+{
+	struct cudaDeviceProp prop;
+	int count = 0;
+	if (!out || device < 0)
+		return GT_ERR_INVALID;
+	int status = rt_cuda_status(cudaGetDeviceCount(&count));
+	if (status != GT_OK)
+		return status;
+	if (device >= count)
+		return GT_ERR_INVALID;
+	status = rt_cuda_status(cudaGetDeviceProperties(&prop, device));
+	if (status != GT_OK)
+		return status;
+
+	gt_context *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return GT_ERR_NO_MEMORY;
+	ctx->device = device;
+	snprintf(ctx->env.gpu_name, sizeof(ctx->env.gpu_name), "%s", prop.name);
+	ctx->env.sm_count = prop.multiProcessorCount;
+	version_text(cublasLtGetVersion(), ctx->env.cublaslt, sizeof(ctx->env.cublaslt));
+	ctx->smem_optin = prop.sharedMemPerBlockOptin;
+	ctx->table_mismatch = rt_env_mismatch(rt_table(), &ctx->env, ctx->mismatch,
+					      sizeof(ctx->mismatch));
+	*out = ctx;
+	return GT_OK;
+}
+
+int gt_context_destroy(gt_context *ctx)
+{
+	free(ctx);
+	return GT_OK;
+}
+
+/* The description is formatted once, on first use, from any thread. */
+static pthread_once_t description_once = PTHREAD_ONCE_INIT;
+static char description[1024];
+
+static void describe_table(void)
+{
+	const struct gt_table *t = rt_table();
+	snprintf(description, sizeof(description),
+		 "%s; tuned on %s with %d SMs, CUDA %s, cuBLASLt %s, templates %s; %d entries",
+		 t->generated_by ? t->generated_by : "(unknown origin)",
+		 t->gpu_name ? t->gpu_name : "(unknown)", t->sm_count,
+		 t->cuda ? t->cuda : "(unknown)", t->cublaslt ? t->cublaslt : "(unknown)",
+		 t->source_hash ? t->source_hash : "(unknown)", t->nentries);
+}
+
+const char *gt_table_description(void)
+{
+	if (pthread_once(&description_once, describe_table))
+		return "(table description unavailable)";
+	return description;
+}

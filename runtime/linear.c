@@ -1,0 +1,92 @@
+/*
+ * linear.c: gt_linear, the call an engine makes per projection: check the
+ * arguments (before any CUDA call), pick the route for m, and either
+ * launch its template's plan (tmpl.h: the same launch sequence the tuner
+ * timed, kernels compiled in from the same source) or run the baseline.
+ * Allocates nothing and never synchronizes, so it can be captured.
+ */
+#include "rt.h"
+
+#include <stdint.h>
+
+/* Launch one kernel step of an entry's plan. Parameter values are copied
+ * by cudaLaunchKernel, so they may live on this stack frame. */
+static cudaError_t launch_step(const struct gt_weight *wt, const struct rt_route *r,
+			       const struct launch_step *st, const void *x, void *y, int m,
+			       cudaStream_t stream)
+{
+	void *ptr[PLAN_MAX_ARGS];
+	int val[PLAN_MAX_ARGS];
+	void *params[PLAN_MAX_ARGS];
+	for (int i = 0; i < st->nargs; i++) {
+		params[i] = &ptr[i];
+		switch (st->args[i].kind) {
+		case ARG_W: ptr[i] = (void *)wt->w; break;
+		case ARG_X: ptr[i] = (void *)x; break;
+		case ARG_Y: ptr[i] = y; break;
+		case ARG_WS: ptr[i] = wt->ws; break;
+		case ARG_M: val[i] = m; params[i] = &val[i]; break;
+		case ARG_N: val[i] = wt->shape.n; params[i] = &val[i]; break;
+		case ARG_K: val[i] = wt->shape.k; params[i] = &val[i]; break;
+		case ARG_INT: val[i] = (int)st->args[i].value; params[i] = &val[i]; break;
+		}
+	}
+	const dim3 grid = { st->grid[0], st->grid[1], st->grid[2] };
+	const dim3 block = { st->block[0], st->block[1], st->block[2] };
+	return cudaLaunchKernel(gt_table_kernels[r->e->kernel[st->kernel]], grid, block, params,
+				st->smem, stream);
+}
+
+/* Enqueue a checked plan's steps in order; stops at the first failure. */
+static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
+		    const struct launch_plan *plan, const void *x, void *y, int m,
+		    cudaStream_t stream)
+{
+	for (int i = 0; i < plan->nsteps; i++) {
+		const struct launch_step *st = &plan->steps[i];
+		cudaError_t e;
+		if (st->kind == STEP_KERNEL)
+			e = launch_step(wt, r, st, x, y, m, stream);
+		else if (!st->bytes)
+			continue;
+		else
+			e = cudaMemsetAsync(st->kind == STEP_MEMSET_Y ? y : wt->ws, 0, st->bytes,
+					    stream);
+		if (e == cudaSuccess)
+			e = cudaGetLastError();
+		if (e != cudaSuccess)
+			return rt_cuda_status(e);
+	}
+	return GT_OK;
+}
+
+int gt_linear(gt_weight *wt, const void *x_dev, int m, void *y_dev, void *stream)
+{
+	if (!wt || !x_dev || !y_dev || m <= 0)
+		return GT_ERR_INVALID;
+	if ((uintptr_t)x_dev % dtype_size(wt->shape.x) ||
+	    (uintptr_t)y_dev % dtype_size(wt->shape.y))
+		return GT_ERR_MISALIGNED;
+
+	struct launch_plan plan;
+	const struct rt_route *r = rt_route_find(wt->routes, wt->nroutes, m);
+	int routed = r && r->usable;
+	if (routed && ((uintptr_t)x_dev % RT_VECTOR_ALIGN || (uintptr_t)y_dev % RT_VECTOR_ALIGN)) {
+		routed = 0;
+		wt->misaligned_calls++;
+	}
+	/* prepare checked every M of the range; this only guards the launcher */
+	if (routed && rt_plan(r, &wt->shape, m, gt_table_nkernels, wt->ws_bytes, &plan))
+		routed = 0;
+
+	int saved = 0;
+	int status = rt_device_enter(wt->device, &saved);
+	if (status != GT_OK)
+		return status;
+	if (routed)
+		status = run_plan(wt, r, &plan, x_dev, y_dev, m, (cudaStream_t)stream);
+	else
+		status = rt_blas_run(wt, x_dev, m, y_dev, (cudaStream_t)stream);
+	int left = rt_device_leave(saved);
+	return status != GT_OK ? status : left;
+}

@@ -1,0 +1,161 @@
+/*
+ * rt.h: libgemmtab's internals, shared by the runtime's files and by
+ * nothing else: the context and weight handles, a table entry as one
+ * weight sees it (a "route"), and the functions the API files call on
+ * each other. Every name here is file-local after the library is linked
+ * (runtime/runtime.mk keeps only the gt_ API global), so the rt_ prefix
+ * and the tuner's adapters (tmpl.h) never clash with an application's.
+ */
+#ifndef GT_RT_H
+#define GT_RT_H
+
+#include <stddef.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "gemmtab.h"
+#include "gt_table.h"
+#include "tmpl.h"
+#include "types.h"
+
+/* Room for one reason a route falls back, and for a device name. */
+#define RT_WHY_MAX 256
+#define RT_NAME_MAX 256
+#define RT_VERSION_MAX 32
+
+/* cuBLAS workspace per weight: tuner/gpu.h's GPU_BLAS_WS_BYTES, so the
+ * baseline runs under the conditions it was measured in (PyTorch gives
+ * cuBLAS 32 MiB on Hopper). Set explicitly so cuBLAS never allocates
+ * while a graph is captured. */
+#define RT_BLAS_WS_BYTES ((size_t)32 << 20)
+
+/* The router baseline converts X to FP32 this many rows at a time into a
+ * workspace sized at prepare (gt_linear may not allocate, M is unbounded).
+ * 512 is WORKLOAD.md's largest neighbour M: every M the workload names
+ * runs as one GEMM, the call the tuner measured. */
+#define RT_X32_CHUNK_ROWS 512
+
+/* gemv (and any template of this generation) loads X and W 16 bytes at a
+ * time; the tuner validated only 16-byte aligned buffers. */
+#define RT_VECTOR_ALIGN 16
+
+/* The environment a table is compared against. */
+struct rt_env {
+	char gpu_name[RT_NAME_MAX];
+	int sm_count;
+	char cublaslt[RT_VERSION_MAX];
+};
+
+/* One table entry of a weight's (N, K, dtypes): usable, or why not. */
+struct rt_route {
+	int index;                              /* in the table's entries[] */
+	const struct gt_table_entry *e;
+	const struct tmpl *t;                   /* NULL: template unknown here */
+	int usable;
+	char why[RT_WHY_MAX];                   /* !usable: why the baseline runs */
+	size_t ws_bytes;                        /* largest plan workspace over its Ms */
+};
+
+struct gt_context {
+	int device;
+	struct rt_env env;
+	size_t smem_optin;                      /* opt-in shared memory per block */
+	int table_mismatch;                     /* the table was tuned elsewhere */
+	char mismatch[RT_WHY_MAX];              /* ... and how */
+};
+
+struct gt_weight {
+	int device;
+	const void *w;
+	struct shape shape;
+	struct rt_route *routes;                /* table order */
+	int nroutes;
+	void *ws;                               /* the routes' workspace */
+	size_t ws_bytes;
+	cublasHandle_t blas;
+	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
+	float *x32;                             /* router baseline: RT_X32_CHUNK_ROWS x K */
+	unsigned long misaligned_calls;         /* routed calls that ran the baseline */
+};
+
+/* --- table.c --- */
+
+/* The compiled-in table, and its kernels (runtime/tables/<name>_kernels.cu). */
+const struct gt_table *rt_table(void);
+extern const void *const gt_table_kernels[];
+extern const int gt_table_nkernels;
+
+/* --- dispatch.c: pure logic, no CUDA calls --- */
+
+/* The shape (types.h) of a weight; gt_dtype and enum dtype share values. */
+void rt_shape_init(struct shape *s, int n, int k, gt_dtype w, gt_dtype x, gt_dtype y);
+
+/* 1 when table t was tuned on another GPU, SM count or cuBLASLt version
+ * than env (why, len bytes, says how), else 0. */
+int rt_env_mismatch(const struct gt_table *t, const struct rt_env *env, char *why,
+		    size_t len);
+
+/* The routes of the entries of t for shape s, in table order, each
+ * checked statically (rt_route_check with nkernels). *out is a calloc'ed
+ * array the caller frees (NULL when there are none). Returns the count,
+ * or -1 when allocation failed. */
+int rt_routes_collect(const struct gt_table *t, const struct shape *s, int nkernels,
+		      struct rt_route **out);
+
+/* Check one entry (r->e) against the shape and the compiled kernels:
+ * known template, legal parameters, kernel indices in range, and a
+ * well-formed launch plan at every M of its range (scanned up to
+ * RT_PLAN_SCAN Ms, then at the ends). Sets r->t, r->usable, r->why and
+ * r->ws_bytes, the largest plan workspace seen (0 when unusable). */
+void rt_route_check(struct rt_route *r, const struct shape *s, int nkernels);
+
+/* Mark a route unusable with a formatted reason (a no-op when it already
+ * is: the first reason stands). */
+void rt_route_disable(struct rt_route *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The plan of route r for m tokens, checked: every kernel step names one
+ * of the entry's kernels and one of the nkernels compiled ones, has a
+ * non-empty grid and block and argument kinds the launcher knows; memsets
+ * fit their buffers (ws_limit bytes of workspace). Returns 0 or -1. */
+int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels,
+	    size_t ws_limit, struct launch_plan *plan);
+
+/* The route whose range covers m (the first in table order), or NULL. */
+const struct rt_route *rt_route_find(const struct rt_route *routes, int n, int m);
+
+/* One line saying what a call with m tokens runs and why (see
+ * gt_weight_explain). misaligned: calls so far that had a route but ran
+ * the baseline for unaligned pointers. */
+void rt_explain(const struct shape *s, const struct rt_route *r, int m,
+		unsigned long misaligned, char *buf, size_t len);
+
+/* --- context.c --- */
+
+/* A CUDA or cuBLAS error as a gt_status. */
+int rt_cuda_status(cudaError_t e);
+int rt_blas_status(cublasStatus_t e);
+
+/* Make ctx's device current, remembering the caller's in *saved;
+ * rt_device_leave restores it. Both return a gt_status. */
+int rt_device_enter(int device, int *saved);
+int rt_device_leave(int saved);
+
+/* --- blas.c --- */
+
+/* The weight's cuBLAS handle, its workspace and (router) the FP32 chunk
+ * buffer, on the current device. Returns a gt_status; on failure what was
+ * made is left in wt for rt_blas_free. */
+int rt_blas_init(struct gt_weight *wt);
+void rt_blas_free(struct gt_weight *wt);
+/* The baseline for m tokens on stream. Returns a gt_status. */
+int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream);
+
+/* --- convert.cu --- */
+
+/* dst[i] = float(src[i]) for count bf16 values on stream; returns
+ * cudaGetLastError() after the launch. */
+cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count, cudaStream_t stream);
+
+#endif

@@ -1,0 +1,180 @@
+# runtime/runtime.mk: libgemmtab, included by the top Makefile (after it
+# defines CUDA_HOME, GPU_ARCH, NVCC, NVCC_GENCODE, BUILD, OBJ, Q, CC,
+# CFLAGS and PREFIX). Builds the static and shared library from the
+# runtime's sources, the tuner's pure template adapters (tuner/tmpl*.c,
+# tuner/types.c: the same launch plans the tuner timed) and the kernels of
+# one dispatch table, compiled by nvcc from templates/ with the arch the
+# tuner gives NVRTC. Only the gt_ API stays global in the libraries.
+#
+# Knobs:
+#   TABLE   the dispatch table compiled in; its kernels are the same stem
+#           + _kernels.cu   [runtime/tables/h200.h if it exists, else the
+#           test fixture runtime/tables/example.h]
+#
+# Targets:
+#   runtime             $(RT_LIB_A) and $(RT_LIB_SO)
+#   install-runtime     PREFIX/lib/libgemmtab.{a,so}, PREFIX/include/gemmtab.h,
+#                       PREFIX/lib/pkgconfig/gemmtab.pc (DESTDIR honoured)
+#   runtime-tests       the CPU test binaries ($(RT_UNIT_BIN))
+#   runtime-tests-gpu   the GPU test binary ($(RT_GPU_BIN))
+#   runtime-example     $(RT_EXAMPLE): examples/linear.c built through
+#                       pkg-config against an install in $(RT_EXAMPLE_PREFIX)
+#
+# Explicit rules here build build/tests/test_runtime_*, build/tests/
+# gpu_test_runtime_gpu against libgemmtab instead of the top Makefile's
+# pattern rules (an explicit rule wins over a pattern rule).
+
+# Keep the including Makefile's default goal whatever the include position.
+RT_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+TABLE ?= $(if $(wildcard runtime/tables/h200.h),runtime/tables/h200.h,runtime/tables/example.h)
+RT_TABLE_KERNELS := $(TABLE:.h=_kernels.cu)
+RT_VERSION := 0.1.0
+
+LD      ?= ld
+OBJCOPY ?= objcopy
+AR      ?= ar
+
+RT_OBJ     := $(BUILD)/obj/rt
+RT_LIB_A   := $(BUILD)/lib/libgemmtab.a
+RT_LIB_SO  := $(BUILD)/lib/libgemmtab.so
+RT_ALL_O   := $(RT_OBJ)/gemmtab_all.o
+RT_SYMS    := runtime/gemmtab.sym
+
+RT_C       := $(sort $(wildcard runtime/*.c))
+# Every template adapter the registry (tuner/tmpl.c) lists: pure C by
+# tmpl.h's contract; the shared library's --no-undefined link proves it.
+RT_TUNER_C := $(sort $(wildcard tuner/tmpl*.c)) tuner/types.c
+RT_CU      := $(sort $(wildcard runtime/*.cu))
+RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
+	$(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o) \
+	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_OBJ)/table_kernels.cu.o
+
+RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Ituner -I$(CUDA_HOME)/include
+RT_CFLAGS   := $(CFLAGS) -std=c11 -fPIC -MMD -MP
+# The table's kernels: the tuner gives NVRTC --gpu-architecture=$(GPU_ARCH)
+# --std=c++17 (tuner/jit.c); the same arch and standard here. The runtime's
+# own kernel also carries PTX of the base arch, so the baseline runs (and
+# a table tuned elsewhere falls back) on other GPUs too.
+RT_NVCCFLAGS := -std=c++17 -O3 -Xcompiler -fPIC,-Wall,-Wextra -Itemplates -Iruntime
+RT_PTX_ARCH  := $(patsubst %a,%,$(GPU_NUM))
+RT_CONVERT_GENCODE := $(NVCC_GENCODE) -gencode=arch=compute_$(RT_PTX_ARCH),code=compute_$(RT_PTX_ARCH)
+
+RT_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+	-lcublasLt -lcublas -lcudart
+# What a program linking the static library adds (nvcc's host code needs
+# the C++ runtime).
+RT_LDLIBS := $(RT_CUDA_LIBS) -lstdc++ -lpthread -lm
+
+RT_UNIT_BIN := $(BUILD)/tests/test_runtime_api $(BUILD)/tests/test_runtime_dispatch
+RT_GPU_BIN  := $(BUILD)/tests/gpu_test_runtime_gpu
+RT_EXAMPLE  := $(BUILD)/examples/linear
+RT_EXAMPLE_PREFIX := $(BUILD)/rt-prefix
+
+runtime: $(RT_LIB_A) $(RT_LIB_SO)
+
+# Rebuild the table's objects when TABLE names another file: the stamp
+# holds the name and changes only when it does.
+RT_TABLE_STAMP := $(RT_OBJ)/table-name
+$(RT_TABLE_STAMP): rt-force
+	@mkdir -p $(@D)
+	@echo '$(TABLE)' | cmp -s - $@ || echo '$(TABLE)' > $@
+
+$(RT_OBJ)/%.o: runtime/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
+
+$(RT_OBJ)/table.o: runtime/table.c $(TABLE) $(RT_TABLE_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC      $< ($(TABLE))"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -DGT_TABLE_HEADER='"$(TABLE)"' -c -o $@ $<
+
+$(RT_OBJ)/tuner_%.o: tuner/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (runtime)"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
+
+$(RT_OBJ)/%.cu.o: runtime/%.cu
+	@mkdir -p $(@D)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(RT_NVCCFLAGS) $(RT_CONVERT_GENCODE) -c -o $@ $<
+
+$(RT_OBJ)/table_kernels.cu.o: $(RT_TABLE_KERNELS) $(TEMPLATES) $(RT_TABLE_STAMP)
+	@mkdir -p $(@D)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(RT_NVCCFLAGS) $(NVCC_GENCODE) -c -o $@ $<
+
+# One relocatable object with every symbol but the API made local, so
+# the tuner's adapters and the runtime's helpers never clash with a
+# program's own symbols; both libraries are made from it.
+$(RT_ALL_O): $(RT_OBJS) $(RT_SYMS)
+	@echo "  LD -r   $@"
+	$(Q)$(LD) -r -o $@.tmp $(RT_OBJS)
+	$(Q)$(OBJCOPY) --keep-global-symbols=$(RT_SYMS) $@.tmp $@ && rm -f $@.tmp
+
+$(RT_LIB_A): $(RT_ALL_O)
+	@mkdir -p $(@D)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $<
+
+$(RT_LIB_SO): $(RT_ALL_O)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -shared -Wl,-soname,libgemmtab.so -Wl,--no-undefined -o $@ $< $(RT_LDLIBS)
+
+# $(call rt_install,ROOT,PREFIX): install the libraries, the header and the
+# pkg-config file (saying PREFIX) under ROOT.
+define rt_install
+	@echo "  INSTALL $(1)"
+	$(Q)install -d $(1)/lib/pkgconfig $(1)/include
+	$(Q)install -m 644 $(RT_LIB_A) $(1)/lib/libgemmtab.a
+	$(Q)install -m 755 $(RT_LIB_SO) $(1)/lib/libgemmtab.so
+	$(Q)install -m 644 runtime/gemmtab.h $(1)/include/gemmtab.h
+	$(Q)sed -e 's|@PREFIX@|$(2)|g' -e 's|@VERSION@|$(RT_VERSION)|g' \
+		-e 's|@CUDA_INCLUDEDIR@|$(CUDA_HOME)/include|g' \
+		-e 's|@CUDA_LIBDIR@|$(CUDA_HOME)/lib64|g' \
+		runtime/gemmtab.pc.in > $(1)/lib/pkgconfig/gemmtab.pc
+endef
+
+install-runtime: $(RT_LIB_A) $(RT_LIB_SO)
+	$(call rt_install,$(DESTDIR)$(PREFIX),$(PREFIX))
+
+# The example as a user builds it: against an install, through pkg-config.
+$(RT_EXAMPLE): examples/linear.c $(RT_LIB_A) $(RT_LIB_SO) runtime/gemmtab.h runtime/gemmtab.pc.in
+	$(Q)rm -rf $(RT_EXAMPLE_PREFIX)
+	$(call rt_install,$(abspath $(RT_EXAMPLE_PREFIX)),$(abspath $(RT_EXAMPLE_PREFIX)))
+	@mkdir -p $(@D)
+	@echo "  CC      $< (pkg-config gemmtab)"
+	$(Q)PKG_CONFIG_PATH=$(abspath $(RT_EXAMPLE_PREFIX))/lib/pkgconfig; export PKG_CONFIG_PATH; \
+		$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs gemmtab) -lm
+
+runtime-example: $(RT_EXAMPLE)
+
+$(BUILD)/tests/test_runtime_api: tests/unit/test_runtime_api.c $(RT_LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_LIB_A) $(RT_LDLIBS)
+
+# The dispatch logic is pure C: its test links the unlocalized objects.
+RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o)
+$(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DISPATCH_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_DISPATCH_OBJS)
+
+# The GPU test checks against the tuner's FP64 reference kernels (harness.cu).
+$(BUILD)/tests/gpu_test_runtime_gpu: tests/gpu/test_runtime_gpu.c $(RT_LIB_A) $(OBJ)/harness.cu.o
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(OBJ)/harness.cu.o \
+		$(RT_LIB_A) $(RT_LDLIBS)
+
+runtime-tests: $(RT_UNIT_BIN)
+runtime-tests-gpu: $(RT_GPU_BIN) $(RT_EXAMPLE)
+
+.PHONY: runtime install-runtime runtime-example runtime-tests runtime-tests-gpu rt-force
+
+-include $(wildcard $(RT_OBJ)/*.d)
+
+.DEFAULT_GOAL := $(RT_SAVED_GOAL)

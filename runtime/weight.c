@@ -1,0 +1,191 @@
+/*
+ * weight.c: preparing a weight: its arguments checked, the table entries
+ * of its (N, K, dtypes) found and checked against the table's tuning
+ * environment, the weight pointer and the device (each kernel loads here,
+ * so gt_linear never loads one, even under capture), and everything
+ * gt_linear will need allocated once: the routes' workspace, the cuBLAS
+ * handle and its workspace. Also the handle's teardown and its explain.
+ */
+#include "rt.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Dynamic shared memory a kernel may use without opting in. */
+#define RT_SMEM_DEFAULT_LIMIT (48 << 10)
+
+static int dtype_ok(gt_dtype t)
+{
+	return t == GT_BF16 || t == GT_FP32;
+}
+
+/* (bf16, bf16, bf16) and (fp32, bf16, fp32): the combinations the
+ * baseline serves (tuner/baseline.c) and the workload names. */
+static int combo_supported(gt_dtype w, gt_dtype x, gt_dtype y)
+{
+	return x == GT_BF16 && w == y;
+}
+
+/* Check what the device says about one usable route's kernels and plan:
+ * every kernel loads, blocks fit, shared memory fits (opting in above the
+ * default limit). A route that fails is disabled, not an error; only a
+ * failing attribute update is. Returns a gt_status. */
+static int route_on_device(const gt_context *ctx, const struct shape *s, struct rt_route *r)
+{
+	const struct gt_table_entry *e = r->e;
+	struct cudaFuncAttributes attr[GT_TABLE_MAX_KERNELS];
+	unsigned dyn[GT_TABLE_MAX_KERNELS] = { 0 };
+	for (int i = 0; i < e->nkernels; i++) {
+		cudaError_t err = cudaFuncGetAttributes(&attr[i], gt_table_kernels[e->kernel[i]]);
+		if (err != cudaSuccess) {
+			(void)cudaGetLastError();       /* not sticky: clear it */
+			rt_route_disable(r, "kernel %d does not load on this device: %s",
+					 e->kernel[i], cudaGetErrorString(err));
+			return GT_OK;
+		}
+	}
+	/* gemv's blocks and shared memory do not depend on m; a template
+	 * whose do would still be checked at both ends of the range */
+	const int ms[2] = { e->m_lo, e->m_hi };
+	for (int j = 0; j < 2; j++) {
+		struct launch_plan plan;
+		if (rt_plan(r, s, ms[j], gt_table_nkernels, SIZE_MAX, &plan)) {
+			rt_route_disable(r, "no well-formed launch plan at m=%d", ms[j]);
+			return GT_OK;
+		}
+		for (int i = 0; i < plan.nsteps; i++) {
+			const struct launch_step *st = &plan.steps[i];
+			if (st->kind != STEP_KERNEL)
+				continue;
+			const struct cudaFuncAttributes *a = &attr[st->kernel];
+			long long threads = (long long)st->block[0] * st->block[1] * st->block[2];
+			if (threads > a->maxThreadsPerBlock) {
+				rt_route_disable(r, "a block of %lld threads exceeds kernel %d's "
+						 "limit of %d", threads, e->kernel[st->kernel],
+						 a->maxThreadsPerBlock);
+				return GT_OK;
+			}
+			if (a->sharedSizeBytes + st->smem > ctx->smem_optin) {
+				rt_route_disable(r, "needs %zu bytes of shared memory, the device "
+						 "allows %zu", a->sharedSizeBytes + st->smem,
+						 ctx->smem_optin);
+				return GT_OK;
+			}
+			if (st->smem > dyn[st->kernel])
+				dyn[st->kernel] = st->smem;
+		}
+	}
+	for (int i = 0; i < e->nkernels; i++) {
+		if (attr[i].sharedSizeBytes + dyn[i] <= RT_SMEM_DEFAULT_LIMIT)
+			continue;
+		int status = rt_cuda_status(cudaFuncSetAttribute(
+			gt_table_kernels[e->kernel[i]], cudaFuncAttributeMaxDynamicSharedMemorySize,
+			(int)dyn[i]));
+		if (status != GT_OK)
+			return status;
+	}
+	return GT_OK;
+}
+
+/* Free everything a (possibly half-built) weight holds, on its device;
+ * returns the first failure's status. */
+static int weight_free(gt_weight *wt)
+{
+	int status = GT_OK, saved = 0;
+	int entered = rt_device_enter(wt->device, &saved) == GT_OK;
+	rt_blas_free(wt);
+	if (wt->ws)
+		status = rt_cuda_status(cudaFree(wt->ws));
+	if (entered && rt_device_leave(saved) != GT_OK && status == GT_OK)
+		status = GT_ERR_CUDA;
+	free(wt->routes);
+	free(wt);
+	return status;
+}
+
+/* Routes, device checks and allocations of a weight whose fields are set;
+ * runs on the weight's device. Returns a gt_status. */
+static int weight_build(const gt_context *ctx, gt_weight *wt)
+{
+	size_t ws = 0;
+	int n = rt_routes_collect(rt_table(), &wt->shape, gt_table_nkernels, &wt->routes);
+	if (n < 0)
+		return GT_ERR_NO_MEMORY;
+	wt->nroutes = n;
+	for (int i = 0; i < n; i++) {
+		struct rt_route *r = &wt->routes[i];
+		if (ctx->table_mismatch)
+			rt_route_disable(r, "%s", ctx->mismatch);
+		if ((uintptr_t)wt->w % RT_VECTOR_ALIGN)
+			rt_route_disable(r, "w is not %d-byte aligned", RT_VECTOR_ALIGN);
+		if (!r->usable)
+			continue;
+		int status = route_on_device(ctx, &wt->shape, r);
+		if (status != GT_OK)
+			return status;
+		/* the workspace of the routes that survived, over every M */
+		if (r->usable && r->ws_bytes > ws)
+			ws = r->ws_bytes;
+	}
+	if (ws) {
+		int status = rt_cuda_status(cudaMalloc(&wt->ws, ws));
+		if (status != GT_OK)
+			return status;
+		wt->ws_bytes = ws;
+	}
+	return rt_blas_init(wt);
+}
+
+int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
+		      gt_dtype x, gt_dtype y, gt_weight **out)
+{
+	if (!ctx || !w_dev || !out || n <= 0 || k <= 0)
+		return GT_ERR_INVALID;
+	if (!dtype_ok(w) || !dtype_ok(x) || !dtype_ok(y))
+		return GT_ERR_INVALID;
+	if (!combo_supported(w, x, y))
+		return GT_ERR_UNSUPPORTED;
+	if ((uintptr_t)w_dev % (w == GT_FP32 ? 4 : 2))
+		return GT_ERR_MISALIGNED;
+
+	gt_weight *wt = calloc(1, sizeof(*wt));
+	if (!wt)
+		return GT_ERR_NO_MEMORY;
+	wt->device = ctx->device;
+	wt->w = w_dev;
+	rt_shape_init(&wt->shape, n, k, w, x, y);
+
+	int saved = 0;
+	int status = rt_device_enter(ctx->device, &saved);
+	if (status != GT_OK) {
+		free(wt);
+		return status;
+	}
+	status = weight_build(ctx, wt);
+	int left = rt_device_leave(saved);
+	if (status == GT_OK)
+		status = left;
+	if (status != GT_OK) {
+		(void)weight_free(wt);
+		return status;
+	}
+	*out = wt;
+	return GT_OK;
+}
+
+int gt_weight_destroy(gt_weight *wt)
+{
+	return wt ? weight_free(wt) : GT_OK;
+}
+
+int gt_weight_explain(const gt_weight *wt, int m, char *buf, size_t len)
+{
+	if (buf && len)
+		buf[0] = '\0';
+	if (!wt || !buf || !len || m <= 0)
+		return GT_ERR_INVALID;
+	const struct rt_route *r = rt_route_find(wt->routes, wt->nroutes, m);
+	rt_explain(&wt->shape, r, m, r && r->usable ? wt->misaligned_calls : 0, buf, len);
+	return GT_OK;
+}

@@ -1,0 +1,252 @@
+/*
+ * test_runtime_dispatch.c: the runtime's dispatch decisions over a fixture
+ * table, without CUDA: a table tuned elsewhere is detected and said so,
+ * malformed entries fall back with their reason, each M finds its entry
+ * (or none), the workspace covers the largest M of a split-K entry, and
+ * gt_weight_explain's line reads as documented. Links runtime/dispatch.c
+ * and the tuner's adapters directly (they are local inside the library).
+ */
+#include "check.h"
+#include "rt.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The compiled kernels the fixture pretends to have. */
+#define NKERNELS 4
+
+static const struct gt_table_entry entries[] = {
+	/* 0: qkv m=1, one kernel */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 1, .m_hi = 1, .tmpl = "gemv",
+	  .params = { 16, 4, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { 0 }, .ratio_min = 1.35254,
+	  .pairs_min = 100 },
+	/* 1: router m 9-16, split-K: two kernels and a workspace */
+	{ .n = 256, .k = 8192, .w = 1, .x = 0, .y = 1, .m_lo = 9, .m_hi = 16, .tmpl = "gemv",
+	  .params = { 2, 4, 16, 4, 8, 1 }, .nkernels = 2, .kernel = { 2, 3 }, .ratio_min = 3.688,
+	  .pairs_min = 200 },
+	/* 2: qkv m=2: a template this library does not have */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 2, .m_hi = 2, .tmpl = "wgmma",
+	  .nkernels = 1, .kernel = { 0 } },
+	/* 3: qkv m=3: rows=5 does not divide n */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 3, .m_hi = 3, .tmpl = "gemv",
+	  .params = { 16, 5, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { 0 } },
+	/* 4: qkv m=4: a kernel index past the compiled ones */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 4, .m_hi = 4, .tmpl = "gemv",
+	  .params = { 16, 4, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { NKERNELS } },
+	/* 5: qkv m=5: split=2 launches two kernels, the entry names one */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 5, .m_hi = 5, .tmpl = "gemv",
+	  .params = { 4, 4, 1, 1, 2, 0 }, .nkernels = 1, .kernel = { 0 } },
+	/* 6: qkv: an empty range */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 7, .m_hi = 6, .tmpl = "gemv",
+	  .params = { 16, 4, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { 0 } },
+	/* 7: qkv m 8-INT_MAX: a huge range is checked at its ends, quickly */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 8, .m_hi = INT_MAX,
+	  .tmpl = "gemv", .params = { 16, 4, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { 0 } },
+	/* 8: qkv m=1 again: overlaps entry 0, which wins */
+	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 1, .m_hi = 1, .tmpl = "gemv",
+	  .params = { 8, 4, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { 1 } },
+};
+
+static const struct gt_table table = {
+	.generated_by = "fixture",
+	.gpu_name = "NVIDIA H200",
+	.sm_count = 132,
+	.cuda = "13.0",
+	.cublaslt = "13.1.0",
+	.source_hash = "0123456789abcdef",
+	.nentries = sizeof(entries) / sizeof(entries[0]),
+	.entries = entries,
+};
+
+static struct shape qkv(void)
+{
+	struct shape s;
+	rt_shape_init(&s, 2304, 8192, GT_BF16, GT_BF16, GT_BF16);
+	return s;
+}
+
+static struct shape router(void)
+{
+	struct shape s;
+	rt_shape_init(&s, 256, 8192, GT_FP32, GT_BF16, GT_FP32);
+	return s;
+}
+
+TEST(shape_takes_the_dtypes)
+{
+	struct shape s = router();
+	CHECK_INT(s.n, 256);
+	CHECK_INT(s.k, 8192);
+	CHECK_INT(s.w, DT_FP32);
+	CHECK_INT(s.x, DT_BF16);
+	CHECK_INT(s.y, DT_FP32);
+}
+
+TEST(environment_match_and_mismatch)
+{
+	struct rt_env env = { "NVIDIA H200", 132, "13.1.0" };
+	char why[RT_WHY_MAX];
+	CHECK_INT(rt_env_mismatch(&table, &env, why, sizeof(why)), 0);
+	CHECK_STR(why, "");
+
+	struct rt_env sms = env;
+	sms.sm_count = 114;
+	CHECK_INT(rt_env_mismatch(&table, &sms, why, sizeof(why)), 1);
+	CHECK_STR(why, "table tuned on NVIDIA H200 with 132 SMs and cuBLASLt 13.1.0, this "
+		  "device is NVIDIA H200 with 114 SMs and cuBLASLt 13.1.0");
+
+	struct rt_env gpu = { "NVIDIA H100 80GB HBM3", 132, "13.1.0" };
+	CHECK_INT(rt_env_mismatch(&table, &gpu, why, sizeof(why)), 1);
+	CHECK(strstr(why, "this device is NVIDIA H100 80GB HBM3 with 132 SMs") != NULL);
+
+	struct rt_env lt = env;
+	snprintf(lt.cublaslt, sizeof(lt.cublaslt), "13.0.2");
+	CHECK_INT(rt_env_mismatch(&table, &lt, why, sizeof(why)), 1);
+	CHECK(strstr(why, "and cuBLASLt 13.0.2") != NULL);
+}
+
+TEST(routes_keep_only_the_weights_entries_in_table_order)
+{
+	struct shape s = qkv();
+	struct rt_route *r = NULL;
+	int n = rt_routes_collect(&table, &s, NKERNELS, &r);
+	CHECK_INT(n, 8);                        /* every entry but the router's */
+	for (int i = 0; i < n && r; i++)
+		CHECK_INT(r[i].e->n, 2304);
+	if (r) {
+		CHECK_INT(r[0].index, 0);
+		CHECK_INT(r[1].index, 2);
+		CHECK_INT(r[7].index, 8);
+	}
+	free(r);
+
+	struct shape none;
+	rt_shape_init(&none, 4096, 8192, GT_BF16, GT_BF16, GT_BF16);
+	r = (struct rt_route *)&none;
+	CHECK_INT(rt_routes_collect(&table, &none, NKERNELS, &r), 0);
+	CHECK(r == NULL);
+}
+
+TEST(malformed_entries_fall_back_with_their_reason)
+{
+	struct shape s = qkv();
+	struct rt_route *r = NULL;
+	int n = rt_routes_collect(&table, &s, NKERNELS, &r);
+	CHECK_INT(n, 8);
+	if (n != 8)
+		return;
+	CHECK_INT(r[0].usable, 1);
+	CHECK_STR(r[0].why, "");
+	CHECK_INT(r[0].ws_bytes, 0);
+	CHECK_INT(r[1].usable, 0);
+	CHECK_STR(r[1].why, "template 'wgmma' is not compiled into this library");
+	CHECK_INT(r[2].usable, 0);
+	CHECK_STR(r[2].why, "parameters illegal for this shape: n not a multiple of rows");
+	CHECK_INT(r[3].usable, 0);
+	CHECK_STR(r[3].why, "kernel index 4 outside the 4 compiled kernels");
+	CHECK_INT(r[4].usable, 0);
+	CHECK_STR(r[4].why, "names 1 kernels, its template launches 2");
+	CHECK_INT(r[5].usable, 0);
+	CHECK_STR(r[5].why, "empty or invalid m range 7-6");
+	CHECK_INT(r[6].usable, 1);              /* m 8-INT_MAX, checked at both ends */
+	CHECK_INT(r[7].usable, 1);
+	free(r);
+}
+
+TEST(split_k_workspace_covers_the_largest_m)
+{
+	struct shape s = router();
+	struct rt_route *r = NULL;
+	int n = rt_routes_collect(&table, &s, NKERNELS, &r);
+	CHECK_INT(n, 1);
+	if (n != 1)
+		return;
+	CHECK_INT(r[0].usable, 1);
+	/* split 8 x m 16 x n 256 FP32 partials */
+	CHECK_INT(r[0].ws_bytes, (size_t)8 * 16 * 256 * sizeof(float));
+
+	struct launch_plan plan;
+	CHECK_INT(rt_plan(&r[0], &s, 16, NKERNELS, r[0].ws_bytes, &plan), 0);
+	CHECK_INT(plan.nsteps, 2);
+	CHECK_INT(plan.steps[1].kernel, 1);     /* the entry's second kernel: 3 */
+	CHECK_INT(rt_plan(&r[0], &s, 9, NKERNELS, r[0].ws_bytes, &plan), 0);
+	/* a workspace too small for the plan refuses it */
+	CHECK_INT(rt_plan(&r[0], &s, 16, NKERNELS, r[0].ws_bytes - 1, &plan), -1);
+	/* fewer compiled kernels than the entry names refuses it */
+	CHECK_INT(rt_plan(&r[0], &s, 16, 3, r[0].ws_bytes, &plan), -1);
+	free(r);
+}
+
+TEST(each_m_finds_its_entry)
+{
+	struct shape s = qkv();
+	struct rt_route *r = NULL;
+	int n = rt_routes_collect(&table, &s, NKERNELS, &r);
+	CHECK_INT(n, 8);
+	if (n != 8)
+		return;
+	CHECK(rt_route_find(r, n, 1) == &r[0]); /* not the overlapping entry 8 */
+	CHECK(rt_route_find(r, n, 2) == &r[1]);
+	CHECK(rt_route_find(r, n, 6) == NULL);
+	CHECK(rt_route_find(r, n, 8) == &r[6]);
+	CHECK(rt_route_find(r, n, INT_MAX) == &r[6]);
+	CHECK(rt_route_find(r, 0, 1) == NULL);
+	free(r);
+}
+
+TEST(disable_keeps_the_first_reason)
+{
+	struct rt_route r = { .usable = 1 };
+	rt_route_disable(&r, "first %d", 1);
+	rt_route_disable(&r, "second");
+	CHECK_INT(r.usable, 0);
+	CHECK_STR(r.why, "first 1");
+}
+
+TEST(explain_lines)
+{
+	struct shape s = qkv();
+	struct rt_route *r = NULL;
+	char buf[512];
+	int n = rt_routes_collect(&table, &s, NKERNELS, &r);
+	CHECK_INT(n, 8);
+	if (n != 8)
+		return;
+	rt_explain(&s, &r[0], 1, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "m=1: entry 0 (gemv warps=16,rows=4,tokens=1,unroll=1,split=1,"
+		  "cache=default, m 1-1, retest ratio >= 1.353 over >= 100 pairs); calls with "
+		  "x or y not 16-byte aligned run the baseline");
+	rt_explain(&s, &r[0], 1, 3, buf, sizeof(buf));
+	CHECK(strstr(buf, "run the baseline (3 calls so far)") != NULL);
+	rt_explain(&s, &r[1], 2, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "m=2: baseline (cublasGemmEx bf16, compute 32F): entry 2 (wgmma) not "
+		  "used: template 'wgmma' is not compiled into this library");
+	rt_explain(&s, NULL, 6, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "m=6: baseline (cublasGemmEx bf16, compute 32F): no table entry for "
+		  "n=2304 k=8192 bf16*bf16->bf16 covers m=6");
+
+	struct shape rs = router();
+	rt_explain(&rs, NULL, 600, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "m=600: baseline (x to fp32 in chunks of 512 rows, cublasGemmEx fp32, "
+		  "compute 32F, no TF32): no table entry for n=256 k=8192 fp32*bf16->fp32 "
+		  "covers m=600");
+
+	/* a table tuned elsewhere: the weight's routes carry the mismatch */
+	rt_route_disable(&r[0], "table tuned on X");
+	rt_explain(&s, &r[0], 1, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "m=1: baseline (cublasGemmEx bf16, compute 32F): entry 0 (gemv "
+		  "warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default) not used: table "
+		  "tuned on X");
+
+	/* a short buffer is truncated, still terminated */
+	char tiny[8];
+	rt_explain(&s, NULL, 6, 0, tiny, sizeof(tiny));
+	CHECK_STR(tiny, "m=6: ba");
+	free(r);
+}
+
+TESTS(T(shape_takes_the_dtypes), T(environment_match_and_mismatch),
+      T(routes_keep_only_the_weights_entries_in_table_order),
+      T(malformed_entries_fall_back_with_their_reason), T(split_k_workspace_covers_the_largest_m),
+      T(each_m_finds_its_entry), T(disable_keeps_the_first_reason), T(explain_lines))

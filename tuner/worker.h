@@ -1,0 +1,42 @@
+/*
+ * worker.h: the pieces of `gemmtab worker` (cmd_worker.c) that its other
+ * request handlers share: replies, request parsing, the per-(shape, M)
+ * bench. Only worker files include this.
+ */
+#ifndef GT_WORKER_H
+#define GT_WORKER_H
+
+#include <stdint.h>
+
+#include "gpu.h"
+#include "proto.h"
+
+/* Exit status of a worker whose CUDA context is gone. */
+#define EXIT_FAULT 3
+
+/* Why a request was malformed. */
+struct why {
+	char text[256];
+};
+
+/* Write a reply line; dies when stdout is gone. */
+void worker_send(struct kv_out *o);
+/* Start a reply "op id=ID" (id omitted when NULL). */
+void worker_begin(struct kv_out *o, const char *op, const char *id);
+void worker_reply_error(const char *id, const char *reason);
+/* Reply to failed CUDA work; exits with EXIT_FAULT when the context is gone. */
+void worker_reply_cuda_error(struct gpu *g, const char *id);
+int worker_get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
+		   struct why *w);
+/* family n k w x y [tol] of a request. */
+int worker_get_shape(const struct kv *r, struct shape *s, int need_tol, struct why *w);
+uint64_t worker_seed_of(const struct kv *r, const struct shape *s, int m, const char *salt);
+/* The buffers of (s, m) with the baseline validated once on fresh inputs. */
+int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t seed,
+		       struct bench **out);
+
+/* "rt": validate and time libgemmtab's gt_linear against the baseline
+ * (worker_rt.c). */
+void worker_handle_rt(struct gpu *g, const struct kv *r);
+
+#endif

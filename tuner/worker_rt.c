@@ -1,0 +1,118 @@
+/*
+ * worker_rt.c: the worker's "rt" request, what `gemmtab bench` measures:
+ * libgemmtab itself (its compiled-in dispatch table, its kernels, its
+ * cuBLAS fallback) through the public API, validated against the FP64
+ * reference and timed paired against the baseline by the same harness that
+ * times candidates.
+ *
+ *   rt id= family= n= k= w= x= y= tol= m= pairs= seed=
+ *   -> result id= status=ok|fail err_global= err_row= base_us= cand_us=
+ *      ratio= ratio_lo= ratio_hi= pairs= explain=
+ */
+#include "worker.h"
+#include "util.h"
+
+#include "../runtime/gemmtab.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RT_MAX_PAIRS 4096
+
+static gt_context *rt_ctx;
+
+static int rt_check(int st, const char *what)
+{
+	if (st == GT_OK)
+		return 0;
+	return gpu_fail("%s: %s", what, gt_status_string(st));
+}
+
+/* Prepare a weight over w and capture gt_linear(x -> y) into a graph on
+ * the worker's stream. */
+static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void *x,
+		      void *y, gt_weight **wt, cudaGraphExec_t *exec)
+{
+	if (rt_check(gt_weight_prepare(rt_ctx, w, s->n, s->k, (gt_dtype)s->w, (gt_dtype)s->x,
+				       (gt_dtype)s->y, wt), "gt_weight_prepare"))
+		return -1;
+	if (gpu_capture_begin(g))
+		return -1;
+	int st = gt_linear(*wt, x, m, y, g->stream);
+	if (gpu_capture_end(g, st != GT_OK, exec))
+		return -1;
+	return rt_check(st, "gt_linear");
+}
+
+static void reply(const char *id, const char *status, const struct verdict *v,
+		  const struct pair_stats *ps, const char *explain)
+{
+	struct kv_out o;
+	worker_begin(&o, "result", id);
+	kv_add(&o, "status", status);
+	kv_addf(&o, "err_global", "%.6g", v->err_global);
+	kv_addf(&o, "err_row", "%.6g", v->err_row);
+	if (ps) {
+		kv_addf(&o, "base_us", "%.4f", ps->base_us);
+		kv_addf(&o, "cand_us", "%.4f", ps->cand_us);
+		kv_addf(&o, "ratio", "%.5f", ps->ratio);
+		kv_addf(&o, "ratio_lo", "%.5f", ps->ratio_lo);
+		kv_addf(&o, "ratio_hi", "%.5f", ps->ratio_hi);
+		kv_addf(&o, "pairs", "%d", ps->pairs);
+	} else {
+		kv_add(&o, "reason", v->reason);
+	}
+	kv_add(&o, "explain", explain);
+	worker_send(&o);
+}
+
+void worker_handle_rt(struct gpu *g, const struct kv *r)
+{
+	const char *id = kv_get(r, "id");
+	struct shape s;
+	struct why w;
+	int m, pairs;
+	struct bench *b;
+	struct verdict v;
+	struct pair_stats ps;
+	char explain[512] = "";
+	gt_weight *check_wt = NULL, *wts[BENCH_MAX_COPIES] = { 0 };
+	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
+
+	if (worker_get_shape(r, &s, 1, &w) || worker_get_int(r, "m", 1, 1 << 16, &m, &w) ||
+	    worker_get_int(r, "pairs", 1, RT_MAX_PAIRS, &pairs, &w)) {
+		worker_reply_error(id, w.text);
+		return;
+	}
+	gpu_error_clear();
+	if (!rt_ctx && rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create"))
+		goto cuda_error;
+	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "rt-baseline"), &b) ||
+	    validate_inputs(g, b, worker_seed_of(r, &s, m, "rt")) ||
+	    rt_capture(g, &s, m, b->vw, b->vx, b->vy, &check_wt, &check) ||
+	    validate_graph(g, b, check, NULL, 0, &v))
+		goto cuda_error;
+	gt_weight_explain(check_wt, m, explain, sizeof(explain));
+	if (!v.pass) {
+		reply(id, "fail", &v, NULL, explain);
+		goto cleanup;
+	}
+	if (bench_baseline_graphs(g, b))
+		goto cuda_error;
+	for (int i = 0; i < b->ncopies; i++)
+		if (rt_capture(g, &s, m, b->w[i], b->x[i], b->y[i], &wts[i], &timed[i]))
+			goto cuda_error;
+	if (timing_pairs(g, b->base_graph, timed, b->ncopies, pairs, &ps))
+		goto cuda_error;
+	reply(id, "ok", &v, &ps, explain);
+	goto cleanup;
+cuda_error:
+	worker_reply_cuda_error(g, id);
+cleanup:
+	gpu_graph_destroy(&check);
+	gt_weight_destroy(check_wt);
+	for (int i = 0; i < BENCH_MAX_COPIES; i++) {
+		gpu_graph_destroy(&timed[i]);
+		gt_weight_destroy(wts[i]);
+	}
+}
