@@ -97,6 +97,16 @@ int gt_context_create(int device, gt_context **out)
 	ctx->smem_optin = prop.sharedMemPerBlockOptin;
 	ctx->table_mismatch = rt_env_mismatch(rt_table(), &ctx->env, ctx->mismatch,
 					      sizeof(ctx->mismatch));
+	/* The table's kernels are sm_90a cubins: load them only where the
+	 * table applies; a failure falls back to the baseline, not an error. */
+	if (!ctx->table_mismatch) {
+		int ks = rt_kernels_load();
+		if (ks != GT_OK) {
+			ctx->table_mismatch = 1;
+			snprintf(ctx->mismatch, sizeof(ctx->mismatch),
+				 "the table's kernels could not be loaded (%s)", gt_status_string(ks));
+		}
+	}
 	*out = ctx;
 	return GT_OK;
 }

@@ -81,10 +81,34 @@ struct gt_weight {
 
 /* --- table.c --- */
 
-/* The compiled-in table, and its kernels (runtime/tables/<name>_kernels.cu). */
+/* The compiled-in table. */
 const struct gt_table *rt_table(void);
-extern const void *const gt_table_kernels[];
+
+/* --- the table's kernels: cubins built by tools/gt_cubin with the
+ * tuner's NVRTC path from runtime/tables/<name>_kernels.cu --- */
+
+#define RT_MAX_KERNELS 4096
+
+struct rt_cubin {
+	const unsigned char *data;
+	size_t size;
+};
+
+struct rt_kernel_name {
+	int cubin;              /* index into gt_table_cubins[] */
+	const char *lowered;    /* the kernel's name in that cubin */
+};
+
+extern const struct rt_cubin gt_table_cubins[];           /* ends with { 0, 0 } */
+extern const struct rt_kernel_name gt_table_kernel_names[];
 extern const int gt_table_nkernels;
+
+/* kernels.c: the kernels as launchable handles (cudaKernel_t cast to
+ * const void *, accepted by cudaLaunchKernel and cudaFuncGetAttributes),
+ * valid after rt_kernels_load() returned GT_OK. */
+extern const void *gt_table_kernels[RT_MAX_KERNELS];
+/* Load the cubins once per process (thread-safe); a gt_status. */
+int rt_kernels_load(void);
 
 /* --- dispatch.c: pure logic, no CUDA calls --- */
 

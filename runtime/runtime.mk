@@ -48,7 +48,7 @@ RT_TUNER_C := $(sort $(wildcard tuner/tmpl*.c)) tuner/types.c
 RT_CU      := $(sort $(wildcard runtime/*.cu))
 RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
 	$(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o) \
-	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_OBJ)/table_kernels.cu.o
+	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_OBJ)/table_cubin.o
 
 RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Ituner -I$(CUDA_HOME)/include
 RT_CFLAGS   := $(CFLAGS) -std=c11 -fPIC -MMD -MP
@@ -100,10 +100,24 @@ $(RT_OBJ)/%.cu.o: runtime/%.cu
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(RT_NVCCFLAGS) $(RT_CONVERT_GENCODE) -c -o $@ $<
 
-$(RT_OBJ)/table_kernels.cu.o: $(RT_TABLE_KERNELS) $(TEMPLATES) $(RT_TABLE_STAMP)
+# The table's kernels, compiled by the tuner's own NVRTC path (tuner/jit.c:
+# same template text, NVRTC, flags and arch) and embedded as cubins: nvcc
+# compiled the same source into slower code (tools/gt_cubin.c says how much).
+RT_CUBIN_TOOL_OBJ := $(addprefix $(OBJ)/,jit.o util.o types.o sources.o embedded_data.o) \
+	$(patsubst tuner/%.c,$(OBJ)/%.o,$(sort $(wildcard tuner/tmpl*.c)))
+$(BUILD)/tools/gt_cubin: tools/gt_cubin.c $(RT_CUBIN_TOOL_OBJ)
 	@mkdir -p $(@D)
-	@echo "  NVCC    $<"
-	$(Q)$(NVCC) $(RT_NVCCFLAGS) $(NVCC_GENCODE) -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_CUBIN_TOOL_OBJ) \
+		-L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc -lm
+
+$(RT_OBJ)/table_cubin.c: $(BUILD)/tools/gt_cubin $(RT_TABLE_KERNELS) $(TEMPLATES) $(RT_TABLE_STAMP)
+	@mkdir -p $(@D)
+	@echo "  NVRTC   $(RT_TABLE_KERNELS)"
+	$(Q)CUDA_HOME=$(CUDA_HOME) $(BUILD)/tools/gt_cubin $@ $(RT_TABLE_KERNELS) $(BUILD)/jit-cache
+
+$(RT_OBJ)/table_cubin.o: $(RT_OBJ)/table_cubin.c
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
 
 # One relocatable object with every symbol but the API made local, so
 # the tuner's adapters and the runtime's helpers never clash with a

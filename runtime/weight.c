@@ -79,9 +79,9 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 	for (int i = 0; i < e->nkernels; i++) {
 		if (attr[i].sharedSizeBytes + dyn[i] <= RT_SMEM_DEFAULT_LIMIT)
 			continue;
-		int status = rt_cuda_status(cudaFuncSetAttribute(
-			gt_table_kernels[e->kernel[i]], cudaFuncAttributeMaxDynamicSharedMemorySize,
-			(int)dyn[i]));
+		int status = rt_cuda_status(cudaKernelSetAttributeForDevice(
+			(cudaKernel_t)gt_table_kernels[e->kernel[i]],
+			cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn[i], ctx->device));
 		if (status != GT_OK)
 			return status;
 	}
