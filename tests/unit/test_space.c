@@ -312,11 +312,12 @@ TEST(quick_space)
 	CHECK_INT(space_load("search_spaces/quick.yaml", &sp), 0);
 	check_workload(&sp, loads, 4);
 	CHECK(sp.sweep.retest_pairs >= 100);
-	/* a modest grid: every (shape, M) has candidates, none more than 150 */
+	/* a grid sized for one GPU run: every (shape, M) has candidates, none
+	 * more than 600 (run 2 in docs/notes.md: 5152 in all, 43 s) */
 	for (int i = 0; i < sp.nshapes; i++)
 		for (int j = 0; j < sp.shapes[i].n_ms; j++) {
 			long n = space_enumerate(&sp, &sp.shapes[i], sp.shapes[i].ms[j], NULL, NULL);
-			CHECK(n >= 1 && n <= 150);
+			CHECK(n >= 1 && n <= 600);
 		}
 	space_free(&sp);
 }
