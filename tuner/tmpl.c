@@ -9,10 +9,12 @@
 
 /* The adapters, one per templates/<stem>.cuh. */
 extern const struct tmpl tmpl_gemv;
+extern const struct tmpl tmpl_mma;
 extern const struct tmpl tmpl_planted;
 
 const struct tmpl *const tmpl_all[] = {
 	&tmpl_gemv,
+	&tmpl_mma,
 	&tmpl_planted,
 	NULL,
 };

@@ -1,0 +1,608 @@
+/*
+ * mma_skinny.cuh: tensor-core GEMM for skinny M (a handful to a few hundred
+ * tokens), Y[M,N] = X[M,K] * W[N,K]^T with W, X and Y bf16, row-major, and
+ * FP32 accumulation. Weights sit on the MMA's M side and tokens on its N
+ * side (mma.sync m16n8k16: A = a 16x16 tile of W, rows = output features,
+ * K contiguous; B = a 16x8 tile of X^T, each token's K contiguous), so a
+ * token tile of 8 wastes nothing and every weight byte is read once per
+ * ceil(M/BN) token tiles.
+ *
+ * One block owns BM weight rows, BN tokens and one of SPLIT slices of K. A
+ * STAGES-deep ring of shared memory is filled by 16-byte cp.async.cg (X
+ * rows past M are zero-filled, never read); each stage holds a BM x BK
+ * weight tile and a BN x BK token tile whose 16-byte chunks are XOR-
+ * swizzled (mma_swizzle) so that ldmatrix reads eight rows at one K chunk
+ * without bank conflicts. Warps tile the block WM x WN x WK (mma_warps_*):
+ * first along weight rows (16 each; a weight fragment is then loaded by
+ * one warp only), then along tokens (8 each), and the warps left over
+ * split each stage's BK among themselves; their partial sums meet in the
+ * epilogue. After the K loop the accumulators go through shared memory
+ * (an FP32 tile [WK][BN][BM + MMA_EPI_PAD], token-major so that a row of Y
+ * is contiguous) and leave as 16-byte vectors:
+ *   SPLIT == 1:          Y directly (bf16, one kernel);
+ *   COMBINE partials:    ws[SPLIT][M][N] FP32, then mma_splitk_reduce sums
+ *                        the splits in FP32 and converts;
+ *   COMBINE atomic:      red.global.add.v4.f32 into ws[M][N], zeroed by the
+ *                        plan's memset in the same captured call, then
+ *                        mma_splitk_reduce with splits = 1 converts;
+ *   COMBINE cluster:     mma_skinny_cluster_kernel, a cluster of the SPLIT
+ *                        blocks of one tile; after barrier.cluster each
+ *                        rank sums a slice of the tile over every rank's
+ *                        shared memory (mapa + ld.shared::cluster, ranks in
+ *                        order, so the sum is deterministic) and writes Y;
+ *                        a second barrier keeps the tiles alive until all
+ *                        ranks have read them. One kernel.
+ *
+ * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
+ * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
+ *
+ * Launch (tuner/tmpl_mma.c builds the plan):
+ *   mma_skinny_kernel, mma_skinny_cluster_kernel:
+ *       grid (ceil(M/BN), SPLIT, N/BM), block WARPS*32,
+ *       dynamic smem mma_smem_bytes(BM, BN, BK, WARPS, STAGES) (> 48 KiB
+ *       needs the opt-in attribute); the cluster kernel's cluster is
+ *       (1, SPLIT, 1), compiled in with __cluster_dims__, so a plain
+ *       cuLaunchKernel launches it. Token tiles vary fastest, so the blocks
+ *       that read one weight tile for different tokens run together and
+ *       the second read finds it in L2.
+ *   mma_splitk_reduce: any 1-D grid, block <= MMA_REDUCE_THREADS (grid-
+ *       stride loop over float4s).
+ * Requires N % BM == 0, K % (SPLIT*BK) == 0, 16-byte aligned W, X, Y and
+ * ws, and any M >= 1. The kernels check the dynamic shared memory they were
+ * given and trap when it is short of what the layout needs.
+ */
+#pragma once
+
+#include <cuda_bf16.h>
+
+/* Weight cp.async policies (the adapter's "cache" symbols, same order). */
+#define MMA_CACHE_CG 0                  /* cp.async.cg: L2 only */
+#define MMA_CACHE_EVICT_FIRST 1         /* cp.async.cg with an L2 evict_first policy */
+
+/* Split-K combines (the adapter's "combine" symbols, same order). */
+#define MMA_COMBINE_PARTIALS 0
+#define MMA_COMBINE_ATOMIC 1
+#define MMA_COMBINE_CLUSTER 2
+
+/* Threads per block of mma_splitk_reduce; the adapter launches this many. */
+#define MMA_REDUCE_THREADS 256
+/* FP32 padding of an epilogue row: with rows of BM + 4 floats (BM a
+ * multiple of 32) the accumulator stores of a warp hit 32 distinct banks
+ * and rows stay 16-byte aligned. */
+#define MMA_EPI_PAD 4
+/* The largest portable thread-block cluster. */
+#define MMA_MAX_CLUSTER 8
+
+__host__ __device__ constexpr int mma_min(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+__host__ __device__ constexpr int mma_max(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* Warps along weight rows (16 rows each), along tokens (8 each), and the
+ * rest splitting K inside a stage. All are powers of two. */
+__host__ __device__ constexpr int mma_warps_m(int BM, int WARPS)
+{
+	return mma_min(WARPS, BM / 16);
+}
+
+__host__ __device__ constexpr int mma_warps_n(int BM, int BN, int WARPS)
+{
+	return mma_min(WARPS / mma_warps_m(BM, WARPS), BN / 8);
+}
+
+__host__ __device__ constexpr int mma_warps_k(int BM, int BN, int WARPS)
+{
+	return WARPS / (mma_warps_m(BM, WARPS) * mma_warps_n(BM, BN, WARPS));
+}
+
+/* FP32 accumulators a thread holds: 4 per 16x8 fragment of its warp. */
+__host__ __device__ constexpr int mma_acc_per_thread(int BM, int BN, int WARPS)
+{
+	return BM / mma_warps_m(BM, WARPS) / 16 * (BN / mma_warps_n(BM, BN, WARPS) / 8) * 4;
+}
+
+/* Shared memory: the ring of STAGES weight + token tiles, reused after
+ * the K loop by the FP32 epilogue tile; the block needs the larger. */
+__host__ __device__ constexpr int mma_ring_bytes(int BM, int BN, int BK, int STAGES)
+{
+	return STAGES * (BM + BN) * BK * 2;
+}
+
+__host__ __device__ constexpr int mma_epilogue_bytes(int BM, int BN, int WARPS)
+{
+	return mma_warps_k(BM, BN, WARPS) * BN * (BM + MMA_EPI_PAD) * 4;
+}
+
+__host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WARPS, int STAGES)
+{
+	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS));
+}
+
+/* Shared memory an SM gives its blocks, and what it reserves per block
+ * (Hopper: 228 KiB and 1 KiB). */
+#define MMA_SM_SMEM (228 * 1024)
+#define MMA_BLOCK_SMEM_RESERVED 1024
+/* Registers a thread needs beside its FP32 accumulators: the A and B
+ * fragments of one k16 step (at most 32) and addresses and indices. */
+#define MMA_REG_OVERHEAD 64
+
+/* Blocks per SM to ask ptxas for: as many as shared memory allows, but
+ * never so many that a thread would have fewer registers than its
+ * accumulators plus MMA_REG_OVERHEAD (65536 registers per SM). */
+__host__ __device__ constexpr int mma_min_blocks(int BM, int BN, int BK, int WARPS, int STAGES)
+{
+	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES) +
+						 MMA_BLOCK_SMEM_RESERVED),
+				  65536 / (WARPS * 32 * (mma_acc_per_thread(BM, BN, WARPS) +
+							 MMA_REG_OVERHEAD))));
+}
+
+/*
+ * The swizzle: the 16-byte chunk (of BK/8 per row) where logical chunk
+ * `chunk` of tile row `row` lives. ldmatrix reads one chunk of eight
+ * consecutive rows (row % 8 == 0 .. 7); XOR-ing the chunk with three bits
+ * of the row puts those eight 16-byte pieces in eight distinct 16-byte
+ * bank groups of a 128-byte line. With 4 chunks per row (BK = 32) two
+ * rows share a line, so the row bits used start one higher.
+ */
+template <int BK>
+__host__ __device__ constexpr int mma_swizzle(int row, int chunk)
+{
+	constexpr int CPR = BK / 8;
+	constexpr int SHIFT = CPR >= 8 ? 0 : CPR == 4 ? 1 : 2;
+	constexpr int MASK = (CPR >= 8 ? 8 : CPR) - 1;
+	return chunk ^ ((row >> SHIFT) & MASK);
+}
+
+/* Byte offset of (row, chunk) in a tile of rows of BK bf16. */
+template <int BK>
+__host__ __device__ constexpr int mma_tile_offset(int row, int chunk)
+{
+	return row * BK * 2 + mma_swizzle<BK>(row, chunk) * 16;
+}
+
+/*
+ * Lane addressing of ldmatrix (each lane supplies one row address of one
+ * 8x8 matrix: lanes 8q..8q+7 the rows of matrix q, which lands in
+ * register q).
+ * A, x4 over a 16x16 weight tile: matrices (rows 0-7, k 0-7), (rows 8-15,
+ * k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15) = a0..a3 of mma.
+ * B, x4 over 16 tokens x k16: (tokens 0-7, k 0-7), (tokens 0-7, k 8-15),
+ * (tokens 8-15, k 0-7), (tokens 8-15, k 8-15) = b0, b1 of two n8 tiles;
+ * x2 uses lanes 0-15 of the same pattern (one n8 tile).
+ * Rows and chunks are relative to the fragment's first row and k16 step.
+ */
+__host__ __device__ constexpr int mma_a_lane_row(int lane)
+{
+	return (lane & 7) + ((lane >> 3) & 1) * 8;
+}
+
+__host__ __device__ constexpr int mma_a_lane_chunk(int lane)
+{
+	return lane >> 4;
+}
+
+__host__ __device__ constexpr int mma_b_lane_row(int lane)
+{
+	return (lane & 7) + (lane >> 4) * 8;
+}
+
+__host__ __device__ constexpr int mma_b_lane_chunk(int lane)
+{
+	return (lane >> 3) & 1;
+}
+
+/* Accumulator i (0..3) of lane: weight row and token within the 16x8 C
+ * tile (PTX: c0,c1 at row groupID, c2,c3 at row groupID + 8; columns
+ * threadID_in_group*2 + 0, 1). */
+__host__ __device__ constexpr int mma_c_row(int lane, int i)
+{
+	return (lane >> 2) + (i >> 1) * 8;
+}
+
+__host__ __device__ constexpr int mma_c_col(int lane, int i)
+{
+	return (lane & 3) * 2 + (i & 1);
+}
+
+__device__ __forceinline__ unsigned mma_smem_u32(const void *p)
+{
+	unsigned a;
+	asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+	return a;
+}
+
+/* The L2 policy operand of the cache_hint copies; 0 (unused) otherwise. */
+template <int CACHE>
+__device__ __forceinline__ unsigned long long mma_make_policy()
+{
+	unsigned long long policy = 0;
+	if constexpr (CACHE == MMA_CACHE_EVICT_FIRST)
+		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+	return policy;
+}
+
+/* 16 bytes of weights, global to shared, under the CACHE policy. */
+template <int CACHE>
+__device__ __forceinline__ void mma_copy_w(unsigned dst, const void *src, unsigned long long policy)
+{
+	if constexpr (CACHE == MMA_CACHE_EVICT_FIRST)
+		asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;"
+			     :: "r"(dst), "l"(src), "l"(policy) : "memory");
+	else
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+			     :: "r"(dst), "l"(src) : "memory");
+}
+
+/* 16 bytes of activations; bytes = 0 writes zeros and reads nothing. */
+__device__ __forceinline__ void mma_copy_x(unsigned dst, const void *src, unsigned bytes)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+		     :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mma_commit()
+{
+	asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* Wait until at most N committed groups are still in flight. */
+template <int N>
+__device__ __forceinline__ void mma_wait()
+{
+	asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+}
+
+/* volatile: the ring slots repeat every STAGES tiles, so the same address
+ * holds new data; these must not be merged or moved across barriers. */
+__device__ __forceinline__ void mma_ldmatrix_x4(unsigned addr, unsigned (&r)[4])
+{
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+}
+
+__device__ __forceinline__ void mma_ldmatrix_x2(unsigned addr, unsigned &r0, unsigned &r1)
+{
+	asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+		     : "=r"(r0), "=r"(r1) : "r"(addr) : "memory");
+}
+
+/* c += a * b on one 16x8x16 tile, BF16 in, FP32 accumulate. */
+__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4],
+					  unsigned b0, unsigned b1)
+{
+	asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+	    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+	    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void mma_red_v4(float *p, float4 v)
+{
+	asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
+		     :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+}
+
+__device__ __forceinline__ unsigned mma_cluster_rank()
+{
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	return r;
+}
+
+/* Every thread of every block of the cluster; release/acquire, so shared
+ * memory written before is visible to the peers after. */
+__device__ __forceinline__ void mma_cluster_sync()
+{
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/* The same barrier without the release fence (a GPU-scope MEMBAR in SASS):
+ * enough where it only says "done reading your tile", because a thread's
+ * remote loads have returned before it arrives (their values are used
+ * before the arrive in program order). */
+__device__ __forceinline__ void mma_cluster_sync_relaxed()
+{
+	asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\t"
+		     "barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+/* 16 bytes of the peer rank's shared memory at the offset of local addr. */
+__device__ __forceinline__ float4 mma_load_peer(unsigned addr, unsigned rank)
+{
+	unsigned remote;
+	float4 v;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+	asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+		     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(remote) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ float4 mma_add4(float4 a, float4 b)
+{
+	return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+/* Four FP32 values as four bf16 (round to nearest), one 8-byte store. */
+__device__ __forceinline__ void mma_store_bf16x4(__nv_bfloat16 *p, float4 v)
+{
+	__nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y);
+	__nv_bfloat162 hi = __floats2bfloat162_rn(v.z, v.w);
+	uint2 u;
+	u.x = *reinterpret_cast<unsigned *>(&lo);
+	u.y = *reinterpret_cast<unsigned *>(&hi);
+	*reinterpret_cast<uint2 *>(p) = u;
+}
+
+/* Issue the copies of K tile kt into ring slot `slot`: the weight tile
+ * (rows n0.., BM x BK) and the token tile (tokens t0.., BN x BK). */
+template <int BM, int BN, int BK, int THREADS, int CACHE>
+__device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
+					       const __nv_bfloat16 *W, const __nv_bfloat16 *X,
+					       int n0, int t0, int k0, int M, int K,
+					       unsigned long long policy)
+{
+	constexpr int CPR = BK / 8;     /* 16-byte chunks per row */
+	static_assert(THREADS % CPR == 0, "a thread keeps one chunk column");
+	constexpr int ROWS_PER_PASS = THREADS / CPR;
+	const int chunk = threadIdx.x % CPR;
+	const int first = threadIdx.x / CPR;
+#pragma unroll
+	for (int r = 0; r < BM; r += ROWS_PER_PASS) {
+		const int row = r + first;
+		if (BM % ROWS_PER_PASS == 0 || row < BM)
+			mma_copy_w<CACHE>(sa + mma_tile_offset<BK>(row, chunk),
+					  W + (size_t)(n0 + row) * K + k0 + chunk * 8, policy);
+	}
+#pragma unroll
+	for (int r = 0; r < BN; r += ROWS_PER_PASS) {
+		const int row = r + first;
+		const int token = t0 + row;
+		/* past M: zero-fill from a valid address */
+		const __nv_bfloat16 *src = X + (size_t)(token < M ? token : 0) * K + k0 + chunk * 8;
+		if (BN % ROWS_PER_PASS == 0 || row < BN)
+			mma_copy_x(sb + mma_tile_offset<BK>(row, chunk), src, token < M ? 16 : 0);
+	}
+}
+
+/*
+ * The whole block: K loop into registers, accumulators into the epilogue
+ * tile, then the COMBINE-specific output. Shared by both kernels.
+ */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE>
+__device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
+						 __nv_bfloat16 *Y, float *ws, int M, int N, int K)
+{
+	static_assert(BM == 32 || BM == 64 || BM == 128, "bm must be 32, 64 or 128");
+	static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64, "bn must be 8, 16, 32 or 64");
+	static_assert(BK == 32 || BK == 64 || BK == 128, "bk must be 32, 64 or 128");
+	static_assert(WARPS == 2 || WARPS == 4 || WARPS == 8, "warps must be 2, 4 or 8");
+	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
+	static_assert(SPLIT >= 1 && SPLIT <= 16, "split must be in [1, 16]");
+	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
+	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_CLUSTER,
+		      "combine must be in [0, 2]");
+	static_assert(COMBINE != MMA_COMBINE_CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
+		      "a cluster combine needs split in [2, 8]");
+
+	constexpr int THREADS = WARPS * 32;
+	constexpr int WM = mma_warps_m(BM, WARPS);
+	constexpr int WN = mma_warps_n(BM, BN, WARPS);
+	constexpr int WK = mma_warps_k(BM, BN, WARPS);
+	constexpr int MT = BM / WM / 16;        /* 16-row weight fragments per warp */
+	constexpr int NT = BN / WN / 8;         /* 8-token fragments per warp */
+	constexpr int KSTEPS = BK / 16 / WK;    /* k16 steps per warp per stage */
+	constexpr int A_BYTES = BM * BK * 2;
+	constexpr int STAGE_BYTES = (BM + BN) * BK * 2;
+	constexpr int LD = BM + MMA_EPI_PAD;    /* epilogue row, floats */
+	static_assert(WM * WN * WK == WARPS && WK <= BK / 16 && KSTEPS * WK * 16 == BK,
+		      "warps must tile bm x bn x bk");
+	static_assert(MT * NT * 4 == mma_acc_per_thread(BM, BN, WARPS) && MT * NT * 4 <= 128,
+		      "accumulators do not fit in registers");
+
+	extern __shared__ __align__(128) unsigned char mma_smem[];
+
+	const int tid = threadIdx.x;
+	const int lane = tid & 31;
+	const int warp = tid >> 5;
+	const int wm = warp % WM;
+	const int wn = (warp / WM) % WN;
+	const int wk = warp / (WM * WN);
+	const int t0 = blockIdx.x * BN;
+	const int split = blockIdx.y;
+	const int n0 = blockIdx.z * BM;
+	const int kslice = K / SPLIT;
+	const int kbegin = split * kslice;
+	const int ktiles = kslice / BK;
+
+	{
+		unsigned dyn;
+		asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
+		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES))
+			__trap();
+	}
+
+	const unsigned base = mma_smem_u32(mma_smem);
+	const unsigned long long policy = mma_make_policy<CACHE>();
+
+	/* prologue: STAGES-1 tiles in flight, one commit group each */
+#pragma unroll
+	for (int s = 0; s < STAGES - 1; s++) {
+		if (s < ktiles)
+			mma_load_stage<BM, BN, BK, THREADS, CACHE>(
+				base + s * STAGE_BYTES, base + s * STAGE_BYTES + A_BYTES,
+				W, X, n0, t0, kbegin + s * BK, M, K, policy);
+		mma_commit();
+	}
+
+	float acc[MT][NT][4];
+#pragma unroll
+	for (int i = 0; i < MT; i++)
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+#pragma unroll
+			for (int c = 0; c < 4; c++)
+				acc[i][j][c] = 0.0f;
+
+	/* per-lane fragment coordinates, fixed for the whole loop */
+	const int a_row = wm * (BM / WM) + mma_a_lane_row(lane);
+	const int b_row = wn * (BN / WN) + mma_b_lane_row(lane);
+	const int a_chunk = mma_a_lane_chunk(lane);
+	const int b_chunk = mma_b_lane_chunk(lane);
+
+	for (int kt = 0; kt < ktiles; kt++) {
+		/* tile kt has landed (at most STAGES-2 younger groups pending),
+		 * and every warp is done with the slot the prefetch overwrites */
+		mma_wait<STAGES - 2>();
+		__syncthreads();
+		const int pre = kt + STAGES - 1;
+		if (pre < ktiles) {
+			const int ps = pre % STAGES;
+			mma_load_stage<BM, BN, BK, THREADS, CACHE>(
+				base + ps * STAGE_BYTES, base + ps * STAGE_BYTES + A_BYTES,
+				W, X, n0, t0, kbegin + pre * BK, M, K, policy);
+		}
+		mma_commit();   /* possibly empty: keeps the group count uniform */
+
+		const unsigned sa = base + (kt % STAGES) * STAGE_BYTES;
+		const unsigned sb = sa + A_BYTES;
+#pragma unroll
+		for (int ks = 0; ks < KSTEPS; ks++) {
+			const int kc = (wk * KSTEPS + ks) * 2;  /* first chunk of this k16 */
+			unsigned a[MT][4];
+#pragma unroll
+			for (int i = 0; i < MT; i++)
+				mma_ldmatrix_x4(sa + mma_tile_offset<BK>(a_row + i * 16, kc + a_chunk), a[i]);
+			unsigned b[NT][2];
+#pragma unroll
+			for (int j = 0; j + 1 < NT; j += 2) {
+				unsigned r[4];
+				mma_ldmatrix_x4(sb + mma_tile_offset<BK>(b_row + j * 8, kc + b_chunk), r);
+				b[j][0] = r[0];
+				b[j][1] = r[1];
+				b[j + 1][0] = r[2];
+				b[j + 1][1] = r[3];
+			}
+			if constexpr (NT % 2)
+				mma_ldmatrix_x2(sb + mma_tile_offset<BK>(b_row + (NT - 1) * 8, kc + b_chunk),
+						b[NT - 1][0], b[NT - 1][1]);
+#pragma unroll
+			for (int i = 0; i < MT; i++)
+#pragma unroll
+				for (int j = 0; j < NT; j++)
+					mma_16816(acc[i][j], a[i], b[j][0], b[j][1]);
+		}
+	}
+	mma_wait<0>();          /* only empty groups remain; the ring is reused below */
+	__syncthreads();
+
+	/* accumulators to the epilogue tile E[wk][token][row] */
+	float *E = reinterpret_cast<float *>(mma_smem);
+#pragma unroll
+	for (int i = 0; i < MT; i++)
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+#pragma unroll
+			for (int c = 0; c < 4; c++) {
+				const int row = wm * (BM / WM) + i * 16 + mma_c_row(lane, c);
+				const int token = wn * (BN / WN) + j * 8 + mma_c_col(lane, c);
+				E[(wk * BN + token) * LD + row] = acc[i][j][c];
+			}
+
+	constexpr int UNITS = BN * BM / 4;      /* float4s of one K partial */
+	if constexpr (COMBINE == MMA_COMBINE_CLUSTER) {
+		mma_cluster_sync();     /* every rank's tile is complete */
+		const unsigned rank = mma_cluster_rank();
+		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
+		const int first = rank * PER_RANK;
+		const int last = mma_min(first + PER_RANK, UNITS);
+		for (int u = first + tid; u < last; u += THREADS) {
+			const int token = u / (BM / 4);
+			const int row = u % (BM / 4) * 4;
+			if (t0 + token >= M)
+				continue;
+			float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+			for (int r = 0; r < SPLIT; r++)
+#pragma unroll
+				for (int w = 0; w < WK; w++)
+					sum = mma_add4(sum, mma_load_peer(
+						mma_smem_u32(&E[(w * BN + token) * LD + row]), r));
+			mma_store_bf16x4(Y + (size_t)(t0 + token) * N + n0 + row, sum);
+		}
+		mma_cluster_sync_relaxed();     /* no rank leaves while a peer reads its tile */
+	} else {
+		__syncthreads();
+		for (int u = tid; u < UNITS; u += THREADS) {
+			const int token = u / (BM / 4);
+			const int row = u % (BM / 4) * 4;
+			if (t0 + token >= M)
+				continue;
+			float4 sum = *reinterpret_cast<const float4 *>(&E[token * LD + row]);
+#pragma unroll
+			for (int w = 1; w < WK; w++)
+				sum = mma_add4(sum, *reinterpret_cast<const float4 *>(
+					&E[(w * BN + token) * LD + row]));
+			const size_t at = (size_t)(t0 + token) * N + n0 + row;
+			if constexpr (SPLIT == 1)
+				mma_store_bf16x4(Y + at, sum);
+			else if constexpr (COMBINE == MMA_COMBINE_PARTIALS)
+				*reinterpret_cast<float4 *>(ws + (size_t)split * M * N + at) = sum;
+			else
+				mma_red_v4(ws + at, sum);
+		}
+	}
+}
+
+/*
+ * The entry points. Their __launch_bounds__ minimum of blocks per SM is
+ * mma_min_blocks: left to itself ptxas aimed at 64 registers for some
+ * tiles and spilled (bm 64, bn 64, bk 64, 4 warps, evict_first: 4 bytes);
+ * with a minimum of 1 it used 144 registers for a 2 KiB-ring cluster tile
+ * and so allowed one block per SM where shared memory allowed ten.
+ */
+
+/* Split 1, or split-K combined through global memory (partials, atomic). */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE>
+__global__ void
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
+mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, float *ws,
+		  int M, int N, int K)
+{
+	static_assert(COMBINE != MMA_COMBINE_CLUSTER, "the cluster combine is mma_skinny_cluster_kernel");
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE>(W, X, Y, ws, M, N, K);
+}
+
+/* Split-K combined through distributed shared memory: a cluster is the
+ * SPLIT blocks of one (token tile, weight tile). ws is unused. */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE>
+__global__ void __cluster_dims__(1, SPLIT, 1)
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
+mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y,
+			  float *ws, int M, int N, int K)
+{
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER>(
+		W, X, Y, ws, M, N, K);
+}
+
+/* Y[i] = sum over splits of ws[split][i] in FP32, as bf16, for i < M*N
+ * (a multiple of 4). splits = 1 converts an atomically combined ws. */
+__global__ void __launch_bounds__(MMA_REDUCE_THREADS)
+mma_splitk_reduce(const float *ws, __nv_bfloat16 *Y, int splits, int M, int N)
+{
+	const size_t total = (size_t)M * N / 4;
+	const size_t stride = (size_t)gridDim.x * blockDim.x;
+	const float4 *ws4 = reinterpret_cast<const float4 *>(ws);
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+		float4 sum = ws4[i];
+		for (int s = 1; s < splits; s++)
+			sum = mma_add4(sum, ws4[s * total + i]);
+		mma_store_bf16x4(Y + i * 4, sum);
+	}
+}

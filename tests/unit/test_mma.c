@@ -1,0 +1,496 @@
+/*
+ * test_mma.c: the mma_skinny adapter (tuner/tmpl_mma.c) and its template:
+ * parameters, static checks, NVRTC name expressions and launch plans for
+ * every combine mode; the plan's constants against the #defines of
+ * templates/mma_skinny.cuh; plan invariants over every parameter point;
+ * the GPU test space tests/spaces/gpu_mma.yaml (loads, covers every
+ * combine mode at every shape and M, prunes nothing statically); and one
+ * instantiation per combine mode compiled by NVRTC for sm_90a without local
+ * memory. Run from the repository root (templates are read from disk when
+ * linked with tests/unit/fake_sources.c).
+ */
+#include "check.h"
+#include "jit.h"
+#include "space.h"
+#include "tmpl.h"
+#include "util.h"
+
+#include <ftw.h>
+#include <stdlib.h>
+
+static const struct shape qkv = {
+	.family = "qkv", .n = 2304, .k = 8192, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
+	.tol = 1e-2,
+};
+static const struct shape oproj = {
+	.family = "oproj", .n = 8192, .k = 1024, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
+	.tol = 1e-2,
+};
+static const struct shape router = {
+	.family = "router", .n = 256, .k = 8192, .w = DT_FP32, .x = DT_BF16, .y = DT_FP32,
+	.tol = 1e-4,
+};
+
+enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, NP };
+enum { PARTIALS, ATOMIC, CLUSTER };
+
+/* bm, bn, bk, warps, stages, split, cache, combine */
+static const long direct[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS };
+static const long partials[] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS };
+static const long atomic[] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC };
+static const long cluster[] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER };
+
+static const struct tmpl *mma(void)
+{
+	const struct tmpl *t = tmpl_find("mma_skinny");
+	if (!t)
+		die("mma_skinny is not registered");
+	return t;
+}
+
+/* The integer after "#define name " in a template file, or -1. */
+static long define_in(const char *path, const char *name)
+{
+	char *text = read_file(path, NULL);
+	if (!text)
+		return -1;
+	char *key = xasprintf("#define %s ", name);
+	char *p = strstr(text, key);
+	long v = p ? strtol(p + strlen(key), NULL, 10) : -1;
+	free(key);
+	free(text);
+	return v;
+}
+
+static int arg_kinds_are(const struct launch_step *st, const enum arg_kind *kinds, int n)
+{
+	if (st->nargs != n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (st->args[i].kind != kinds[i])
+			return 0;
+	return 1;
+}
+
+static const enum arg_kind main_args[] = { ARG_W, ARG_X, ARG_Y, ARG_WS, ARG_M, ARG_N, ARG_K };
+static const enum arg_kind reduce_args[] = { ARG_WS, ARG_Y, ARG_INT, ARG_M, ARG_N };
+
+TEST(registered_with_parameters_in_order)
+{
+	const struct tmpl *t = mma();
+	CHECK_STR(t->stem, "mma_skinny");
+	CHECK_STR(t->source, "templates/mma_skinny.cuh");
+	int seen = 0;
+	for (int i = 0; tmpl_all[i]; i++)
+		seen += tmpl_all[i] == t;
+	CHECK_INT(seen, 1);
+
+	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
+					     "cache", "combine" };
+	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0 };
+	static const long hi[] = { 256, 64, 128, 8, 6, 16, 1, 2 };
+	CHECK_INT(t->nparams, NP);
+	for (int i = 0; i < NP && i < t->nparams; i++) {
+		CHECK_STR(t->params[i].name, names[i]);
+		CHECK_INT(tmpl_param_index(t, names[i]), i);
+		CHECK_INT(t->params[i].min, lo[i]);
+		CHECK_INT(t->params[i].max, hi[i]);
+		CHECK((t->params[i].symbols != NULL) == (i >= CACHE));
+	}
+	const char *const *cache = t->params[CACHE].symbols;
+	const char *const *combine = t->params[COMBINE].symbols;
+	CHECK_STR(cache[0], "cg");
+	CHECK_STR(cache[1], "evict_first");
+	CHECK(cache[2] == NULL);
+	CHECK_STR(combine[0], "partials");
+	CHECK_STR(combine[1], "atomic");
+	CHECK_STR(combine[2], "cluster");
+	CHECK(combine[3] == NULL);
+	/* the symbol index is the template argument */
+	static const char *const file = "templates/mma_skinny.cuh";
+	CHECK_INT(define_in(file, "MMA_CACHE_CG"), 0);
+	CHECK_INT(define_in(file, "MMA_CACHE_EVICT_FIRST"), 1);
+	CHECK_INT(define_in(file, "MMA_COMBINE_PARTIALS"), PARTIALS);
+	CHECK_INT(define_in(file, "MMA_COMBINE_ATOMIC"), ATOMIC);
+	CHECK_INT(define_in(file, "MMA_COMBINE_CLUSTER"), CLUSTER);
+
+	struct candidate c = { .tmpl = t };
+	memcpy(c.params, atomic, sizeof(atomic));
+	char buf[160];
+	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
+		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic");
+}
+
+TEST(kernel_names_per_combine)
+{
+	const struct tmpl *t = mma();
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	CHECK_INT(t->kernels(&qkv, direct, names, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0>");
+	CHECK_INT(t->kernels(&qkv, partials, names, TMPL_MAX_KERNELS), 2);
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0>");
+	CHECK_STR(names[1], "mma_splitk_reduce");
+	CHECK_INT(t->kernels(&qkv, atomic, names, TMPL_MAX_KERNELS), 2);
+	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1>");
+	CHECK_STR(names[1], "mma_splitk_reduce");
+	CHECK_INT(t->kernels(&qkv, cluster, names, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0>");
+	CHECK_INT(t->kernels(&qkv, atomic, names, 1), -1);
+	CHECK_INT(t->kernels(&qkv, cluster, names, 1), 1);
+}
+
+TEST(static_checks)
+{
+	const struct tmpl *t = mma();
+	CHECK(t->check(&qkv, direct) == NULL);
+	CHECK(t->check(&qkv, partials) == NULL);
+	CHECK(t->check(&qkv, atomic) == NULL);
+	CHECK(t->check(&qkv, cluster) == NULL);
+	CHECK_STR(t->check(&router, direct), "w, x and y must be bf16");
+	struct shape fp32y = qkv;
+	fp32y.y = DT_FP32;
+	CHECK_STR(t->check(&fp32y, direct), "w, x and y must be bf16");
+
+	struct { long p[NP]; const char *why; } bad[] = {
+		{ { 64, 16, 64, 4, 3, 1, 2, 0 }, "parameter out of range" },
+		{ { 64, 16, 64, 4, 7, 1, 0, 0 }, "parameter out of range" },
+		{ { 64, 16, 64, 4, 3, 17, 0, 0 }, "parameter out of range" },
+		{ { 96, 16, 64, 4, 3, 1, 0, 0 }, "bm must be 32, 64 or 128" },
+		{ { 16, 16, 64, 4, 3, 1, 0, 0 }, "bm must be 32, 64 or 128" },
+		{ { 64, 24, 64, 4, 3, 1, 0, 0 }, "bn must be 8, 16, 32 or 64" },
+		{ { 64, 16, 96, 4, 3, 1, 0, 0 }, "bk must be 32, 64 or 128" },
+		{ { 64, 16, 64, 3, 3, 1, 0, 0 }, "warps must be 2, 4 or 8" },
+		{ { 64, 16, 64, 4, 3, 1, 0, ATOMIC }, "split 1 takes combine partials" },
+		{ { 64, 16, 64, 4, 3, 1, 0, CLUSTER }, "split 1 takes combine partials" },
+		{ { 64, 16, 32, 4, 3, 16, 0, CLUSTER }, "a cluster holds at most 8 blocks" },
+		{ { 64, 16, 64, 4, 3, 3, 0, 0 }, "k not a multiple of split*bk" },
+		/* 32 rows x 8 tokens is 2 fragments: 8 warps split k 4 ways, bk 32 has 2 */
+		{ { 32, 8, 32, 8, 3, 1, 0, 0 }, "more k-splitting warps than k16 steps in bk" },
+		/* the largest per-warp tile: 2 warps of 64 rows x 64 tokens, 4 x 8
+		 * fragments = 128 accumulators per thread, the most there can be */
+		{ { 128, 64, 32, 2, 2, 1, 0, 0 }, NULL },
+		/* 6 stages of (128 + 64) x 128 bf16 = 288 KiB */
+		{ { 128, 64, 128, 4, 6, 1, 0, 0 }, "shared memory exceeds 227 KiB" },
+		{ { 128, 64, 128, 4, 4, 1, 0, 0 }, NULL },       /* 192 KiB */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *why = t->check(&qkv, bad[i].p);
+		if (bad[i].why)
+			CHECK_STR(why, bad[i].why);
+		else
+			CHECK(why == NULL);
+	}
+	/* n = 2336 = 73 x 32 takes bm 32 only */
+	struct shape odd = qkv;
+	odd.n = 2336;   /* 73 x 32 */
+	const long b64[] = { 64, 16, 64, 4, 3, 1, 0, 0 }, b32[] = { 32, 16, 64, 4, 3, 1, 0, 0 };
+	CHECK_STR(t->check(&odd, b64), "n not a multiple of bm");
+	CHECK(t->check(&odd, b32) == NULL);
+	/* oproj's k = 1024 takes split 8 at bk 128, not split 16 */
+	const long s8[] = { 64, 16, 128, 4, 3, 8, 0, CLUSTER }, s16[] = { 64, 16, 128, 4, 3, 16, 0, 1 };
+	CHECK(t->check(&oproj, s8) == NULL);
+	CHECK_STR(t->check(&oproj, s16), "k not a multiple of split*bk");
+}
+
+TEST(plan_direct)
+{
+	const struct tmpl *t = mma();
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&qkv, direct, 33, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.nsteps, 1);
+	const struct launch_step *st = &pl.steps[0];
+	CHECK_INT(st->kind, STEP_KERNEL);
+	CHECK_INT(st->kernel, 0);
+	CHECK_INT(st->grid[0], 3);              /* ceil(33 / 16) token tiles */
+	CHECK_INT(st->grid[1], 1);
+	CHECK_INT(st->grid[2], 2304 / 64);
+	CHECK_INT(st->block[0], 128);
+	CHECK_INT(st->block[1], 1);
+	CHECK_INT(st->block[2], 1);
+	CHECK_INT(st->smem, 3 * (64 + 16) * 64 * 2);
+	CHECK(arg_kinds_are(st, main_args, 7));
+}
+
+TEST(plan_partials)
+{
+	const struct tmpl *t = mma();
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&qkv, partials, 5, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 4 * 5 * 2304 * 4);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK_INT(pl.steps[0].kind, STEP_KERNEL);
+	CHECK_INT(pl.steps[0].grid[0], 1);
+	CHECK_INT(pl.steps[0].grid[1], 4);
+	CHECK_INT(pl.steps[0].grid[2], 36);
+	CHECK_INT(pl.steps[0].smem, 4 * (64 + 8) * 128 * 2);
+	CHECK(arg_kinds_are(&pl.steps[0], main_args, 7));
+	const struct launch_step *red = &pl.steps[1];
+	CHECK_INT(red->kind, STEP_KERNEL);
+	CHECK_INT(red->kernel, 1);
+	CHECK(arg_kinds_are(red, reduce_args, 5));
+	CHECK_INT(red->args[2].value, 4);
+	CHECK_INT(red->block[0], 256);
+	CHECK_INT(red->grid[0], (5 * 2304 / 4 + 255) / 256);
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_REDUCE_THREADS"), red->block[0]);
+}
+
+TEST(plan_atomic_zeroes_inside_the_call)
+{
+	const struct tmpl *t = mma();
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&qkv, atomic, 9, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 9 * 2304 * 4);
+	CHECK_INT(pl.nsteps, 3);
+	CHECK_INT(pl.steps[0].kind, STEP_MEMSET_WS);
+	CHECK_INT(pl.steps[0].bytes, pl.ws_bytes);
+	const struct launch_step *st = &pl.steps[1];
+	CHECK_INT(st->kind, STEP_KERNEL);
+	CHECK_INT(st->kernel, 0);
+	CHECK_INT(st->grid[0], 2);              /* ceil(9 / 8) */
+	CHECK_INT(st->grid[1], 4);
+	CHECK_INT(st->grid[2], 2304 / 32);
+	CHECK_INT(st->block[0], 256);
+	/* 8 warps on 32 x 8: 2 row warps x 4 K warps; the ring (20 KiB) is
+	 * larger than the 4 epilogue partials (4 x 8 x 36 floats) */
+	CHECK_INT(st->smem, 4 * (32 + 8) * 64 * 2);
+	CHECK(arg_kinds_are(st, main_args, 7));
+	const struct launch_step *cv = &pl.steps[2];
+	CHECK_INT(cv->kernel, 1);
+	CHECK(arg_kinds_are(cv, reduce_args, 5));
+	CHECK_INT(cv->args[2].value, 1);        /* a convert: one FP32 sum */
+	CHECK_INT(cv->grid[0], (9 * 2304 / 4 + 255) / 256);
+}
+
+TEST(plan_cluster_is_one_kernel)
+{
+	const struct tmpl *t = mma();
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&oproj, cluster, 256, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.nsteps, 1);
+	const struct launch_step *st = &pl.steps[0];
+	CHECK_INT(st->kernel, 0);
+	CHECK_INT(st->grid[0], 16);
+	CHECK_INT(st->grid[1], 4);              /* one cluster spans the splits */
+	CHECK_INT(st->grid[2], 8192 / 64);
+	CHECK_INT(st->smem, 4 * (64 + 16) * 64 * 2);
+	CHECK(arg_kinds_are(st, main_args, 7));
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_MAX_CLUSTER"), 8);
+}
+
+TEST(plan_epilogue_larger_than_ring)
+{
+	/* 2 stages of (128 + 64) x 32 bf16 = 24 KiB < the epilogue tile
+	 * 64 tokens x (128 + MMA_EPI_PAD) floats = 33 KiB */
+	const struct tmpl *t = mma();
+	const long p[] = { 128, 64, 32, 4, 2, 1, 0, 0 };
+	struct launch_plan pl;
+	long pad = define_in("templates/mma_skinny.cuh", "MMA_EPI_PAD");
+	CHECK_INT(pad, 4);
+	CHECK_INT(t->plan(&qkv, p, 64, &pl), 0);
+	CHECK_INT(pl.steps[0].smem, 64 * (128 + pad) * 4);
+	/* 8 warps on 32 x 8 x 128: 4 K warps, 4 x 8 x (32 + pad) floats < ring */
+	const long q[] = { 32, 8, 128, 8, 2, 1, 0, 0 };
+	CHECK_INT(t->plan(&qkv, q, 1, &pl), 0);
+	CHECK_INT(pl.steps[0].smem, 2 * 40 * 128 * 2);
+}
+
+TEST(plan_refuses_bad_input)
+{
+	const struct tmpl *t = mma();
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&qkv, direct, 0, &pl), -1);
+	CHECK_INT(t->plan(&router, direct, 1, &pl), -1);
+	const long bad[] = { 64, 16, 64, 4, 3, 1, 0, ATOMIC };
+	CHECK_INT(t->plan(&qkv, bad, 1, &pl), -1);
+}
+
+/* Every point of the full parameter grid: a legal one plans at every M
+ * with the invariants the kernel's launch contract needs; an illegal one
+ * does not plan. */
+TEST(plan_invariants_over_the_grid)
+{
+	const struct tmpl *t = mma();
+	static const long bms[] = { 32, 64, 128 }, bns[] = { 8, 16, 32, 64 };
+	static const long bks[] = { 32, 64, 128 }, warps[] = { 2, 4, 8 };
+	static const int ms[] = { 1, 7, 8, 9, 64, 257 };
+	long legal = 0, total = 0, bad = 0;
+	for (int a = 0; a < 3; a++) for (int b = 0; b < 4; b++)
+	for (int c = 0; c < 3; c++) for (int d = 0; d < 3; d++)
+	for (long stages = 2; stages <= 6; stages++)
+	for (long split = 1; split <= 16; split++)
+	for (long cache = 0; cache <= 1; cache++)
+	for (long combine = 0; combine <= 2; combine++) {
+		const long p[NP] = { bms[a], bns[b], bks[c], warps[d], stages, split, cache, combine };
+		total++;
+		struct launch_plan pl;
+		if (t->check(&qkv, p)) {
+			bad += t->plan(&qkv, p, 8, &pl) != -1;
+			continue;
+		}
+		legal++;
+		for (size_t i = 0; i < ARRAY_SIZE(ms); i++) {
+			const int m = ms[i];
+			if (t->plan(&qkv, p, m, &pl)) {
+				bad++;
+				continue;
+			}
+			const struct launch_step *k = NULL;
+			int kernels = 0, memsets = 0;
+			for (int s = 0; s < pl.nsteps; s++) {
+				if (pl.steps[s].kind == STEP_KERNEL && pl.steps[s].kernel == 0)
+					k = &pl.steps[s];
+				kernels += pl.steps[s].kind == STEP_KERNEL;
+				memsets += pl.steps[s].kind == STEP_MEMSET_WS;
+				bad += pl.steps[s].kind == STEP_MEMSET_WS && pl.steps[s].bytes != pl.ws_bytes;
+			}
+			if (!k) {
+				bad++;
+				continue;
+			}
+			bad += k->grid[0] * p[BN] < (unsigned)m || (k->grid[0] - 1) * p[BN] >= (unsigned)m;
+			bad += k->grid[1] != (unsigned)split;
+			bad += k->grid[2] * p[BM] != (unsigned)qkv.n;
+			bad += k->block[0] != (unsigned)(p[WARPS] * 32);
+			bad += k->smem > 227 * 1024;
+			bad += k->smem < (unsigned)(stages * (p[BM] + p[BN]) * p[BK] * 2);
+			bad += k->smem < (unsigned)(p[BN] * (p[BM] + 4) * 4);
+			const int reduce = split > 1 && combine != CLUSTER;
+			bad += kernels != 1 + reduce;
+			bad += memsets != (split > 1 && combine == ATOMIC);
+			size_t ws = split == 1 || combine == CLUSTER ? 0 :
+				    (size_t)(combine == ATOMIC ? 1 : split) * m * qkv.n * 4;
+			bad += pl.ws_bytes != ws;
+		}
+	}
+	CHECK_INT(total, 3 * 4 * 3 * 3 * 5 * 16 * 2 * 3);
+	CHECK(legal > 1000);
+	CHECK_INT(bad, 0);
+}
+
+struct coverage {
+	long visited, pruned;
+	int combos[3];                  /* per combine; split 1 counted apart */
+	int direct;
+	const char *first_reason;
+};
+
+static void visit(void *ctx, const struct shape *s, int m, const struct candidate *c,
+		  const char *reason)
+{
+	struct coverage *cov = ctx;
+	(void)s;
+	(void)m;
+	cov->visited++;
+	if (reason) {
+		cov->pruned++;
+		if (!cov->first_reason)
+			cov->first_reason = reason;
+		return;
+	}
+	if (c->params[SPLIT] == 1)
+		cov->direct++;
+	else
+		cov->combos[c->params[COMBINE]]++;
+}
+
+TEST(gpu_test_space_covers_every_mode)
+{
+	struct space sp;
+	CHECK_INT(space_load("tests/spaces/gpu_mma.yaml", &sp), 0);
+	if (sp.nshapes == 0)
+		return;
+	static const int want_ms[] = { 1, 2, 7, 8, 9, 16, 17, 31, 32, 33, 64, 127, 128, 129,
+				       255, 256, 257 };
+	CHECK_INT(sp.nshapes, 5);
+	for (int i = 0; i < sp.nshapes; i++) {
+		const struct shape *s = &sp.shapes[i];
+		CHECK_INT(s->n_ms, ARRAY_SIZE(want_ms));
+		for (int j = 0; j < s->n_ms && j < (int)ARRAY_SIZE(want_ms); j++) {
+			CHECK_INT(s->ms[j], want_ms[j]);
+			struct coverage cov = { 0 };
+			space_enumerate(&sp, s, s->ms[j], visit, &cov);
+			CHECK_INT(cov.visited, 20);
+			CHECK_INT(cov.pruned, 0);
+			if (cov.first_reason)
+				fprintf(stderr, "  %s m=%d: %s\n", s->family, s->ms[j],
+					cov.first_reason);
+			CHECK_INT(cov.direct, 4);
+			CHECK_INT(cov.combos[PARTIALS], 4);
+			CHECK_INT(cov.combos[ATOMIC], 4);
+			CHECK_INT(cov.combos[CLUSTER], 8);
+		}
+	}
+	space_free(&sp);
+}
+
+static char cache_dir[64];
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+/* One instantiation per combine mode (and the reduce kernel) through the
+ * real NVRTC compile service: every one compiles for sm_90a, uses no local
+ * memory (no spills) and no static shared memory (the plan's dynamic size
+ * is all it gets). The register counts are printed for the report. */
+TEST(nvrtc_compiles_every_combine_without_spills)
+{
+	const char *cuda = getenv("CUDA_HOME");
+	static char include[512];
+	snprintf(include, sizeof(include), "%s/include", cuda ? cuda : "/usr/local/cuda");
+	strcpy(cache_dir, "/tmp/gemmtab-test-mma-XXXXXX");
+	if (!mkdtemp(cache_dir))
+		die("cannot create a temporary directory");
+	struct jit_options o = {
+		.cuda_include = include, .arch = "sm_90a", .cache_dir = cache_dir,
+		.nproc = 4, .batch = 4, .deadline_s = 300,
+	};
+	/* the four plans above, plus the largest tile (128 x 64 on 2 warps:
+	 * 128 accumulators per thread) and a cluster of 8 with evict_first */
+	const long big[] = { 128, 64, 32, 2, 6, 1, 0, PARTIALS };
+	const long c8[] = { 32, 8, 64, 8, 4, 8, 1, CLUSTER };
+	const long *cands[] = { direct, partials, atomic, cluster, big, c8 };
+	struct jit_item items[16];
+	int n = 0;
+	const struct tmpl *t = mma();
+	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
+		CHECK(t->check(&qkv, cands[i]) == NULL);
+		char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+		int k = t->kernels(&qkv, cands[i], names, TMPL_MAX_KERNELS);
+		for (int j = 0; j < k; j++) {
+			memset(&items[n], 0, sizeof(items[n]));
+			items[n].source_name = t->source;
+			memcpy(items[n].name, names[j], sizeof(items[n].name));
+			n++;
+		}
+	}
+	CHECK_INT(n, 8);
+	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
+	for (int i = 0; i < n; i++) {
+		CHECK_INT(items[i].ok, 1);
+		if (!items[i].ok)
+			fprintf(stderr, "  %s: %s\n", items[i].name, items[i].error);
+		CHECK(items[i].regs > 0 && items[i].regs <= 255);
+		CHECK_INT(items[i].local_bytes, 0);
+		CHECK_INT(items[i].smem_bytes, 0);
+		printf("# %-56s regs %3d local %d\n", items[i].name, items[i].regs,
+		       items[i].local_bytes);
+	}
+	/* a cluster-size-1 instantiation trips the template's static_assert */
+	struct jit_item bad = { .source_name = t->source };
+	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0>");
+	CHECK_INT(jit_compile_all(&o, &bad, 1, NULL, NULL), 0);
+	CHECK_INT(bad.ok, 0);
+	CHECK(strstr(bad.error, "a cluster combine needs split in [2, 8]") != NULL);
+	nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
+      T(plan_direct), T(plan_partials), T(plan_atomic_zeroes_inside_the_call),
+      T(plan_cluster_is_one_kernel), T(plan_epilogue_larger_than_ring),
+      T(plan_refuses_bad_input), T(plan_invariants_over_the_grid),
+      T(gpu_test_space_covers_every_mode), T(nvrtc_compiles_every_combine_without_spills))

@@ -1,0 +1,211 @@
+/*
+ * tmpl_mma.c: the adapter of templates/mma_skinny.cuh, the tensor-core
+ * GEMM for skinny M with split-K combined through FP32 partials, FP32
+ * atomics or a thread-block cluster: its parameters, static legality,
+ * NVRTC name expressions and launch plan. Must agree with the kernel's
+ * launch contract written at the top of mma_skinny.cuh.
+ */
+#include "tmpl.h"
+
+#include <stdio.h>
+
+enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, NPARAMS };
+
+/* Same order as MMA_CACHE_* and MMA_COMBINE_* in mma_skinny.cuh: the index
+ * is the template argument. */
+static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
+static const char *const combine_symbols[] = { "partials", "atomic", "cluster", NULL };
+enum { COMBINE_PARTIALS, COMBINE_ATOMIC, COMBINE_CLUSTER };
+
+static const struct tmpl_param params[NPARAMS] = {
+	[P_BM]      = { "bm", 16, 256, NULL },
+	[P_BN]      = { "bn", 8, 64, NULL },
+	[P_BK]      = { "bk", 32, 128, NULL },
+	[P_WARPS]   = { "warps", 2, 8, NULL },
+	[P_STAGES]  = { "stages", 2, 6, NULL },
+	[P_SPLIT]   = { "split", 1, 16, NULL },
+	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
+	[P_COMBINE] = { "combine", 0, 2, combine_symbols },
+};
+
+/* MMA_REDUCE_THREADS, MMA_EPI_PAD and MMA_MAX_CLUSTER in mma_skinny.cuh. */
+#define REDUCE_THREADS 256
+#define EPI_PAD 4
+#define MAX_CLUSTER 8
+/* The H100/H200 opt-in limit of dynamic shared memory per block (227 KiB). */
+#define MAX_SMEM (227 * 1024)
+#define MAX_GRID_YZ 65535
+#define MAX_REDUCE_BLOCKS 65535
+
+static int is_pow2_in(long v, long lo, long hi)
+{
+	return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+static long min_l(long a, long b)
+{
+	return a < b ? a : b;
+}
+
+/* The warp layout of mma_warps_m/n/k: rows first (16 each), then tokens
+ * (8 each), the rest split each stage's K. */
+static void warp_layout(const long *p, long *wm, long *wn, long *wk)
+{
+	*wm = min_l(p[P_WARPS], p[P_BM] / 16);
+	*wn = min_l(p[P_WARPS] / *wm, p[P_BN] / 8);
+	*wk = p[P_WARPS] / (*wm * *wn);
+}
+
+/* mma_smem_bytes: the stage ring, or the FP32 epilogue tile if larger. */
+static long smem_bytes(const long *p)
+{
+	long wm, wn, wk;
+	warp_layout(p, &wm, &wn, &wk);
+	long ring = p[P_STAGES] * (p[P_BM] + p[P_BN]) * p[P_BK] * 2;
+	long epilogue = wk * p[P_BN] * (p[P_BM] + EPI_PAD) * 4;
+	return ring > epilogue ? ring : epilogue;
+}
+
+static const char *mma_check(const struct shape *s, const long *p)
+{
+	for (int i = 0; i < NPARAMS; i++)
+		if (p[i] < params[i].min || p[i] > params[i].max)
+			return "parameter out of range";
+	if (s->w != DT_BF16 || s->x != DT_BF16 || s->y != DT_BF16)
+		return "w, x and y must be bf16";
+	if (!is_pow2_in(p[P_BM], 32, 128))
+		return "bm must be 32, 64 or 128";
+	if (!is_pow2_in(p[P_BN], 8, 64))
+		return "bn must be 8, 16, 32 or 64";
+	if (!is_pow2_in(p[P_BK], 32, 128))
+		return "bk must be 32, 64 or 128";
+	if (!is_pow2_in(p[P_WARPS], 2, 8))
+		return "warps must be 2, 4 or 8";
+	/* split 1 runs the same code whatever the combine: keep one */
+	if (p[P_SPLIT] == 1 && p[P_COMBINE] != COMBINE_PARTIALS)
+		return "split 1 takes combine partials";
+	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > MAX_CLUSTER)
+		return "a cluster holds at most 8 blocks";
+	if (s->n % p[P_BM])
+		return "n not a multiple of bm";
+	if (s->k % (p[P_SPLIT] * p[P_BK]))
+		return "k not a multiple of split*bk";
+	if (s->n / p[P_BM] > MAX_GRID_YZ)
+		return "n/bm exceeds the grid";
+	long wm, wn, wk;
+	warp_layout(p, &wm, &wn, &wk);
+	if (wk > p[P_BK] / 16)
+		return "more k-splitting warps than k16 steps in bk";
+	/* No register check: the largest tile a thread can own (bm 128 x bn 64
+	 * on 2 warps) is 128 FP32 accumulators, the template's static_assert
+	 * limit; ptxas reports 211 registers and no spills for it. */
+	if (smem_bytes(p) > MAX_SMEM)
+		return "shared memory exceeds 227 KiB";
+	return NULL;
+}
+
+static int uses_reduce(const long *p)
+{
+	return p[P_SPLIT] > 1 && p[P_COMBINE] != COMBINE_CLUSTER;
+}
+
+static int mma_kernels(const struct shape *s, const long *p,
+		       char names[][TMPL_NAME_MAX], int max)
+{
+	(void)s;
+	int need = uses_reduce(p) ? 2 : 1;
+	if (max < need)
+		return -1;
+	if (p[P_COMBINE] == COMBINE_CLUSTER)
+		snprintf(names[0], TMPL_NAME_MAX,
+			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
+			 p[P_CACHE]);
+	else
+		snprintf(names[0], TMPL_NAME_MAX,
+			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
+			 p[P_CACHE], p[P_COMBINE]);
+	if (need == 2)
+		snprintf(names[1], TMPL_NAME_MAX, "mma_splitk_reduce");
+	return need;
+}
+
+static void set_dims(unsigned v[3], unsigned x, unsigned y, unsigned z)
+{
+	v[0] = x;
+	v[1] = y;
+	v[2] = z;
+}
+
+static void add_arg(struct launch_step *st, enum arg_kind kind, long value)
+{
+	st->args[st->nargs].kind = kind;
+	st->args[st->nargs].value = value;
+	st->nargs++;
+}
+
+/* The reduce/convert kernel over m*n/4 float4s: splits = 1 converts. */
+static void add_reduce(struct launch_plan *out, long splits, long m, long n)
+{
+	struct launch_step *st = &out->steps[out->nsteps++];
+	long blocks = (m * n / 4 + REDUCE_THREADS - 1) / REDUCE_THREADS;
+	st->kind = STEP_KERNEL;
+	st->kernel = 1;
+	set_dims(st->grid, (unsigned)min_l(blocks, MAX_REDUCE_BLOCKS), 1, 1);
+	set_dims(st->block, REDUCE_THREADS, 1, 1);
+	add_arg(st, ARG_WS, 0);
+	add_arg(st, ARG_Y, 0);
+	add_arg(st, ARG_INT, splits);
+	add_arg(st, ARG_M, 0);
+	add_arg(st, ARG_N, 0);
+}
+
+static int mma_plan(const struct shape *s, const long *p, int m, struct launch_plan *out)
+{
+	if (m < 1 || mma_check(s, p))
+		return -1;
+	*out = (struct launch_plan){ 0 };
+	const long split = p[P_SPLIT], combine = p[P_COMBINE];
+	const size_t out_floats = (size_t)m * s->n;
+	if (split > 1 && combine == COMBINE_PARTIALS)
+		out->ws_bytes = (size_t)split * out_floats * sizeof(float);
+	else if (split > 1 && combine == COMBINE_ATOMIC)
+		out->ws_bytes = out_floats * sizeof(float);
+
+	if (split > 1 && combine == COMBINE_ATOMIC) {
+		/* zeroed inside the captured call, so every replay starts clean */
+		struct launch_step *z = &out->steps[out->nsteps++];
+		z->kind = STEP_MEMSET_WS;
+		z->bytes = out->ws_bytes;
+	}
+
+	struct launch_step *st = &out->steps[out->nsteps++];
+	st->kind = STEP_KERNEL;
+	st->kernel = 0;
+	set_dims(st->grid, (unsigned)((m + p[P_BN] - 1) / p[P_BN]), (unsigned)split,
+		 (unsigned)(s->n / p[P_BM]));
+	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
+	st->smem = (unsigned)smem_bytes(p);
+	add_arg(st, ARG_W, 0);
+	add_arg(st, ARG_X, 0);
+	add_arg(st, ARG_Y, 0);
+	add_arg(st, ARG_WS, 0);
+	add_arg(st, ARG_M, 0);
+	add_arg(st, ARG_N, 0);
+	add_arg(st, ARG_K, 0);
+
+	if (uses_reduce(p))
+		add_reduce(out, combine == COMBINE_ATOMIC ? 1 : split, m, s->n);
+	return 0;
+}
+
+const struct tmpl tmpl_mma = {
+	.stem = "mma_skinny",
+	.source = "templates/mma_skinny.cuh",
+	.params = params,
+	.nparams = NPARAMS,
+	.check = mma_check,
+	.kernels = mma_kernels,
+	.plan = mma_plan,
+};
