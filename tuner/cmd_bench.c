@@ -8,6 +8,7 @@
  * geometric mean over the six loads of sum(t_baseline) / sum(t_library).
  */
 #include "commands.h"
+#include "options.h"
 #include "report.h"
 #include "space.h"
 #include "supervise.h"
@@ -25,13 +26,18 @@
 /* A neighbour M may be slower than the baseline only within noise
  * (WORKLOAD.md); the issue's bound is 3%. */
 #define REGRESSION_RATIO 0.97
+/* The most --pairs accepted: far more than a point needs, so only a typo
+ * is refused. */
+#define MAX_PAIRS 4096
 
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
 	"                     [--format text|md] [--out FILE]\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
+	"  --device N     GPU [0]\n"
 	"  --pairs N      paired repetitions per (family, M) [100]\n"
+	"  --format F     text or md [text]\n"
 	"  --out FILE     write the report there (atomically) instead of stdout\n";
 
 struct point {
@@ -66,14 +72,7 @@ static void measure(struct worker *w, struct point *p, int pairs, int device)
 	struct kv r;
 
 	kv_begin(&o, "rt");
-	kv_add(&o, "family", s->family);
-	kv_addf(&o, "n", "%d", s->n);
-	kv_addf(&o, "k", "%d", s->k);
-	kv_add(&o, "w", dtype_name(s->w));
-	kv_add(&o, "x", dtype_name(s->x));
-	kv_add(&o, "y", dtype_name(s->y));
-	kv_addf(&o, "tol", "%g", s->tol);
-	kv_addf(&o, "m", "%d", p->m);
+	kv_add_shape(&o, s, p->m);
 	kv_addf(&o, "pairs", "%d", pairs);
 	char *req = kv_string(&o);
 	if (w->pid <= 0 && worker_start(w, device))
@@ -207,44 +206,19 @@ int cmd_bench(int argc, char **argv)
 	enum table_format f = TABLE_TEXT;
 	int device = 0, pairs = 100;
 	struct space sp;
+	const struct opt opts[] = {
+		OPT_STRING("table", &table_path, 0),
+		OPT_STRING("space", &space, 0),
+		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
+		OPT_INT("pairs", &pairs, 1, MAX_PAIRS),
+		OPT_FORMAT("format", &f, 1 << TABLE_TEXT | 1 << TABLE_MD),
+		OPT_STRING("out", &out_path, 0),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		const char *a = argv[i], *v = i + 1 < argc ? argv[++i] : NULL;
-		if (strcmp(a, "--table") && strcmp(a, "--space") && strcmp(a, "--device") &&
-		    strcmp(a, "--pairs") && strcmp(a, "--format") && strcmp(a, "--out")) {
-			fprintf(stderr, "gemmtab bench: unknown option '%s'\n%s", a, usage_text);
-			return 2;
-		}
-		if (!v) {
-			fprintf(stderr, "gemmtab bench: %s needs a value\n%s", a, usage_text);
-			return 2;
-		}
-		if (!strcmp(a, "--table")) {
-			table_path = v;
-		} else if (!strcmp(a, "--space")) {
-			space = v;
-		} else if (!strcmp(a, "--out")) {
-			out_path = v;
-		} else if (!strcmp(a, "--format")) {
-			if (table_format_parse(v, &f) || f == TABLE_CSV) {
-				fprintf(stderr, "gemmtab bench: --format: '%s' is not text or md\n", v);
-				return 2;
-			}
-		} else {
-			char *end;
-			long x = strtol(v, &end, 10);
-			int dev = !strcmp(a, "--device");
-			if (*end || x < (dev ? 0 : 1) || x > (dev ? 255 : 4096)) {
-				fprintf(stderr, "gemmtab bench: %s: '%s' is not a valid count\n", a, v);
-				return 2;
-			}
-			*(dev ? &device : &pairs) = (int)x;
-		}
-	}
+	int st = parse_options("bench", argc, argv, opts, usage_text);
+	if (st)
+		return st == PARSE_HELP ? 0 : st;
 	if (table_path && check_table(table_path))
 		return 2;
 	if (space_load(space, &sp))

@@ -5,12 +5,11 @@
  * cubin cache before a GPU run.
  */
 #include "commands.h"
+#include "options.h"
 #include "tasks.h"
 #include "util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 static const char usage_text[] =
 	"usage: gemmtab compile --space FILE [--cache DIR] [--jobs N] [--quiet]\n"
@@ -23,39 +22,18 @@ int cmd_compile(int argc, char **argv)
 	struct tasklist tl;
 	const char *space = NULL;
 	int quiet = 0;
+	const struct opt opts[] = {
+		OPT_STRING("space", &space, OPT_REQUIRED),
+		OPT_STRING("cache", &jit.cache_dir, 0),
+		OPT_INT("jobs", &jit.nproc, 1, OPT_MAX_JOBS),
+		OPT_FLAG("quiet", &quiet),
+		OPT_END(),
+	};
 
 	jit_options_default(&jit);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quiet")) {
-			quiet = 1;
-		} else if (!strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (i + 1 >= argc) {
-			fprintf(stderr, "gemmtab compile: %s needs a value\n%s", argv[i], usage_text);
-			return 2;
-		} else if (!strcmp(argv[i], "--space")) {
-			space = argv[++i];
-		} else if (!strcmp(argv[i], "--cache")) {
-			jit.cache_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--jobs")) {
-			char *end;
-			long n = strtol(argv[++i], &end, 10);
-			if (*end || n < 1 || n > 1024) {
-				fprintf(stderr, "gemmtab compile: --jobs: '%s' is not a count in [1, 1024]\n",
-					argv[i]);
-				return 2;
-			}
-			jit.nproc = (int)n;
-		} else {
-			fprintf(stderr, "gemmtab compile: unknown option '%s'\n%s", argv[i], usage_text);
-			return 2;
-		}
-	}
-	if (!space) {
-		fprintf(stderr, "gemmtab compile: --space is required\n%s", usage_text);
-		return 2;
-	}
+	int st = parse_options("compile", argc, argv, opts, usage_text);
+	if (st)
+		return st == PARSE_HELP ? 0 : st;
 	if (space_load(space, &sp))
 		return 2;
 	if (tasks_build(&sp, NULL, &tl) || tasks_compile(&tl, &jit, quiet)) {

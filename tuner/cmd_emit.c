@@ -9,11 +9,12 @@
  */
 #include "commands.h"
 #include "emit.h"
+#include "options.h"
 #include "tmpl.h"
 #include "util.h"
 
 #include <errno.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,19 +53,6 @@ struct emit_out {
 	char (*kernels)[TMPL_NAME_MAX]; /* distinct kernel names, sorted */
 	int nkernels;
 };
-
-/* "gemmtab emit: MESSAGE" and the usage to stderr; returns 2. */
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("gemmtab emit: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", usage_text);
-	return 2;
-}
 
 /* s inside a C comment: a "*" before "/" is spaced out, control
  * characters print as spaces. */
@@ -480,65 +468,34 @@ cleanup:
 	return ret;
 }
 
-/* An environment id: a positive decimal integer. Returns 0 or -1. */
-static int parse_id(const char *s, long long *id)
-{
-	char *end;
-	errno = 0;
-	*id = strtoll(s, &end, 10);
-	return (errno || end == s || *end || *id <= 0) ? -1 : 0;
-}
-
 int cmd_emit(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *env_arg = NULL;
+	const char *path = NULL, *out = NULL;
 	struct emit_out o = { 0 };
 	struct db *db = NULL;
 	size_t len;
-	int ret = 1;
+	int env_arg = 0, ret;
+	const struct opt opts[] = {
+		OPT_STRING("db", &path, OPT_REQUIRED),
+		OPT_STRING("out", &out, OPT_REQUIRED),
+		OPT_INT("env", &env_arg, 1, INT_MAX),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i += 2) {      /* every option takes a value */
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (a[0] != '-')
-			return usage_error("unexpected argument '%s'", a);
-		if (strcmp(a, "--db") && strcmp(a, "--out") && strcmp(a, "--env"))
-			return usage_error("unknown option '%s'", a);
-		if (!v)
-			return usage_error("%s needs a value", a);
-		*(!strcmp(a, "--db") ? &path : !strcmp(a, "--out") ? &out : &env_arg) = v;
-	}
-	if (!path)
-		return usage_error("--db is required");
-	if (!out)
-		return usage_error("--out is required");
+	int st = parse_options("emit", argc, argv, opts, usage_text);
+	if (st)
+		return st == PARSE_HELP ? 0 : st;
 	len = strlen(out);
 	if (len < 3 || strcmp(out + len - 2, ".h") || out[len - 3] == '/')
-		return usage_error("--out: '%s' is not a header path (NAME.h)", out);
-	if (env_arg && parse_id(env_arg, &o.env))
-		return usage_error("--env: '%s' is not an environment id", env_arg);
+		return usage_error("emit", usage_text,
+				   "--out: '%s' is not a header path (NAME.h)", out);
 
 	if (access(path, F_OK))
 		return error("cannot open database %s: %s", path, strerror(errno)), 1;
 	if (db_open_existing(path, &db))
 		return 1;
-	if (env_arg) {
-		int found = db_env_get(db, o.env, &o.e);
-		if (found > 0) {
-			fprintf(stderr, "gemmtab emit: --env: %s has no environment %s\n",
-				path, env_arg);
-			ret = 2;
-		}
-		if (found)
-			goto cleanup;
-	} else if ((o.env = db_latest_env(db)) < 0 || db_env_get(db, o.env, &o.e)) {
-		error("%s holds no environment yet (run gemmtab sweep)", path);
+	if ((ret = db_env_pick(db, "emit", env_arg, &o.env, &o.e)))
 		goto cleanup;
-	}
 	o.cmdline = command_line(argc, argv);
 	o.db_label = path;
 	ret = emit_env(db, &o, out) ? 1 : 0;

@@ -6,13 +6,17 @@
  */
 #include "commands.h"
 #include "db.h"
+#include "options.h"
 #include "space.h"
 #include "supervise.h"
 #include "util.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+/* The most --pairs accepted: far more than a figure needs, so only a typo
+ * is refused. */
+#define MAX_PAIRS 100000
 
 static const char usage_text[] =
 	"usage: gemmtab probe [--db FILE] [--space FILE] [--device N] [--pairs N]\n"
@@ -44,35 +48,17 @@ int cmd_probe(int argc, char **argv)
 	long long env_id;
 	struct kv r;
 	char req[512];
+	const struct opt opts[] = {
+		OPT_STRING("db", &db_path, 0),
+		OPT_STRING("space", &space, 0),
+		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
+		OPT_INT("pairs", &pairs, 0, MAX_PAIRS),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "gemmtab probe: %s needs a value\n%s", argv[i], usage_text);
-			return 2;
-		}
-		const char *v = argv[++i];
-		if (!strcmp(argv[i - 1], "--db")) {
-			db_path = v;
-		} else if (!strcmp(argv[i - 1], "--space")) {
-			space = v;
-		} else if (!strcmp(argv[i - 1], "--device") || !strcmp(argv[i - 1], "--pairs")) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || n < 0 || n > 100000) {
-				fprintf(stderr, "gemmtab probe: %s: '%s' is not a valid count\n",
-					argv[i - 1], v);
-				return 2;
-			}
-			*(!strcmp(argv[i - 1], "--device") ? &device : &pairs) = (int)n;
-		} else {
-			fprintf(stderr, "gemmtab probe: unknown option '%s'\n%s", argv[i - 1], usage_text);
-			return 2;
-		}
-	}
+	int st = parse_options("probe", argc, argv, opts, usage_text);
+	if (st)
+		return st == PARSE_HELP ? 0 : st;
 	if (space_load(space, &sp))
 		return 2;
 	if (db_open(db_path, &db))

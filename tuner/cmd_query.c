@@ -5,10 +5,12 @@
  */
 #include "commands.h"
 #include "db.h"
+#include "options.h"
 #include "table.h"
 #include "util.h"
 
-#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The canned questions; most read a view that db/schema.sql documents. */
@@ -41,9 +43,14 @@ static const struct canned {
 	  "ORDER BY env_id, what, family, id" },
 };
 
-/* Print the usage to out and return status. */
-static int usage(FILE *out, int status)
+/* The usage text with the canned NAMEs (caller frees). */
+static char *query_usage(void)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	if (!out)
+		die("out of memory");
 	fputs("usage: gemmtab query --db DB [--format text|csv|md] (SQL | NAME)\n"
 	      "  --db DB           the results database\n"
 	      "  --format F        text, csv or md [text]\n"
@@ -51,20 +58,8 @@ static int usage(FILE *out, int status)
 	      "these NAMEs:\n", out);
 	for (size_t i = 0; i < ARRAY_SIZE(canned); i++)
 		fprintf(out, "  %-16s  %s\n", canned[i].name, canned[i].help);
-	return status;
-}
-
-/* "gemmtab query: MESSAGE" and the usage to stderr; returns 2. */
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("gemmtab query: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return usage(stderr, 2);
+	fclose(out);
+	return buf;
 }
 
 /* The SQL of a canned name, or arg itself. */
@@ -79,37 +74,33 @@ static const char *query_sql(const char *arg)
 int cmd_query(int argc, char **argv)
 {
 	const char *path = NULL, *format = "text", *query = NULL;
+	char *usage = query_usage();
 	enum table_format f;
 	struct db *db;
-	int ret;
+	const struct opt opts[] = {
+		OPT_STRING("db", &path, OPT_REQUIRED),
+		OPT_STRING("format", &format, 0),
+		OPT_ARG("SQL or NAME", &query, OPT_REQUIRED),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-			return usage(stdout, 0);
-		if (!strcmp(a, "--db") || !strcmp(a, "--format")) {
-			if (!v)
-				return usage_error("%s needs a value", a);
-			*(!strcmp(a, "--db") ? &path : &format) = v;
-			i++;
-		} else if (a[0] == '-' && a[1] == '-') {
-			return usage_error("unknown option '%s'", a);
-		} else if (query) {
-			return usage_error("one query expected, got '%s' and '%s'", query, a);
-		} else {
-			query = a;
-		}
+	int ret = parse_options("query", argc, argv, opts, usage);
+	if (ret) {
+		ret = ret == PARSE_HELP ? 0 : ret;
+		goto cleanup;
 	}
-	if (!path)
-		return usage_error("--db is required");
-	if (!query)
-		return usage_error("no SQL or query NAME given");
-	if (table_format_parse(format, &f))
-		return usage_error("--format: '%s' is not text, csv or md", format);
+	/* the database takes the format by name: refuse a bad one here, as
+	 * bad usage */
+	if (table_format_parse(format, &f)) {
+		ret = usage_error("query", usage, "--format: '%s' is not text, csv or md", format);
+		goto cleanup;
+	}
+	ret = 1;
 	if (db_open_existing(path, &db))
-		return 1;
+		goto cleanup;
 	ret = db_query_print(db, query_sql(query), format) ? 1 : 0;
 	db_close(db);
+cleanup:
+	free(usage);
 	return ret;
 }

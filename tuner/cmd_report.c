@@ -4,19 +4,18 @@
  * load speedups and the score (the arithmetic is report.c's).
  */
 #include "commands.h"
+#include "options.h"
 #include "report.h"
 #include "util.h"
 
-#include <errno.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const char usage_text[] =
-	"usage: gemmtab report --db DB [--env ID] [--format text|md|csv]\n"
+	"usage: gemmtab report --db DB [--env ID] [--format text|csv|md]\n"
 	"  --db DB           the results database (gemmtab sweep writes it)\n"
 	"  --env ID          the environment to report [the newest]\n"
-	"  --format F        text, md or csv [text]\n";
+	"  --format F        text, csv or md [text]\n";
 
 /* "fixture.db, env 1: NVIDIA H200 (132 SMs, 1980 MHz), driver ..." */
 static char *report_title(const char *db_label, long long env,
@@ -58,77 +57,29 @@ cleanup:
 	return ret;
 }
 
-/* "gemmtab report: MESSAGE" and the usage to stderr; returns 2. */
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("gemmtab report: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", usage_text);
-	return 2;
-}
-
-/* An environment id: a positive decimal integer. Returns 0 or -1. */
-static int parse_id(const char *s, long long *id)
-{
-	char *end;
-	errno = 0;
-	*id = strtoll(s, &end, 10);
-	return (errno || end == s || *end || *id <= 0) ? -1 : 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
-	const char *path = NULL, *env_arg = NULL, *format = "text";
-	enum table_format f;
+	const char *path = NULL;
+	enum table_format f = TABLE_TEXT;
 	struct env_info e;
 	struct db *db;
-	long long env = -1;
-	int ret = 1;
+	int env_arg = 0, ret;
+	long long env;
+	const struct opt opts[] = {
+		OPT_STRING("db", &path, OPT_REQUIRED),
+		OPT_INT("env", &env_arg, 1, INT_MAX),
+		OPT_FORMAT("format", &f, 0),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i += 2) {      /* every option takes a value */
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (a[0] != '-')
-			return usage_error("unexpected argument '%s'", a);
-		if (strcmp(a, "--db") && strcmp(a, "--env") && strcmp(a, "--format"))
-			return usage_error("unknown option '%s'", a);
-		if (!v)
-			return usage_error("%s needs a value", a);
-		*(!strcmp(a, "--db") ? &path : !strcmp(a, "--env") ? &env_arg : &format) = v;
-	}
-	if (!path)
-		return usage_error("--db is required");
-	if (table_format_parse(format, &f))
-		return usage_error("--format: '%s' is not text, md or csv", format);
-	if (env_arg && parse_id(env_arg, &env))
-		return usage_error("--env: '%s' is not an environment id", env_arg);
-
+	int st = parse_options("report", argc, argv, opts, usage_text);
+	if (st)
+		return st == PARSE_HELP ? 0 : st;
 	if (db_open_existing(path, &db))
 		return 1;
-	if (env_arg) {
-		int found = db_env_get(db, env, &e);
-		if (found > 0) {
-			fprintf(stderr, "gemmtab report: --env: %s has no environment %s\n",
-				path, env_arg);
-			ret = 2;
-		}
-		if (found)
-			goto cleanup;
-	} else if ((env = db_latest_env(db)) < 0) {
-		error("%s holds no environment yet (run gemmtab sweep)", path);
-		goto cleanup;
-	}
-	if (!report_write(db, env, path, f, stdout))
-		ret = 0;
-cleanup:
+	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
+	    report_write(db, env, path, f, stdout))
+		ret = 1;
 	db_close(db);
 	return ret;
 }

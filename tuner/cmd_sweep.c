@@ -9,6 +9,7 @@
  */
 #include "commands.h"
 #include "db.h"
+#include "options.h"
 #include "supervise.h"
 #include "tasks.h"
 #include "tmpl.h"
@@ -50,6 +51,9 @@ static void count_status(struct sweep *sw, const char *status)
 			break;
 	sw->counts[i]++;
 }
+
+/* The longest --deadline accepted: a day; any more is a typo. */
+#define MAX_DEADLINE_S 86400
 
 static const char usage_text[] =
 	"usage: gemmtab sweep --space FILE [options]\n"
@@ -115,14 +119,7 @@ static char *eval_request(struct sweep *sw, int ti, int m, const char *phase, in
 	kv_add(&o, "phase", phase);
 	kv_addf(&o, "pairs", "%d", pairs);
 	kv_addf(&o, "seed", "%u", eval_seed(t, m, phase));
-	kv_add(&o, "family", s->family);
-	kv_addf(&o, "n", "%d", s->n);
-	kv_addf(&o, "k", "%d", s->k);
-	kv_add(&o, "w", dtype_name(s->w));
-	kv_add(&o, "x", dtype_name(s->x));
-	kv_add(&o, "y", dtype_name(s->y));
-	kv_addf(&o, "tol", "%g", s->tol);
-	kv_addf(&o, "m", "%d", m);
+	kv_add_shape(&o, s, m);
 	kv_add(&o, "tmpl", tp->stem);
 	for (int i = 0; i < tp->nparams; i++) {
 		if (tp->params[i].symbols)
@@ -217,14 +214,7 @@ static void run_baseline(struct sweep *sw, int si, int m)
 
 	kv_begin(&o, "baseline");
 	kv_addf(&o, "id", "%d", si);
-	kv_add(&o, "family", s->family);
-	kv_addf(&o, "n", "%d", s->n);
-	kv_addf(&o, "k", "%d", s->k);
-	kv_add(&o, "w", dtype_name(s->w));
-	kv_add(&o, "x", dtype_name(s->x));
-	kv_add(&o, "y", dtype_name(s->y));
-	kv_addf(&o, "tol", "%g", s->tol);
-	kv_addf(&o, "m", "%d", m);
+	kv_add_shape(&o, s, m);
 	kv_addf(&o, "pairs", "%d", sw->sp.sweep.screen_pairs * 2);
 	char *req = kv_string(&o);
 	if (sw->w.pid <= 0)
@@ -356,61 +346,6 @@ static void print_plan(const struct sweep *sw)
 	       ss->screen_pairs, retests, ss->retest_pairs);
 }
 
-static int parse_args(struct sweep *sw, int argc, char **argv, const char **space,
-		      const char **family, int *dry_run, double *deadline)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage_text, stdout);
-			exit(0);
-		} else if (!strcmp(a, "--dry-run")) {
-			*dry_run = 1;
-			takes = 0;
-		} else if (!strcmp(a, "--no-retest")) {
-			sw->retest = 0;
-			takes = 0;
-		} else if (strcmp(a, "--space") && strcmp(a, "--db") && strcmp(a, "--family") &&
-			   strcmp(a, "--cache") && strcmp(a, "--device") && strcmp(a, "--jobs") &&
-			   strcmp(a, "--deadline")) {
-			fprintf(stderr, "gemmtab sweep: unknown option '%s'\n%s", a, usage_text);
-			return -1;
-		} else if (!v) {
-			fprintf(stderr, "gemmtab sweep: %s needs a value\n%s", a, usage_text);
-			return -1;
-		} else if (!strcmp(a, "--space")) {
-			*space = v;
-		} else if (!strcmp(a, "--db")) {
-			sw->db_path = v;
-		} else if (!strcmp(a, "--family")) {
-			*family = v;
-		} else if (!strcmp(a, "--cache")) {
-			sw->jit.cache_dir = v;
-		} else if (!strcmp(a, "--device") || !strcmp(a, "--jobs") || !strcmp(a, "--deadline")) {
-			char *end;
-			double x = strtod(v, &end);
-			if (*end || x < 0 || (strcmp(a, "--deadline") && x != (int)x)) {
-				fprintf(stderr, "gemmtab sweep: %s: '%s' is not a valid number\n", a, v);
-				return -1;
-			}
-			if (!strcmp(a, "--device"))
-				sw->device = (int)x;
-			else if (!strcmp(a, "--jobs"))
-				sw->jit.nproc = (int)x;
-			else
-				*deadline = x;
-		}
-		i += takes;
-	}
-	if (!*space) {
-		fprintf(stderr, "gemmtab sweep: --space is required\n%s", usage_text);
-		return -1;
-	}
-	return 0;
-}
-
 /* Ids for shapes and candidates; which screens the database already holds. */
 static void load_ids(struct sweep *sw)
 {
@@ -468,14 +403,28 @@ static void print_summary(const struct sweep *sw)
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct sweep sw = { .db_path = "gemmtab.db", .retest = 1 };
+	struct sweep sw = { .db_path = "gemmtab.db" };
 	const char *space = NULL, *family = NULL;
-	int dry_run = 0, rc = 1;
+	int dry_run = 0, no_retest = 0, rc = 1;
 	double deadline = 0;
+	const struct opt opts[] = {
+		OPT_STRING("space", &space, OPT_REQUIRED),
+		OPT_STRING("db", &sw.db_path, 0),
+		OPT_INT("device", &sw.device, 0, OPT_MAX_DEVICE),
+		OPT_STRING("family", &family, 0),
+		OPT_FLAG("dry-run", &dry_run),
+		OPT_FLAG("no-retest", &no_retest),
+		OPT_STRING("cache", &sw.jit.cache_dir, 0),
+		OPT_INT("jobs", &sw.jit.nproc, 0, OPT_MAX_JOBS),
+		OPT_DOUBLE("deadline", &deadline, 0, MAX_DEADLINE_S),
+		OPT_END(),
+	};
 
 	jit_options_default(&sw.jit);
-	if (parse_args(&sw, argc, argv, &space, &family, &dry_run, &deadline))
-		return 2;
+	int st = parse_options("sweep", argc, argv, opts, usage_text);
+	if (st)
+		return st == PARSE_HELP ? 0 : st;
+	sw.retest = !no_retest;
 	if (space_load(space, &sw.sp))
 		return 2;
 	if (deadline > 0)

@@ -1,7 +1,8 @@
 /*
  * db.c: the results database on SQLite (the only file that includes
  * sqlite3.h): opening and migrating the schema, recording measurements as
- * they are taken, and the reads the sweep, report and query commands need.
+ * they are taken, and the reads the sweep, report, emit and query commands
+ * need.
  */
 #include "db.h"
 #include "embedded.h"
@@ -568,19 +569,76 @@ int db_env_get(struct db *db, long long id, struct env_info *e)
 	return db_error(db, "env");
 }
 
-/* One row of ST_BEST_ROWS into *b. Returns 0 or -1 (unknown dtype name). */
-static int read_best_row(sqlite3_stmt *st, struct best_row *b)
+int db_env_pick(struct db *db, const char *cmd, int arg, long long *id,
+		struct env_info *e)
+{
+	*id = arg > 0 ? arg : db_latest_env(db);
+	int found = *id < 0 ? 1 : db_env_get(db, *id, e);
+	if (found > 0 && arg > 0) {
+		fprintf(stderr, "gemmtab %s: --env: %s has no environment %d\n", cmd,
+			db->path, arg);
+		return 2;
+	}
+	if (found > 0)
+		error("%s holds no environment yet (run gemmtab sweep)", db->path);
+	return found ? 1 : 0;
+}
+
+/* Columns 0-5 of a row joined with its shape: family, n, k and the three
+ * dtype names. Returns 0 or -1 (an unknown dtype name). */
+static int col_shape(sqlite3_stmt *st, char family[FAMILY_MAX], int *n, int *k,
+		     enum dtype *w, enum dtype *x, enum dtype *y)
 {
 	char dt[3][8];
-	memset(b, 0, sizeof(*b));
-	col_text(st, 0, b->family, sizeof(b->family));
-	b->n = sqlite3_column_int(st, 1);
-	b->k = sqlite3_column_int(st, 2);
+	col_text(st, 0, family, FAMILY_MAX);
+	*n = sqlite3_column_int(st, 1);
+	*k = sqlite3_column_int(st, 2);
 	for (int i = 0; i < 3; i++)
 		col_text(st, 3 + i, dt[i], sizeof(dt[i]));
-	if (dtype_parse(dt[0], &b->w) || dtype_parse(dt[1], &b->x) ||
-	    dtype_parse(dt[2], &b->y))
-		return error("DB: shape %s has an unknown dtype", b->family);
+	if (dtype_parse(dt[0], w) || dtype_parse(dt[1], x) || dtype_parse(dt[2], y))
+		return error("DB: shape %s has an unknown dtype", family);
+	return 0;
+}
+
+/* Every row statement id yields for env (bound to ?1), each read by read
+ * into the next element (size bytes) of a growing heap array, returned
+ * (NULL when there is no row; caller frees) with the count in *n. On an
+ * error nothing is kept: NULL, *n = -1, message printed. */
+static void *env_rows(struct db *db, enum stmt_id id, long long env, const char *what,
+		      size_t size, int (*read)(sqlite3_stmt *st, void *row), int *n)
+{
+	sqlite3_stmt *st = stmt(db, id);
+	char *rows = NULL;
+	int count = 0, cap = 0, rc;
+	*n = -1;
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, env);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap)
+			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 32) * size);
+		if (read(st, rows + (size_t)count * size))
+			break;          /* rc stays SQLITE_ROW: a failure */
+		count++;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		db_error(db, what);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return NULL;
+	}
+	*n = count;
+	return rows;
+}
+
+/* One row of ST_BEST_ROWS into *row (a struct best_row). Returns 0 or -1. */
+static int read_best_row(sqlite3_stmt *st, void *row)
+{
+	struct best_row *b = row;
+	memset(b, 0, sizeof(*b));
+	if (col_shape(st, b->family, &b->n, &b->k, &b->w, &b->x, &b->y))
+		return -1;
 	b->m = sqlite3_column_int(st, 6);
 	b->has_candidate = sqlite3_column_int(st, 7);
 	col_text(st, 8, b->phase, sizeof(b->phase));
@@ -598,45 +656,18 @@ static int read_best_row(sqlite3_stmt *st, struct best_row *b)
 
 int db_best_rows(struct db *db, long long env, struct best_row **out)
 {
-	sqlite3_stmt *st = stmt(db, ST_BEST_ROWS);
-	struct best_row *rows = NULL;
-	int n = 0, cap = 0, rc;
-	*out = NULL;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, env);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap)
-			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 32) * sizeof(*rows));
-		if (read_best_row(st, &rows[n++]))
-			goto fail;
-	}
-	if (rc != SQLITE_DONE) {
-		db_error(db, "best rows");
-		goto fail;
-	}
-	sqlite3_reset(st);
-	*out = rows;
+	int n;
+	*out = env_rows(db, ST_BEST_ROWS, env, "best rows", sizeof(**out), read_best_row, &n);
 	return n;
-fail:
-	sqlite3_reset(st);
-	free(rows);
-	return -1;
 }
 
-/* One row of ST_RETEST_ROWS into *r. Returns 0 or -1 (unknown dtype). */
-static int read_retest_row(sqlite3_stmt *st, struct retest_row *r)
+/* One row of ST_RETEST_ROWS into *row (a struct retest_row). Returns 0 or -1. */
+static int read_retest_row(sqlite3_stmt *st, void *row)
 {
-	char dt[3][8];
+	struct retest_row *r = row;
 	memset(r, 0, sizeof(*r));
-	col_text(st, 0, r->family, sizeof(r->family));
-	r->n = sqlite3_column_int(st, 1);
-	r->k = sqlite3_column_int(st, 2);
-	for (int i = 0; i < 3; i++)
-		col_text(st, 3 + i, dt[i], sizeof(dt[i]));
-	if (dtype_parse(dt[0], &r->w) || dtype_parse(dt[1], &r->x) ||
-	    dtype_parse(dt[2], &r->y))
-		return error("DB: shape %s has an unknown dtype", r->family);
+	if (col_shape(st, r->family, &r->n, &r->k, &r->w, &r->x, &r->y))
+		return -1;
 	r->m = sqlite3_column_int(st, 6);
 	col_text(st, 7, r->tmpl, sizeof(r->tmpl));
 	col_text(st, 8, r->params, sizeof(r->params));
@@ -647,55 +678,26 @@ static int read_retest_row(sqlite3_stmt *st, struct retest_row *r)
 
 int db_retest_rows(struct db *db, long long env, struct retest_row **out)
 {
-	sqlite3_stmt *st = stmt(db, ST_RETEST_ROWS);
-	struct retest_row *rows = NULL;
-	int n = 0, cap = 0, rc;
-	*out = NULL;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, env);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap)
-			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*rows));
-		if (read_retest_row(st, &rows[n++]))
-			goto fail;
-	}
-	if (rc != SQLITE_DONE) {
-		db_error(db, "retest rows");
-		goto fail;
-	}
-	sqlite3_reset(st);
-	*out = rows;
+	int n;
+	*out = env_rows(db, ST_RETEST_ROWS, env, "retest rows", sizeof(**out), read_retest_row,
+			&n);
 	return n;
-fail:
-	sqlite3_reset(st);
-	free(rows);
-	return -1;
+}
+
+/* One row of ST_FLOORS into *row (a struct floor_row). Returns 0. */
+static int read_floor_row(sqlite3_stmt *st, void *row)
+{
+	struct floor_row *f = row;
+	col_text(st, 0, f->family, sizeof(f->family));
+	f->bytes = col_figure(st, 1);
+	f->us = col_figure(st, 2);
+	return 0;
 }
 
 int db_floors(struct db *db, long long env, struct floor_row **out)
 {
-	sqlite3_stmt *st = stmt(db, ST_FLOORS);
-	struct floor_row *rows = NULL;
-	int n = 0, cap = 0, rc;
-	*out = NULL;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, env);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap)
-			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*rows));
-		col_text(st, 0, rows[n].family, sizeof(rows[n].family));
-		rows[n].bytes = col_figure(st, 1);
-		rows[n].us = col_figure(st, 2);
-		n++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(rows);
-		return db_error(db, "floors");
-	}
-	*out = rows;
+	int n;
+	*out = env_rows(db, ST_FLOORS, env, "floors", sizeof(**out), read_floor_row, &n);
 	return n;
 }
 

@@ -99,6 +99,13 @@ long long db_latest_env(struct db *db);
 /* The environment with this id into *e. Returns 0, 1 if there is none
  * (nothing printed: the caller knows what the id meant), or -1 on error. */
 int db_env_get(struct db *db, long long id, struct env_info *e);
+/* The environment a reader command (report, emit) works on, into *id and
+ * *e: the one its --env option named (arg > 0), else the newest. Returns
+ * 0; 2 when arg names none ("gemmtab CMD: --env: ..." printed: bad
+ * usage); 1 when the database holds none yet, or on error (message
+ * printed). */
+int db_env_pick(struct db *db, const char *cmd, int arg, long long *id,
+		struct env_info *e);
 
 /* What a (shape, m) runs under one env, as the report reads it: the `best`
  * view's row (see db/schema.sql), or, where no candidate has a timing but

@@ -216,3 +216,15 @@ int worker_env(struct worker *w, struct env_info *e)
 	kv_free(&r);
 	return 0;
 }
+
+void kv_add_shape(struct kv_out *o, const struct shape *s, int m)
+{
+	kv_add(o, "family", s->family);
+	kv_addf(o, "n", "%d", s->n);
+	kv_addf(o, "k", "%d", s->k);
+	kv_add(o, "w", dtype_name(s->w));
+	kv_add(o, "x", dtype_name(s->x));
+	kv_add(o, "y", dtype_name(s->y));
+	kv_addf(o, "tol", "%g", s->tol);
+	kv_addf(o, "m", "%d", m);
+}

@@ -1,8 +1,8 @@
 /*
  * supervise.h: the supervisor's side of one worker process: start
  * `gemmtab worker` on a GPU with pipes to its stdin and stdout, send a
- * request and wait for its reply under a deadline, and kill and restart
- * the worker when it hangs or dies. The supervisor is the only process that
+ * request (the problem fields built here) and wait for its reply under a
+ * deadline, and kill and restart the worker when it hangs or dies. The supervisor is the only process that
  * writes the database; workers only measure.
  */
 #ifndef GT_SUPERVISE_H
@@ -40,6 +40,11 @@ void worker_kill(struct worker *w);
  * (may be NULL) gets the worker's wait status on CALL_DIED. */
 enum call_result worker_call(struct worker *w, const char *request, double deadline_s,
 			     struct kv *reply, int *exit_status);
+
+struct shape;
+/* Add the fields a worker reads one problem from: the shape (family, n,
+ * k, w, x, y, tol) and m. */
+void kv_add_shape(struct kv_out *o, const struct shape *s, int m);
 
 struct env_info;
 /* Ask the worker for its environment and fill *e (source_hash too).

@@ -81,7 +81,7 @@ expect_line "names it" "$TMP/err" "gemmtab emit: unexpected argument 'extra'"
 expect_exit "--out not a header: exit 2" 2 "$GEMMTAB" emit --db x.db --out table.txt
 expect_line "names --out" "$TMP/err" "gemmtab emit: --out: 'table.txt' is not a header path (NAME.h)"
 expect_exit "bad --env: exit 2" 2 "$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o.h" --env one
-expect_line "names --env" "$TMP/err" "gemmtab emit: --env: 'one' is not an environment id"
+expect_line "names --env" "$TMP/err" "gemmtab emit: --env: 'one' is not a valid number"
 expect_exit "unknown --env: exit 2" 2 "$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o.h" --env 99
 expect_line "says which" "$TMP/err" "gemmtab emit: --env: $W/db/quick.db has no environment 99"
 check "nothing written on bad usage" test ! -e "$W/o.h"

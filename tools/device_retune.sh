@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tools/device_retune.sh DEPS: one device call that re-tunes the default
+# table end to end on the H200: validate the tensor-core template on
+# tests/spaces/gpu_mma.yaml (stop on any fault or timeout), sweep
+# search_spaces/h200.yaml into a fresh db/h200.db, emit
+# runtime/tables/h200.h, rebuild libgemmtab and gemmtab there, and bench.
+# DEPS holds lib/libsqlite3.a, lib/libyaml.a and include/{sqlite3,yaml}.h,
+# carried from the build machine (the GPU machine has neither library);
+# build/ is carried too. Results come back under $OUT: log.txt, h200.db,
+# report.txt, h200.h, h200_kernels.cu, h200.md.
+set -u
+cd "$(dirname "$0")/.."
+DEPS=$(cd "$1" && pwd)
+OUT=${OUT:-out}; mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export C_INCLUDE_PATH=$DEPS/include
+G=build/bin/gemmtab
+log=$OUT/log.txt
+step() { echo "== $* ($SECONDS s)" | tee -a "$log"; }
+
+step "validate mma_skinny"
+$G sweep --space tests/spaces/gpu_mma.yaml --db /tmp/mma.db --no-retest --deadline 10 2>&1 | tail -n 3 >>"$log"
+$G query --db /tmp/mma.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
+$G query --db /tmp/mma.db failures >>"$log" 2>&1
+$G query --db /tmp/mma.db "SELECT s.family, r.m, round(max(r.ratio), 3) best FROM result r JOIN shape s ON s.id = r.shape_id WHERE r.status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2" >>"$log" 2>&1
+bad=$($G query --db /tmp/mma.db --format csv "SELECT count(*) FROM result WHERE status IN ('fault', 'timeout')" | tail -n 1)
+if [ "$bad" != 0 ]; then
+	step "stop: $bad faults or timeouts in gpu_mma.yaml"
+	exit 0
+fi
+
+step "sweep search_spaces/h200.yaml"
+rm -f db/h200.db db/h200.db-wal db/h200.db-shm
+$G probe --db db/h200.db --space search_spaces/h200.yaml >>"$log" 2>&1
+timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 2>&1 | tail -n 3 >>"$log"
+$G report --db db/h200.db >"$OUT/report.txt" 2>&1
+cp db/h200.db "$OUT/"
+
+step "emit, rebuild, bench"
+$G emit --db db/h200.db --out runtime/tables/h200.h >>"$log" 2>&1 &&
+	cp runtime/tables/h200.h runtime/tables/h200_kernels.cu "$OUT/" &&
+	make -j16 STATIC_LIBS="$DEPS/lib/libsqlite3.a $DEPS/lib/libyaml.a" build/bin/gemmtab >>"$log" 2>&1 &&
+	$G bench --table runtime/tables/h200.h --format md --out "$OUT/h200.md" >>"$log" 2>&1
+step "done"
+tail -n 12 "$OUT/h200.md" 2>/dev/null
+tail -n 25 "$log"
