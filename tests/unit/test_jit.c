@@ -7,6 +7,7 @@
  * text comes from tests/unit/fake_sources.c, which reads templates/).
  */
 #include "check.h"
+#include "workload.h"
 #include "jit.h"
 #include "util.h"
 
@@ -15,12 +16,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const struct shape qkv = {
-	.family = "qkv", .n = 2304, .k = 8192, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
-};
-static const struct shape router = {
-	.family = "router", .n = 256, .k = 8192, .w = DT_FP32, .x = DT_BF16, .y = DT_FP32,
-};
 
 static char cache_dir[64];
 

@@ -10,6 +10,7 @@
  * linked with tests/unit/fake_sources.c).
  */
 #include "check.h"
+#include "workload.h"
 #include "jit.h"
 #include "space.h"
 #include "tmpl.h"
@@ -18,18 +19,6 @@
 #include <ftw.h>
 #include <stdlib.h>
 
-static const struct shape qkv = {
-	.family = "qkv", .n = 2304, .k = 8192, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
-	.tol = 1e-2,
-};
-static const struct shape oproj = {
-	.family = "oproj", .n = 8192, .k = 1024, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
-	.tol = 1e-2,
-};
-static const struct shape router = {
-	.family = "router", .n = 256, .k = 8192, .w = DT_FP32, .x = DT_BF16, .y = DT_FP32,
-	.tol = 1e-4,
-};
 
 enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, NP };
 enum { PARTIALS, ATOMIC, CLUSTER };
@@ -46,20 +35,6 @@ static const struct tmpl *mma(void)
 	if (!t)
 		die("mma_skinny is not registered");
 	return t;
-}
-
-/* The integer after "#define name " in a template file, or -1. */
-static long define_in(const char *path, const char *name)
-{
-	char *text = read_file(path, NULL);
-	if (!text)
-		return -1;
-	char *key = xasprintf("#define %s ", name);
-	char *p = strstr(text, key);
-	long v = p ? strtol(p + strlen(key), NULL, 10) : -1;
-	free(key);
-	free(text);
-	return v;
 }
 
 static int arg_kinds_are(const struct launch_step *st, const enum arg_kind *kinds, int n)

@@ -5,37 +5,16 @@
  * template sources. Pure logic; no CUDA.
  */
 #include "check.h"
+#include "workload.h"
 #include "tmpl.h"
 #include "util.h"
 
 #include <stdlib.h>
 
-static const struct shape qkv = {
-	.family = "qkv", .n = 2304, .k = 8192, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
-	.tol = 1e-2,
-};
-static const struct shape router = {
-	.family = "router", .n = 256, .k = 8192, .w = DT_FP32, .x = DT_BF16, .y = DT_FP32,
-	.tol = 1e-4,
-};
 
 /* warps, rows, tokens, unroll, split, cache */
 static const long gemv_split2[] = { 4, 1, 4, 4, 2, 1 };
 static const long gemv_plain[] = { 4, 2, 1, 8, 1, 2 };
-
-/* The integer after "#define name " in a template file, or -1. */
-static long define_in(const char *path, const char *name)
-{
-	char *text = read_file(path, NULL);
-	if (!text)
-		return -1;
-	char *key = xasprintf("#define %s ", name);
-	char *p = strstr(text, key);
-	long v = p ? strtol(p + strlen(key), NULL, 10) : -1;
-	free(key);
-	free(text);
-	return v;
-}
 
 TEST(registry_lists_and_finds_templates)
 {
