@@ -3,8 +3,8 @@
  * gemv instantiations and a planted one compile for sm_90a into a fresh
  * cache; a second call finds them all cached; an illegal instantiation
  * fails alone with a message while its batch neighbours compile; a missed
- * deadline fails its batch. Run from the repository root (the template
- * text comes from tests/unit/fake_sources.c, which reads templates/).
+ * deadline fails its batch. The template text is the one embedded in the
+ * build (tuner/sources.c), as in gemmtab itself.
  */
 #include "check.h"
 #include "workload.h"

@@ -6,8 +6,8 @@
  * the GPU test space tests/spaces/gpu_mma.yaml (loads, covers every
  * combine mode at every shape and M, prunes nothing statically); and one
  * instantiation per combine mode compiled by NVRTC for sm_90a without local
- * memory. Run from the repository root (templates are read from disk when
- * linked with tests/unit/fake_sources.c).
+ * memory. Run from the repository root (the #define checks read
+ * templates/ from disk).
  */
 #include "check.h"
 #include "workload.h"

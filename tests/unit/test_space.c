@@ -3,9 +3,8 @@
  * its constraint expressions (tuner/expr.c): every error a space can hold
  * with its exact "FILE:LINE:COL: message" line, the real spaces under
  * search_spaces/, enumeration order and counts, constraint semantics.
- * Run from the repository root (fixture paths are relative). Works with
- * the real template registry or tests/unit/fake_tmpl.c: both define gemv
- * and planted with the same parameters; reasons are compared with the
+ * Run from the repository root (fixture paths are relative). Linked with
+ * the real template registry; pruning reasons are compared with the
  * registry's own check.
  */
 #include "check.h"
