@@ -231,24 +231,29 @@ static int get_eval(const struct kv *r, struct eval *e, struct why *w)
 	return 0;
 }
 
+void worker_add_figures(struct kv_out *o, const struct verdict *v, const struct pair_stats *ps)
+{
+	if (v) {
+		kv_addf(o, "err_global", "%.6g", v->err_global);
+		kv_addf(o, "err_row", "%.6g", v->err_row);
+	}
+	if (ps) {
+		kv_addf(o, "base_us", "%.4f", ps->base_us);
+		kv_addf(o, "cand_us", "%.4f", ps->cand_us);
+		kv_addf(o, "ratio", "%.5f", ps->ratio);
+		kv_addf(o, "ratio_lo", "%.5f", ps->ratio_lo);
+		kv_addf(o, "ratio_hi", "%.5f", ps->ratio_hi);
+		kv_addf(o, "pairs", "%d", ps->pairs);
+	}
+}
+
 static void reply_result(const struct eval *e, const char *status, const struct verdict *v,
 			 const struct pair_stats *ps, const char *reason)
 {
 	struct kv_out o;
 	worker_begin(&o, "result", e->id);
 	kv_add(&o, "status", status);
-	if (v) {
-		kv_addf(&o, "err_global", "%.6g", v->err_global);
-		kv_addf(&o, "err_row", "%.6g", v->err_row);
-	}
-	if (ps) {
-		kv_addf(&o, "base_us", "%.4f", ps->base_us);
-		kv_addf(&o, "cand_us", "%.4f", ps->cand_us);
-		kv_addf(&o, "ratio", "%.5f", ps->ratio);
-		kv_addf(&o, "ratio_lo", "%.5f", ps->ratio_lo);
-		kv_addf(&o, "ratio_hi", "%.5f", ps->ratio_hi);
-		kv_addf(&o, "pairs", "%d", ps->pairs);
-	}
+	worker_add_figures(&o, v, ps);
 	if (e->regs >= 0) {
 		kv_addf(&o, "regs", "%d", e->regs);
 		kv_addf(&o, "local_bytes", "%d", e->local_bytes);

@@ -26,6 +26,9 @@ void worker_begin(struct kv_out *o, const char *op, const char *id);
 void worker_reply_error(const char *id, const char *reason);
 /* Reply to failed CUDA work; exits with EXIT_FAULT when the context is gone. */
 void worker_reply_cuda_error(struct gpu *g, const char *id);
+/* The validation errors (v) and paired timings (ps) of a result reply;
+ * either may be NULL. */
+void worker_add_figures(struct kv_out *o, const struct verdict *v, const struct pair_stats *ps);
 int worker_get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
 		   struct why *w);
 /* family n k w x y [tol] of a request. */

@@ -50,18 +50,9 @@ static void reply(const char *id, const char *status, const struct verdict *v,
 	struct kv_out o;
 	worker_begin(&o, "result", id);
 	kv_add(&o, "status", status);
-	kv_addf(&o, "err_global", "%.6g", v->err_global);
-	kv_addf(&o, "err_row", "%.6g", v->err_row);
-	if (ps) {
-		kv_addf(&o, "base_us", "%.4f", ps->base_us);
-		kv_addf(&o, "cand_us", "%.4f", ps->cand_us);
-		kv_addf(&o, "ratio", "%.5f", ps->ratio);
-		kv_addf(&o, "ratio_lo", "%.5f", ps->ratio_lo);
-		kv_addf(&o, "ratio_hi", "%.5f", ps->ratio_hi);
-		kv_addf(&o, "pairs", "%d", ps->pairs);
-	} else {
+	worker_add_figures(&o, v, ps);
+	if (!ps)
 		kv_add(&o, "reason", v->reason);
-	}
 	kv_add(&o, "explain", explain);
 	worker_send(&o);
 }
