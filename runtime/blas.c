@@ -62,14 +62,36 @@ static int gemm(struct gt_weight *wt, const void *x, cudaDataType_t x_type, int 
 					   CUBLAS_GEMM_DEFAULT));
 }
 
-int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream)
+/* Point the weight's handle at stream (and, since cublasSetStream resets
+ * the workspace to cuBLAS's own pool, at our workspace again). */
+static int use_stream(struct gt_weight *wt, cudaStream_t stream)
 {
-	const struct shape *s = &wt->shape;
-	/* cublasSetStream resets the workspace to cuBLAS's own pool: set ours again */
 	int status = rt_blas_status(cublasSetStream(wt->blas, stream));
 	if (status == GT_OK)
 		status = rt_blas_status(cublasSetWorkspace(wt->blas, wt->blas_ws,
 							   RT_BLAS_WS_BYTES));
+	return status;
+}
+
+int rt_blas_gemm_bf16(struct gt_weight *wt, const struct launch_step *st, const void *x,
+		      int m, void *y, cudaStream_t stream)
+{
+	const struct shape *s = &wt->shape;
+	const float one = 1.0f, beta = st->beta ? 1.0f : 0.0f;
+	int status = use_stream(wt, stream);
+	if (status != GT_OK)
+		return status;
+	const unsigned short *p = (const unsigned short *)wt->prep + st->w_offset;
+	return rt_blas_status(cublasGemmEx(wt->blas, CUBLAS_OP_T, CUBLAS_OP_N, s->n, m, s->k,
+					   &one, p, CUDA_R_16BF, s->k, x, CUDA_R_16BF, s->k,
+					   &beta, y, CUDA_R_32F, s->n, CUBLAS_COMPUTE_32F,
+					   CUBLAS_GEMM_DEFAULT));
+}
+
+int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream)
+{
+	const struct shape *s = &wt->shape;
+	int status = use_stream(wt, stream);
 	if (status != GT_OK)
 		return status;
 	if (s->w != DT_FP32)

@@ -1,6 +1,7 @@
 /*
- * convert.cu: the runtime's one kernel of its own: BF16 activations to
- * FP32 for the router baseline (FP32 weights run the FP32 GEMM on FP32
+ * convert.cu: the runtime's own kernels: the router's hi/lo weight split
+ * (runtime/hilo.cuh, at prepare time) and BF16 activations to FP32 for the
+ * router baseline (FP32 weights run the FP32 GEMM on FP32
  * X, as the tuner's baseline does). Exact: a bf16 is the top half of a
  * float. Reached from C only through rt_bf16_to_fp32 (rt.h).
  */
@@ -60,5 +61,19 @@ extern "C" cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count
 		convert_kernel<<<blocks_for(count), CONVERT_THREADS, 0, stream>>>(
 			(const __nv_bfloat16 *)src, dst, count);
 	}
+	return cudaGetLastError();
+}
+
+#include "hilo.cuh"
+
+extern "C" cudaError_t rt_split_hilo(const float *w, void *out, size_t count,
+				     cudaStream_t stream)
+{
+	__nv_bfloat16 *hi = (__nv_bfloat16 *)out;
+	size_t blocks = (count + CONVERT_THREADS - 1) / CONVERT_THREADS;
+	if (blocks > CONVERT_MAX_BLOCKS)
+		blocks = CONVERT_MAX_BLOCKS;
+	gt_split_hilo_kernel<<<(unsigned)(blocks ? blocks : 1), CONVERT_THREADS, 0, stream>>>(
+		w, hi, hi + count, count);
 	return cudaGetLastError();
 }

@@ -122,6 +122,12 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 			if (st->bytes > plan->ws_bytes)
 				return -1;
 			break;
+		case STEP_GEMM_BF16:
+			/* P must lie inside the prepared weight */
+			if ((st->w_offset + (size_t)s->n * s->k) * 2 >
+			    relayout_bytes(r->t->relayout, s))
+				return -1;
+			break;
 		default:
 			return -1;
 		}
@@ -167,7 +173,7 @@ static const char *entry_problem(struct rt_route *r, const struct shape *s, int 
 		return buf;
 	}
 	int want = r->t->kernels(s, e->params, names, TMPL_MAX_KERNELS);
-	if (e->nkernels < 1 || e->nkernels > GT_TABLE_MAX_KERNELS || want != e->nkernels) {
+	if (e->nkernels < 0 || e->nkernels > GT_TABLE_MAX_KERNELS || want != e->nkernels) {
 		snprintf(buf, len, "names %d kernels, its template launches %d", e->nkernels,
 			 want);
 		return buf;

@@ -45,6 +45,12 @@ static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
 	for (int i = 0; i < plan->nsteps; i++) {
 		const struct launch_step *st = &plan->steps[i];
 		cudaError_t e;
+		if (st->kind == STEP_GEMM_BF16) {
+			int status = rt_blas_gemm_bf16((struct gt_weight *)wt, st, x, m, y, stream);
+			if (status != GT_OK)
+				return status;
+			continue;
+		}
 		if (st->kind == STEP_KERNEL)
 			e = launch_step(wt, r, st, x, y, m, stream);
 		else if (!st->bytes)

@@ -76,6 +76,8 @@ struct gt_weight {
 	cublasHandle_t blas;
 	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
 	float *x32;                             /* router baseline: RT_X32_CHUNK_ROWS x K */
+	void *prep;                             /* the routes' prepared weight (hi/lo), or NULL */
+	size_t prep_bytes;
 	unsigned long misaligned_calls;         /* routed calls that ran the baseline */
 };
 
@@ -175,11 +177,18 @@ int rt_blas_init(struct gt_weight *wt);
 void rt_blas_free(struct gt_weight *wt);
 /* The baseline for m tokens on stream. Returns a gt_status. */
 int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream);
+/* One STEP_GEMM_BF16 of a plan: Y (+)= X * P^T with P the bf16 N x K matrix
+ * at st->w_offset of wt->prep, FP32 compute and output, on stream. */
+int rt_blas_gemm_bf16(struct gt_weight *wt, const struct launch_step *st, const void *x,
+		      int m, void *y, cudaStream_t stream);
 
 /* --- convert.cu --- */
 
 /* dst[i] = float(src[i]) for count bf16 values on stream; returns
  * cudaGetLastError() after the launch. */
 cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count, cudaStream_t stream);
+/* The router's hi/lo split of count fp32 weights into out: count bf16 hi
+ * values, then count bf16 lo values (runtime/hilo.cuh). */
+cudaError_t rt_split_hilo(const float *w, void *out, size_t count, cudaStream_t stream);
 
 #endif

@@ -88,6 +88,34 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 	return GT_OK;
 }
 
+/* The prepared weight the usable routes read (the router's hi/lo split):
+ * allocated and computed once here, so gt_linear only reads it. A weight
+ * whose routes all use W as given prepares nothing. Returns a gt_status. */
+static int prepare_relayout(gt_weight *wt)
+{
+	size_t bytes = 0;
+	for (int i = 0; i < wt->nroutes; i++) {
+		const struct rt_route *r = &wt->routes[i];
+		if (!r->usable || !r->t || r->t->relayout == RELAYOUT_NONE)
+			continue;
+		size_t b = relayout_bytes(r->t->relayout, &wt->shape);
+		if (b > bytes)
+			bytes = b;
+	}
+	if (!bytes)
+		return GT_OK;
+	/* RELAYOUT_HILO is the only re-layout; blas_hilo's check demands fp32 w */
+	int status = rt_cuda_status(cudaMalloc(&wt->prep, bytes));
+	if (status == GT_OK)
+		status = rt_cuda_status(rt_split_hilo(wt->w, wt->prep,
+						      (size_t)wt->shape.n * wt->shape.k, 0));
+	if (status == GT_OK)
+		status = rt_cuda_status(cudaStreamSynchronize(0));
+	if (status == GT_OK)
+		wt->prep_bytes = bytes;
+	return status;
+}
+
 /* Free everything a (possibly half-built) weight holds, on its device;
  * returns the first failure's status. */
 static int weight_free(gt_weight *wt)
@@ -97,6 +125,8 @@ static int weight_free(gt_weight *wt)
 	rt_blas_free(wt);
 	if (wt->ws)
 		status = rt_cuda_status(cudaFree(wt->ws));
+	if (wt->prep && status == GT_OK)
+		status = rt_cuda_status(cudaFree(wt->prep));
 	if (entered && rt_device_leave(saved) != GT_OK && status == GT_OK)
 		status = GT_ERR_CUDA;
 	free(wt->routes);
@@ -134,7 +164,8 @@ static int weight_build(const gt_context *ctx, gt_weight *wt)
 			return status;
 		wt->ws_bytes = ws;
 	}
-	return rt_blas_init(wt);
+	int status = prepare_relayout(wt);
+	return status != GT_OK ? status : rt_blas_init(wt);
 }
 
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,

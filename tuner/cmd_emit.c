@@ -143,8 +143,8 @@ static int resolve_entries(struct emit_out *o)
 			return error("%s %s is not legal for %s: %s", r->t->stem,
 				     x->cand->params, x->group->families, why);
 		r->nkernels = r->t->kernels(&s, r->params, r->names, TMPL_MAX_KERNELS);
-		if (r->nkernels < 1)
-			return error("%s %s: the template names no kernel", r->t->stem,
+		if (r->nkernels < 0)
+			return error("%s %s: the template's kernels cannot be named", r->t->stem,
 				     x->cand->params);
 		for (int j = 0; j < r->nkernels; j++)
 			memcpy(o->kernels[o->nkernels++], r->names[j], TMPL_NAME_MAX);
@@ -255,9 +255,13 @@ static void put_entry(FILE *f, const struct emit_entry *x, const struct resolved
 		if (p->symbols)
 			fprintf(f, " /* %s */", p->symbols[r->params[i]]);
 	}
+	if (!r->t->nparams)
+		fputs(" 0", f);         /* C11 has no empty initializer */
 	fprintf(f, " },\n\t  %d, {", r->nkernels);
 	for (int i = 0; i < r->nkernels; i++)
 		fprintf(f, "%s %d", i ? "," : "", r->kernel[i]);
+	if (!r->nkernels)
+		fputs(" 0", f);
 	fprintf(f, " }, %.3f, %d },\n", x->ratio_min, x->pairs_min);
 }
 

@@ -7,6 +7,7 @@
  * a fresh one; anything else is answered and the loop goes on.
  */
 #include "gpu.h"
+#include "harness.h"
 #include "worker.h"
 #include "jit.h"
 #include "proto.h"
@@ -215,7 +216,7 @@ static int get_eval(const struct kv *r, struct eval *e, struct why *w)
 		return -1;
 	if (!stem || !(e->cand.tmpl = tmpl_find(stem)))
 		return bad(w, "unknown %s=%s", "tmpl", stem);
-	if (get_params(r, &e->cand, w) || worker_get_int(r, "nk", 1, TMPL_MAX_KERNELS, &e->nk, w))
+	if (get_params(r, &e->cand, w) || worker_get_int(r, "nk", 0, TMPL_MAX_KERNELS, &e->nk, w))
 		return -1;
 	for (int i = 0; i < e->nk; i++) {
 		char key[16];
@@ -326,13 +327,30 @@ static int load_candidate(struct gpu *g, struct eval *e)
 	return rc;
 }
 
+/* The prepared weight of w for the candidate's template (the router's
+ * hi/lo split), computed on the worker's stream into a fresh allocation
+ * in *out; NULL when the template reads W as given. */
+static int prepare_weight(struct gpu *g, const struct eval *e, const void *w, void **out)
+{
+	size_t bytes = relayout_bytes(e->cand.tmpl->relayout, &e->shape);
+	*out = NULL;
+	if (!bytes)
+		return 0;
+	if (CUDA_CHECK(cudaMalloc(out, bytes)))
+		return -1;
+	/* RELAYOUT_HILO is the only re-layout; its check() demands fp32 w */
+	return CUDA_CHECK(harness_split_hilo(w, *out, (size_t)e->shape.n * e->shape.k,
+					     g->stream));
+}
+
 static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y, void *ws,
-				 size_t y_bytes)
+				 size_t y_bytes, void *prep)
 {
 	struct plan_args a = {
-		.w = w, .x = x, .y = y, .ws = ws,
+		.w = w, .x = x, .y = y, .ws = ws, .prep = prep,
 		.m = e->m, .n = e->shape.n, .k = e->shape.k,
 		.y_bytes = y_bytes, .ws_bytes = e->plan.ws_bytes,
+		.prep_bytes = relayout_bytes(e->cand.tmpl->relayout, &e->shape),
 	};
 	return a;
 }
@@ -341,6 +359,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 {
 	struct bench *b;
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
+	void *prep_check = NULL, *prep[BENCH_MAX_COPIES] = { 0 };
 	struct verdict v;
 	struct pair_stats ps;
 	void *ws = NULL;
@@ -357,10 +376,10 @@ static void run_eval(struct gpu *g, struct eval *e)
 		goto cuda_error;
 
 	in_candidate = 0;
-	if (validate_inputs(g, b, seed_cand))
+	if (validate_inputs(g, b, seed_cand) || prepare_weight(g, e, b->vw, &prep_check))
 		goto cuda_error;
 	in_candidate = 1;
-	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes);
+	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes, prep_check);
 	if (plan_capture(g, e->k, e->nk, &e->plan, &a, &check) ||
 	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v))
 		goto cuda_error;
@@ -372,9 +391,12 @@ static void run_eval(struct gpu *g, struct eval *e)
 	in_candidate = 0;
 	if (bench_baseline_graphs(g, b))
 		goto cuda_error;
+	for (int i = 0; i < b->ncopies; i++)
+		if (prepare_weight(g, e, b->w[i], &prep[i]))
+			goto cuda_error;
 	in_candidate = 1;
 	for (int i = 0; i < b->ncopies; i++) {
-		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes);
+		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes, prep[i]);
 		if (plan_capture(g, e->k, e->nk, &e->plan, &a, &timed[i]))
 			goto cuda_error;
 	}
@@ -389,6 +411,11 @@ cleanup:
 	gpu_graph_destroy(&check);
 	for (int i = 0; i < BENCH_MAX_COPIES; i++)
 		gpu_graph_destroy(&timed[i]);
+	if (!gpu_error_sticky(g)) {
+		cudaFree(prep_check);
+		for (int i = 0; i < BENCH_MAX_COPIES; i++)
+			cudaFree(prep[i]);
+	}
 }
 
 static void handle_eval(struct gpu *g, const struct kv *r)

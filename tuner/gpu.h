@@ -142,8 +142,9 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 /* The buffers a plan's arguments name. */
 struct plan_args {
 	void *w, *x, *y, *ws;
+	void *prep;             /* the prepared weight (tmpl.relayout), or NULL */
 	int m, n, k;
-	size_t y_bytes, ws_bytes;
+	size_t y_bytes, ws_bytes, prep_bytes;
 };
 /* Capture the plan's steps (kernels, memsets) into a graph over a's
  * buffers; plan_prepare must have passed it. Returns 0, or -1 recorded

@@ -43,6 +43,10 @@ cudaError_t harness_fill_random_bytes(void *p, size_t bytes, uint64_t seed,
 cudaError_t harness_bf16_to_fp32(const void *src, float *dst, size_t count,
 				 cudaStream_t stream);
 
+/* The router's hi/lo split of count fp32 weights into out: count bf16 hi
+ * values, then count bf16 lo values (runtime/hilo.cuh). */
+cudaError_t harness_split_hilo(const float *w, void *out, size_t count, cudaStream_t stream);
+
 /* dst[i] = src[i] rounded to nearest in dtype (tests plant outputs with it). */
 cudaError_t harness_from_double(const double *src, void *dst, int dtype, size_t count,
 				cudaStream_t stream);

@@ -155,8 +155,8 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 {
 	unsigned dyn[TMPL_MAX_KERNELS] = { 0 };
 	*smem = 0;
-	if (nk < 1 || nk > TMPL_MAX_KERNELS)
-		return gpu_fail("%d kernels (1 to %d allowed)", nk, TMPL_MAX_KERNELS);
+	if (nk < 0 || nk > TMPL_MAX_KERNELS)
+		return gpu_fail("%d kernels (0 to %d allowed)", nk, TMPL_MAX_KERNELS);
 	for (int i = 0; i < nk; i++)
 		if (k[i].local_bytes > 0) {
 			snprintf(reason, len, "kernel %d uses %d bytes of local memory "
@@ -173,6 +173,8 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 						"workspace", i, s->bytes, p->ws_bytes);
 			continue;
 		}
+		if (s->kind == STEP_GEMM_BF16)
+			continue;       /* bounds are checked against the prepared weight */
 		if (s->kind != STEP_KERNEL)
 			return gpu_fail("plan step %d has unknown kind %d", i, (int)s->kind);
 		if (check_kernel_step(k, nk, s, i))
@@ -230,6 +232,23 @@ static int launch_step(struct gpu *g, const struct kernel_info *k, const struct 
 				       (CUstream)g->stream, params, NULL));
 }
 
+/* Enqueue one cuBLAS step: Y (+)= X * P^T with P the bf16 N x K matrix at
+ * s->w_offset of the prepared weight, FP32 compute and output. */
+static int gemm_step(struct gpu *g, const struct launch_step *s, const struct plan_args *a,
+		     int i)
+{
+	const float one = 1.0f, beta = s->beta ? 1.0f : 0.0f;
+	size_t elems = (size_t)a->n * a->k;
+	if (!a->prep || (s->w_offset + elems) * 2 > a->prep_bytes)
+		return gpu_fail("plan step %d reads past the %zu-byte prepared weight", i,
+				a->prep_bytes);
+	const unsigned short *p = (const unsigned short *)a->prep + s->w_offset;
+	return CUBLAS_CHECK(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, a->n, a->m, a->k,
+					 &one, p, CUDA_R_16BF, a->k, a->x, CUDA_R_16BF, a->k,
+					 &beta, a->y, CUDA_R_32F, a->n, CUBLAS_COMPUTE_32F,
+					 CUBLAS_GEMM_DEFAULT));
+}
+
 int plan_capture(struct gpu *g, const struct kernel_info *k, int nk,
 		 const struct launch_plan *p, const struct plan_args *a,
 		 cudaGraphExec_t *out)
@@ -243,6 +262,8 @@ int plan_capture(struct gpu *g, const struct kernel_info *k, int nk,
 		const struct launch_step *s = &p->steps[i];
 		if (s->kind == STEP_KERNEL) {
 			failed = launch_step(g, k, s, a) != 0;
+		} else if (s->kind == STEP_GEMM_BF16) {
+			failed = gemm_step(g, s, a, i) != 0;
 		} else if (s->kind == STEP_MEMSET_Y && s->bytes > a->y_bytes) {
 			failed = gpu_fail("plan step %d zeroes %zu bytes of a %zu-byte output", i,
 					  s->bytes, a->y_bytes);

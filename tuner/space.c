@@ -595,6 +595,9 @@ static int load_params(const struct loader *L, const struct ynode *map, struct g
 	const struct tmpl *t = g->tmpl;
 	char buf[SHOWN_MAX], names[256] = "";
 	double points = 1;
+	/* a template without parameters (blas_hilo) takes "params: {}" */
+	if (t->nparams == 0 && map->kind == K_MAP && !map->nkids)
+		return 0;
 	if (expect(L, map, K_MAP, "params"))
 		return -1;
 	for (int i = 0; i < t->nparams; i++)

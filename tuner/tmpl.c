@@ -7,12 +7,14 @@
 
 #include <string.h>
 
-/* The adapters, one per templates/<stem>.cuh. */
+/* The adapters, one per templates/<stem>.cuh (blas_hilo has no file). */
 extern const struct tmpl tmpl_gemv;
+extern const struct tmpl tmpl_hilo;
 extern const struct tmpl tmpl_mma;
 extern const struct tmpl tmpl_planted;
 
 const struct tmpl *const tmpl_all[] = {
+	&tmpl_hilo,
 	&tmpl_gemv,
 	&tmpl_mma,
 	&tmpl_planted,

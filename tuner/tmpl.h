@@ -39,7 +39,25 @@ struct launch_arg {
 	long value;
 };
 
-enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS };
+/*
+ * STEP_GEMM_BF16: Y[m, n] (+)= X[m, k] * P^T with cuBLAS (cublasGemmEx, BF16
+ * operands, FP32 compute and output), where P is the bf16 N x K matrix at
+ * element offset w_offset of the prepared weight (see enum relayout) and
+ * beta is 0 (overwrite) or 1 (accumulate into Y).
+ */
+enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16 };
+
+/*
+ * How a template's weights are prepared once from the original W before
+ * any call (WORKLOAD.md allows lossless re-layouts and the router's split):
+ * RELAYOUT_NONE uses W as given. RELAYOUT_HILO (fp32 W only) prepares
+ * 2 x N x K bf16: hi = bf16(w) at offset 0 and lo = bf16(w - float(hi)) at
+ * offset N*K, so that X*hi^T + X*lo^T accumulated in FP32 is the product.
+ */
+enum relayout { RELAYOUT_NONE = 0, RELAYOUT_HILO = 1 };
+
+/* Bytes of the prepared weight of shape s under r (0 for RELAYOUT_NONE). */
+size_t relayout_bytes(enum relayout r, const struct shape *s);
 
 struct launch_step {
 	enum step_kind kind;
@@ -49,6 +67,8 @@ struct launch_step {
 	int nargs;
 	struct launch_arg args[PLAN_MAX_ARGS];
 	size_t bytes;           /* STEP_MEMSET_*: bytes set to zero from the start */
+	size_t w_offset;        /* STEP_GEMM_BF16: elements into the prepared weight */
+	int beta;               /* STEP_GEMM_BF16: 0 overwrites Y, 1 adds to it */
 };
 
 struct launch_plan {
@@ -59,16 +79,18 @@ struct launch_plan {
 
 struct tmpl {
 	const char *stem;               /* "gemv": templates/gemv.cuh, yaml section "gemv" */
-	const char *source;             /* path relative to the repository root */
+	const char *source;             /* path relative to the repository root;
+					 * NULL when the plan launches no kernel */
 	const struct tmpl_param *params;
 	int nparams;
+	enum relayout relayout;         /* weights the plan reads (see above) */
 	/* Static legality beyond the space's constraints (divisibility, dtype
 	 * support, register arrays that cannot fit). NULL if legal, else a
 	 * short static reason ("k not a multiple of split*chunk"). */
 	const char *(*check)(const struct shape *s, const long *p);
 	/* NVRTC name expressions of the kernels this candidate launches, e.g.
 	 * "gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 1, 4, 4, 1, 1>".
-	 * Returns the count (<= TMPL_MAX_KERNELS). */
+	 * Returns the count (0..TMPL_MAX_KERNELS). */
 	int (*kernels)(const struct shape *s, const long *p,
 		       char names[][TMPL_NAME_MAX], int max);
 	/* The launch sequence for m tokens (any m >= 1). Returns 0 or -1. */

@@ -1,6 +1,7 @@
 /*
- * types.c: element-type names and sizes, and the canonical text of a
- * candidate's parameters (the key the database and cache use).
+ * types.c: element-type names and sizes, the canonical text of a
+ * candidate's parameters (the key the database and cache use), and the
+ * size of a template's prepared weight.
  */
 #include "types.h"
 #include "tmpl.h"
@@ -47,4 +48,10 @@ char *candidate_key(const struct candidate *c, char *buf, size_t len)
 		used += (size_t)n;
 	}
 	return buf;
+}
+
+size_t relayout_bytes(enum relayout r, const struct shape *s)
+{
+	/* hi and lo: two bf16 copies, as many bytes as the fp32 original */
+	return r == RELAYOUT_HILO ? (size_t)2 * s->n * s->k * 2 : 0;
 }

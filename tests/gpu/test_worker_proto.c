@@ -71,8 +71,8 @@ static int probe_plan(const struct shape *s, const long *p, int m, struct launch
 }
 
 static const struct tmpl probe_tmpl = {
-	"probe", "tests/gpu/test_kernels.cu", probe_params, 2,
-	probe_check, probe_kernels, probe_plan,
+	.stem = "probe", .source = "tests/gpu/test_kernels.cu", .params = probe_params,
+	.nparams = 2, .check = probe_check, .kernels = probe_kernels, .plan = probe_plan,
 };
 const struct tmpl *const tmpl_all[] = { &probe_tmpl, NULL };
 

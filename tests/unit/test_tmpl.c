@@ -223,7 +223,38 @@ TEST(planted_adapter)
 	CHECK_INT(p->plan(&qkv, ok, 0, &pl), -1);
 }
 
+TEST(hilo_adapter)
+{
+	const struct tmpl *t = tmpl_find("blas_hilo");
+	struct launch_plan pl;
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_INT(t->nparams, 0);
+	CHECK_INT(t->relayout, RELAYOUT_HILO);
+	CHECK(t->source == NULL);
+	/* the router's dtypes only */
+	CHECK(t->check(&router, NULL) == NULL);
+	CHECK_STR(t->check(&qkv, NULL), "hi/lo needs fp32 w, bf16 x, fp32 y");
+	CHECK_INT(t->kernels(&router, NULL, names, TMPL_MAX_KERNELS), 0);
+	/* two GEMMs: hi overwrites Y, lo (N*K elements further) adds to it */
+	CHECK_INT(t->plan(&router, NULL, 33, &pl), 0);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.steps[0].kind, STEP_GEMM_BF16);
+	CHECK_INT(pl.steps[0].w_offset, 0);
+	CHECK_INT(pl.steps[0].beta, 0);
+	CHECK_INT(pl.steps[1].kind, STEP_GEMM_BF16);
+	CHECK_INT(pl.steps[1].w_offset, (long long)router.n * router.k);
+	CHECK_INT(pl.steps[1].beta, 1);
+	CHECK_INT(t->plan(&router, NULL, 0, &pl), -1);
+	/* the prepared weight holds both halves: as many bytes as fp32 W */
+	CHECK_INT(relayout_bytes(RELAYOUT_HILO, &router), (long long)router.n * router.k * 4);
+	CHECK_INT(relayout_bytes(RELAYOUT_NONE, &router), 0);
+}
+
 TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order),
       T(gemv_candidate_key), T(gemv_kernel_names), T(gemv_static_checks),
       T(gemv_plan_without_split), T(gemv_plan_with_split), T(gemv_plan_refuses_bad_input),
-      T(planted_adapter))
+      T(planted_adapter), T(hilo_adapter))
