@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# tools/device_retune.sh DEPS: one device call that re-tunes the default
-# table end to end on the H200: validate the tensor-core template on
-# tests/spaces/gpu_mma.yaml (stop on any fault or timeout), sweep
-# search_spaces/h200.yaml into a fresh db/h200.db, emit
-# runtime/tables/h200.h, rebuild libgemmtab and gemmtab there, and bench.
-# DEPS holds lib/libsqlite3.a, lib/libyaml.a and include/{sqlite3,yaml}.h,
-# carried from the build machine (the GPU machine has neither library);
-# build/ is carried too. Results come back under $OUT: log.txt, h200.db,
-# report.txt, h200.h, h200_kernels.cu, h200.md.
+# tools/device_retune.sh DEPS [CACHE.tgz]: one device call that re-tunes the
+# default table end to end on the H200: sweep search_spaces/h200.yaml into
+# a fresh db/h200.db, emit runtime/tables/h200.h, rebuild libgemmtab and
+# gemmtab there, and bench the library. With VALIDATE_MMA=1 it first
+# validates the tensor-core template on tests/spaces/gpu_mma.yaml and stops
+# on any fault or timeout. DEPS holds lib/libsqlite3.a, lib/libyaml.a and
+# include/{sqlite3,yaml}.h, carried from the build machine (the GPU machine
+# has neither library); build/ is carried too. CACHE.tgz, if given, is a
+# cubin cache made here with `gemmtab compile --space search_spaces/h200.yaml
+# --cache DIR` and packed with tar (same NVRTC version and flags: its keys
+# match), which saves the sweep's compile time. Results come back under
+# $OUT: log.txt, h200.db, report.txt, h200.h, h200_kernels.cu, h200.md.
 set -u
 cd "$(dirname "$0")/.."
 DEPS=$(cd "$1" && pwd)
@@ -18,6 +21,12 @@ G=build/bin/gemmtab
 log=$OUT/log.txt
 step() { echo "== $* ($SECONDS s)" | tee -a "$log"; }
 
+CACHE=.cache/gemmtab
+if [ -n "${2:-}" ]; then
+	mkdir -p "$CACHE" && tar xzf "$2" -C "$CACHE" && step "cubin cache unpacked from $2"
+fi
+
+if [ "${VALIDATE_MMA:-0}" = 1 ]; then
 step "validate mma_skinny"
 $G sweep --space tests/spaces/gpu_mma.yaml --db /tmp/mma.db --no-retest --deadline 10 2>&1 | tail -n 3 >>"$log"
 $G query --db /tmp/mma.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
@@ -28,11 +37,12 @@ if [ "$bad" != 0 ]; then
 	step "stop: $bad faults or timeouts in gpu_mma.yaml"
 	exit 0
 fi
+fi
 
 step "sweep search_spaces/h200.yaml"
 rm -f db/h200.db db/h200.db-wal db/h200.db-shm
 $G probe --db db/h200.db --space search_spaces/h200.yaml >>"$log" 2>&1
-timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 2>&1 | tail -n 3 >>"$log"
+timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 --cache "$CACHE" 2>&1 | tail -n 3 >>"$log"
 $G report --db db/h200.db >"$OUT/report.txt" 2>&1
 cp db/h200.db "$OUT/"
 
