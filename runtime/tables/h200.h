@@ -14,17 +14,17 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   d29724ef78434826 (hash of the template sources)
+ *   sources   e38f3adf311c6d52 (hash of the template sources)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
- *     M 1, 2, 3..8, 9..16, 17..31, 32, 33 (7 entries, 33 Ms)
+ *     M 1..2, 3..7, 8, 9..32, 33..512 (5 entries, 512 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler_slice (n 1024, k 4096, bf16 x bf16 -> bf16):
- *     M 1..2, 3..7, 8 (3 entries, 8 Ms)
+ *     M 1, 2, 3..7, 8 (4 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1 (1 entry, 1 M)
+ *     M 1, 2 (2 entries, 2 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
  *     M 1 (1 entry, 1 M)
@@ -44,58 +44,61 @@
 /* n, k, w, x, y, m_lo, m_hi, tmpl, params (in the template's order),
  * nkernels, kernel[], ratio_min, pairs_min */
 static const struct gt_table_entry gt_table_entries[] = {
-	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=1,split=1,cache=nc_na
-	 *   M 1: 2.011 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 1, 1, 2 /* nc_na */ },
-	  1, { 7 }, 2.011, 200 },
-	/* router, M 2: gemv warps=16,rows=1,tokens=1,unroll=1,split=1,cache=default
-	 *   M 2: 3.518 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 2, 2, "gemv", { 16, 1, 1, 1, 1, 0 /* default */ },
-	  1, { 6 }, 3.518, 200 },
-	/* router, M 3..8: gemv warps=16,rows=1,tokens=8,unroll=1,split=1,cache=nc_na_evict_first
-	 *   M 3: 3.174 (200 pairs), M 7: 4.544 (200 pairs), M 8: 4.639 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 3, 8, "gemv", { 16, 1, 8, 1, 1, 4 /* nc_na_evict_first */ },
-	  1, { 8 }, 3.174, 200 },
-	/* router, M 9..16: gemv warps=2,rows=4,tokens=16,unroll=4,split=8,cache=cg
-	 *   M 9: 3.694 (200 pairs), M 16: 3.577 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 9, 16, "gemv", { 2, 4, 16, 4, 8, 1 /* cg */ },
-	  2, { 10, 12 }, 3.577, 200 },
-	/* router, M 17..31: gemv warps=2,rows=4,tokens=16,unroll=4,split=8,cache=default
-	 *   M 17: 1.641 (200 pairs), M 31: 1.589 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 17, 31, "gemv", { 2, 4, 16, 4, 8, 0 /* default */ },
-	  2, { 9, 12 }, 1.589, 200 },
-	/* router, M 32: gemv warps=2,rows=4,tokens=16,unroll=4,split=8,cache=evict_first
-	 *   M 32: 1.594 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 32, 32, "gemv", { 2, 4, 16, 4, 8, 3 /* evict_first */ },
-	  2, { 11, 12 }, 1.594, 200 },
-	/* router, M 33: gemv warps=2,rows=4,tokens=16,unroll=4,split=8,cache=default
-	 *   M 33: 1.229 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 33, 33, "gemv", { 2, 4, 16, 4, 8, 0 /* default */ },
-	  2, { 9, 12 }, 1.229, 200 },
-	/* unpooler_slice, M 1..2: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default
-	 *   M 1: 2.072 (200 pairs), M 2: 1.461 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 1, 2, "gemv", { 16, 4, 1, 1, 1, 0 /* default */ },
-	  1, { 1 }, 1.461, 200 },
-	/* unpooler_slice, M 3..7: gemv warps=4,rows=4,tokens=8,unroll=4,split=1,cache=nc_na_evict_first
-	 *   M 3: 1.303 (200 pairs), M 7: 1.278 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 3, 7, "gemv", { 4, 4, 8, 4, 1, 4 /* nc_na_evict_first */ },
-	  1, { 4 }, 1.278, 200 },
-	/* unpooler_slice, M 8: gemv warps=4,rows=4,tokens=8,unroll=2,split=1,cache=evict_first
-	 *   M 8: 1.287 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 8, 8, "gemv", { 4, 4, 8, 2, 1, 3 /* evict_first */ },
-	  1, { 3 }, 1.287, 200 },
-	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=evict_first
-	 *   M 1: 1.343 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 3 /* evict_first */ },
-	  1, { 5 }, 1.343, 200 },
-	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
-	 *   M 1: 1.258 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
-	  1, { 2 }, 1.258, 200 },
-	/* oproj, M 1: gemv warps=1,rows=4,tokens=1,unroll=2,split=1,cache=nc_na_evict_first
-	 *   M 1: 1.221 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 1, 4, 1, 2, 1, 4 /* nc_na_evict_first */ },
-	  1, { 0 }, 1.221, 200 },
+	/* router, M 1..2: gemv warps=16,rows=1,tokens=1,unroll=1,split=1,cache=evict_first
+	 *   M 1: 1.989 (200 pairs), M 2: 3.220 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 1, 2, "gemv", { 16, 1, 1, 1, 1, 3 /* evict_first */ },
+	  1, { 8 }, 1.989, 200 },
+	/* router, M 3..7: gemv warps=16,rows=1,tokens=8,unroll=1,split=1,cache=nc_na
+	 *   M 3: 3.047 (200 pairs), M 7: 4.252 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 3, 7, "gemv", { 16, 1, 8, 1, 1, 2 /* nc_na */ },
+	  1, { 10 }, 3.047, 200 },
+	/* router, M 8: gemv warps=16,rows=1,tokens=8,unroll=1,split=1,cache=default
+	 *   M 8: 4.334 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 8, 8, "gemv", { 16, 1, 8, 1, 1, 0 /* default */ },
+	  1, { 9 }, 4.334, 200 },
+	/* router, M 9..32: gemv warps=2,rows=4,tokens=16,unroll=4,split=8,cache=default
+	 *   M 9: 3.578 (200 pairs), M 16: 3.486 (200 pairs), M 17: 1.637 (200 pairs)
+	 *   M 31: 1.562 (200 pairs), M 32: 1.564 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 9, 32, "gemv", { 2, 4, 16, 4, 8, 0 /* default */ },
+	  2, { 11, 12 }, 1.562, 200 },
+	/* router, M 33..512: blas_hilo 
+	 *   M 33: 1.098 (200 pairs), M 127: 1.656 (200 pairs), M 128: 1.652 (200 pairs)
+	 *   M 129: 2.092 (200 pairs), M 255: 2.183 (200 pairs), M 256: 2.168 (200 pairs)
+	 *   M 257: 2.672 (200 pairs), M 512: 3.723 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 33, 512, "blas_hilo", { 0 },
+	  0, { 0 }, 1.098, 200 },
+	/* unpooler_slice, M 1: gemv warps=8,rows=2,tokens=1,unroll=2,split=1,cache=cg
+	 *   M 1: 1.869 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 8, 2, 1, 2, 1, 1 /* cg */ },
+	  1, { 5 }, 1.869, 200 },
+	/* unpooler_slice, M 2: gemv warps=8,rows=2,tokens=1,unroll=2,split=1,cache=default
+	 *   M 2: 1.460 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 2, 2, "gemv", { 8, 2, 1, 2, 1, 0 /* default */ },
+	  1, { 4 }, 1.460, 200 },
+	/* unpooler_slice, M 3..7: gemv warps=4,rows=4,tokens=8,unroll=4,split=1,cache=evict_first
+	 *   M 3: 1.304 (200 pairs), M 7: 1.268 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 3, 7, "gemv", { 4, 4, 8, 4, 1, 3 /* evict_first */ },
+	  1, { 3 }, 1.268, 200 },
+	/* unpooler_slice, M 8: gemv warps=4,rows=4,tokens=8,unroll=2,split=1,cache=nc_na_evict_first
+	 *   M 8: 1.253 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 8, 8, "gemv", { 4, 4, 8, 2, 1, 4 /* nc_na_evict_first */ },
+	  1, { 2 }, 1.253, 200 },
+	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
+	 *   M 1: 1.346 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 2 /* nc_na */ },
+	  1, { 7 }, 1.346, 200 },
+	/* qkv, M 2: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=default
+	 *   M 2: 1.007 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 2, 2, "gemv", { 8, 4, 1, 1, 1, 0 /* default */ },
+	  1, { 6 }, 1.007, 200 },
+	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default
+	 *   M 1: 1.257 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 0 /* default */ },
+	  1, { 1 }, 1.257, 200 },
+	/* oproj, M 1: gemv warps=1,rows=4,tokens=1,unroll=4,split=1,cache=cg
+	 *   M 1: 1.215 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 1, 4, 1, 4, 1, 1 /* cg */ },
+	  1, { 0 }, 1.215, 200 },
 };
 
 static const struct gt_table gt_compiled_table = {
@@ -104,7 +107,7 @@ static const struct gt_table gt_compiled_table = {
 	132,	/* sm_count */
 	"13.0",	/* cuda */
 	"13.1.0",	/* cublaslt */
-	"d29724ef78434826",	/* source_hash */
+	"e38f3adf311c6d52",	/* source_hash */
 	13,	/* nentries */
 	gt_table_entries
 };

@@ -4,21 +4,22 @@
  * instantiated by nvcc from the template sources the tuner compiled
  * with NVRTC (the runtime build passes -Itemplates). Sorted by name.
  */
+#include "blas_hilo.cuh"
 #include "gemv.cuh"
 
 extern "C" const void *const gt_table_kernels[] = {
-	/* 0 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 1, 4, 1, 2, 1, 4>,
+	/* 0 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 1, 4, 1, 4, 1, 1>,
 	/* 1 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 0>,
-	/* 2 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 2>,
-	/* 3 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 2, 1, 3>,
-	/* 4 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 4, 1, 4>,
-	/* 5 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 4, 1, 1, 1, 3>,
-	/* 6 */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 1, 1, 0>,
-	/* 7 */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 1, 1, 2>,
-	/* 8 */ (const void *)&gemv_kernel<float, float, 16, 1, 8, 1, 1, 4>,
-	/* 9 */ (const void *)&gemv_kernel<float, float, 2, 4, 16, 4, 8, 0>,
-	/* 10 */ (const void *)&gemv_kernel<float, float, 2, 4, 16, 4, 8, 1>,
-	/* 11 */ (const void *)&gemv_kernel<float, float, 2, 4, 16, 4, 8, 3>,
+	/* 2 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 2, 1, 4>,
+	/* 3 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 4, 1, 3>,
+	/* 4 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 2, 1, 2, 1, 0>,
+	/* 5 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 2, 1, 2, 1, 1>,
+	/* 6 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 4, 1, 1, 1, 0>,
+	/* 7 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 4, 1, 1, 1, 2>,
+	/* 8 */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 1, 1, 3>,
+	/* 9 */ (const void *)&gemv_kernel<float, float, 16, 1, 8, 1, 1, 0>,
+	/* 10 */ (const void *)&gemv_kernel<float, float, 16, 1, 8, 1, 1, 2>,
+	/* 11 */ (const void *)&gemv_kernel<float, float, 2, 4, 16, 4, 8, 0>,
 	/* 12 */ (const void *)&gemv_splitk_reduce<float>,
 };
 extern "C" const int gt_table_nkernels = 13;
