@@ -36,7 +36,7 @@ int cmd_compile(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (space_load(space, &sp))
 		return 2;
-	if (tasks_build(&sp, NULL, &tl) || tasks_compile(&tl, &jit, quiet)) {
+	if (tasks_build(&sp, NULL, &tl) || tasks_compile(&tl, &jit, quiet, NULL)) {
 		space_free(&sp);
 		return 1;
 	}

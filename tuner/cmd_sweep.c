@@ -154,6 +154,20 @@ static void restart_worker(struct sweep *sw)
 static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 {
 	const struct task *t = &sw->tl.t[ti];
+	/* a finalist of a resumed sweep may not have been compiled this run */
+	int ready = tasks_ensure_compiled(&sw->tl, &sw->jit, ti);
+	if (ready < 0)
+		die("cannot compile the kernels of %s", t->key);
+	if (ready > 0) {
+		for (int j = 0; j < t->nk; j++)
+			if (!sw->tl.items[t->item[j]].ok) {
+				record(sw, ti, m, phase, NULL, "compile_error",
+				       sw->tl.items[t->item[j]].error);
+				break;
+			}
+		sw->evals_done++;
+		return;
+	}
 	char *req = eval_request(sw, ti, m, phase, pairs);
 	double deadline = sw->sp.sweep.deadline_s + 0.05 * pairs;
 	struct kv r;
@@ -447,7 +461,12 @@ int cmd_sweep(int argc, char **argv)
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);
 	load_ids(&sw);
-	if (tasks_compile(&sw.tl, &sw.jit, 0))
+	char *pending = xcalloc((size_t)sw.tl.n, 1);
+	for (int i = 0; i < sw.tl.n; i++)
+		pending[i] = !sw.done[i];
+	int compiled = tasks_compile(&sw.tl, &sw.jit, 0, pending);
+	free(pending);
+	if (compiled)
 		goto out_worker;
 	record_static(&sw);
 

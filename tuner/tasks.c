@@ -115,6 +115,7 @@ int tasks_build(const struct space *sp, const char *only_family, struct tasklist
 
 void tasks_free(struct tasklist *tl)
 {
+	free(tl->tried);
 	free(tl->t);
 	free(tl->items);
 	memset(tl, 0, sizeof(*tl));
@@ -132,21 +133,60 @@ static void on_compiled(void *ctx, int done, int total)
 		progress_show("compile", done, total, p->started);
 }
 
-int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet)
+/* Compile the items whose want[] is set and that were not tried yet,
+ * through one jit_compile_all call on a packed copy, then copy the
+ * results back. Returns how many were compiled, or -1 on a setup error. */
+static int compile_items(struct tasklist *tl, const struct jit_options *opts,
+			 const char *want, struct compile_progress *p)
+{
+	int n = 0;
+	struct jit_item *sub = xcalloc((size_t)tl->nitems, sizeof(*sub));
+	int *from = xcalloc((size_t)tl->nitems, sizeof(*from));
+	for (int i = 0; i < tl->nitems; i++)
+		if (want[i] && !tl->tried[i]) {
+			from[n] = i;
+			sub[n++] = tl->items[i];
+		}
+	int rc = n ? jit_compile_all(opts, sub, n, p ? on_compiled : NULL, p) : 0;
+	for (int j = 0; j < n && !rc; j++) {
+		tl->items[from[j]] = sub[j];
+		tl->tried[from[j]] = 1;
+	}
+	free(sub);
+	free(from);
+	return rc ? -1 : n;
+}
+
+int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet,
+		  const char *tasks)
 {
 	struct compile_progress p = { now_seconds(), quiet };
 	if (tl->nitems == 0)
 		return 0;
-	if (jit_compile_all(opts, tl->items, tl->nitems, on_compiled, &p))
+	if (!tl->tried)
+		tl->tried = xcalloc((size_t)tl->nitems, 1);
+	char *want = xcalloc((size_t)tl->nitems, 1);
+	int ncand = 0;
+	for (int i = 0; i < tl->n; i++) {
+		if (tasks && !tasks[i])
+			continue;
+		ncand++;
+		for (int j = 0; j < tl->t[i].nk; j++)
+			want[tl->t[i].item[j]] = 1;
+	}
+	int n = compile_items(tl, opts, want, &p);
+	free(want);
+	if (n < 0)
 		return -1;
 	progress_end();
 	int cached = 0, failed = 0;
 	for (int i = 0; i < tl->nitems; i++) {
+		if (!tl->tried[i])
+			continue;
 		cached += tl->items[i].cached;
 		failed += !tl->items[i].ok;
 	}
 	double dt = now_seconds() - p.started;
-	int fresh = tl->nitems - cached;
 	if (dt <= 0)
 		dt = 1e-9;
 	/* One instantiation serves every candidate of the same dtypes and
@@ -154,7 +194,28 @@ int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet
 	if (!quiet)
 		fprintf(stderr, "compiled %d instantiations (%d from cache, %d failed) in %.1f s "
 				"for %d candidates: %.0f candidates/s, %.1f fresh instantiations/s\n",
-			tl->nitems, cached, failed, dt, tl->n, tl->n / dt, fresh / dt);
+			n, cached, failed, dt, ncand, ncand / dt, (n - cached) / dt);
+	return 0;
+}
+
+int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, int ti)
+{
+	const struct task *t = &tl->t[ti];
+	char *want = xcalloc((size_t)tl->nitems, 1);
+	int missing = 0;
+	if (!tl->tried)
+		tl->tried = xcalloc((size_t)tl->nitems, 1);
+	for (int j = 0; j < t->nk; j++) {
+		want[t->item[j]] = 1;
+		missing += !tl->tried[t->item[j]];
+	}
+	int rc = missing ? compile_items(tl, opts, want, NULL) : 0;
+	free(want);
+	if (rc < 0)
+		return -1;
+	for (int j = 0; j < t->nk; j++)
+		if (!tl->items[t->item[j]].ok)
+			return 1;
 	return 0;
 }
 

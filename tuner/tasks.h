@@ -26,6 +26,7 @@ struct tasklist {
 	int n, cap;
 	struct jit_item *items;          /* distinct instantiations, sorted */
 	int nitems;
+	char *tried;                     /* per item: compile attempted */
 };
 
 /* Enumerate every (shape, tuned M, candidate) of the space (neighbours
@@ -34,9 +35,17 @@ struct tasklist {
 int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out);
 void tasks_free(struct tasklist *tl);
 
-/* Compile every instantiation (cache first), printing progress and the
- * throughput on stderr unless quiet. Returns 0 or -1 (setup error). */
-int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet);
+/* Compile the instantiations of the tasks whose tasks[i] is set (every
+ * task when tasks is NULL), cache first, printing progress and the
+ * throughput on stderr unless quiet. A resumed sweep passes the tasks it
+ * has yet to screen, so it compiles only what it will run. Returns 0 or
+ * -1 (setup error); items that fail have ok 0 and their error. */
+int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet,
+		  const char *tasks);
+/* Compile what task ti needs that was not compiled yet (a finalist
+ * retested by a resumed sweep). Returns 0 when every kernel of ti is
+ * ready, 1 when one failed to compile, -1 on a setup error. */
+int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, int ti);
 
 /* Fill opts with defaults: CUDA include from $CUDA_HOME or the build's
  * toolkit, arch from the build, cache under .cache/gemmtab, all CPUs,
