@@ -98,10 +98,13 @@ $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
-$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) db/schema.sql
+# The template adapters are embedded too: each template's hash covers its
+# kernel source and its adapter (tuner/sources.c).
+ADAPTERS := $(sort $(wildcard tuner/tmpl_*.c))
+$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) db/schema.sql
 	@mkdir -p $(@D)
-	@echo "  EMBED   $(TEMPLATES) db/schema.sql"
-	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) db/schema.sql && mv $@.tmp $@
+	@echo "  EMBED   $(TEMPLATES) $(ADAPTERS) db/schema.sql"
+	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) $(ADAPTERS) db/schema.sql && mv $@.tmp $@
 
 $(OBJ)/embedded_data.o: $(GEN)/embedded_data.c
 	@mkdir -p $(@D)

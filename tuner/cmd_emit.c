@@ -9,6 +9,7 @@
  */
 #include "commands.h"
 #include "emit.h"
+#include "jit.h"
 #include "options.h"
 #include "tmpl.h"
 #include "util.h"
@@ -412,6 +413,39 @@ static void print_summary(const struct emit_out *o, const char *out_path,
 
 /* Choose the entries of env and write both files. Returns 0 or -1, or 1
  * when env has no retest with enough pairs (message printed). */
+/* Keep only the retest rows whose candidate was measured with the
+ * template code this gemmtab carries (its kernels are what the library
+ * will be built from); returns how many were dropped. */
+static int drop_stale(struct retest_row *rows, int *n)
+{
+	int kept = 0;
+	for (int i = 0; i < *n; i++) {
+		const struct tmpl *t = tmpl_find(rows[i].tmpl);
+		if (t && !strcmp(rows[i].source_hash, tmpl_source_hash(t)))
+			rows[kept++] = rows[i];
+	}
+	int dropped = *n - kept;
+	*n = kept;
+	return dropped;
+}
+
+/* The table's source hash (environments without a legacy one): over the
+ * code hashes of the templates its entries use, by stem. */
+static void table_source_hash(struct emit_out *o)
+{
+	uint64_t h = HASH_INIT;
+	for (int i = 0; tmpl_all[i]; i++) {
+		int used = 0;
+		for (int j = 0; j < o->nentries && !used; j++)
+			used = o->res[j].t == tmpl_all[i];
+		if (!used)
+			continue;
+		h = hash_str(h, tmpl_all[i]->stem);
+		h = hash_str(h, tmpl_source_hash(tmpl_all[i]));
+	}
+	hash_hex(h, o->e.source_hash);
+}
+
 static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 {
 	struct best_row *measured = NULL;
@@ -424,6 +458,11 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 	if ((nmeasured = db_best_rows(db, o->env, &measured)) < 0 ||
 	    (nretests = db_retest_rows(db, o->env, &retests)) < 0)
 		goto cleanup;
+	int stale = o->e.source_hash[0] ? 0 : drop_stale(retests, &nretests);
+	if (stale)
+		warning("%d retest rows of environment %lld measured template code that has "
+			"changed since; left out (sweep again to measure the current code)",
+			stale, o->env);
 	for (int i = 0; i < nretests; i++)
 		usable += retests[i].pairs >= EMIT_MIN_PAIRS;
 	if (!usable) {
@@ -440,6 +479,8 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 	o->entries = entries;
 	if (resolve_entries(o))
 		goto cleanup;
+	if (!o->e.source_hash[0])
+		table_source_hash(o);
 
 	/* OUT.h -> OUT_kernels.cu (cmd_emit checked the ".h") */
 	size_t stem = strlen(out_path) - 2;

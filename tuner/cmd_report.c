@@ -25,7 +25,7 @@ static char *report_title(const char *db_label, long long env,
 			 "NVRTC %s, cuBLAS %s, cuBLASLt %s, sources %s",
 			 db_label, env, e->gpu_name, e->sm_count, e->sm_clock_mhz,
 			 e->driver, e->cuda, e->nvrtc, e->cublas, e->cublaslt,
-			 e->source_hash);
+			 e->source_hash[0] ? e->source_hash : "hashed per template");
 }
 
 int report_write(struct db *db, long long env, const char *db_label,

@@ -371,7 +371,7 @@ static void load_ids(struct sweep *sw)
 			die("%s: cannot record shapes", sw->db_path);
 	for (int i = 0; i < sw->tl.n; i++) {
 		struct task *t = &sw->tl.t[i];
-		if (db_candidate_id(sw->db, t->cand.tmpl->stem, t->key, tmpl_sources_hash(),
+		if (db_candidate_id(sw->db, t->cand.tmpl->stem, t->key, tmpl_source_hash(t->cand.tmpl),
 				    &sw->cand_id[i]))
 			die("%s: cannot record candidates", sw->db_path);
 		int r = db_has_result(sw->db, sw->env_id, sw->shape_id[t->shape], sw->cand_id[i],

@@ -92,7 +92,7 @@ static const char *const stmt_sql[NSTMT] = {
 		"AND r.ratio IS NOT NULL) "
 		"ORDER BY 1, 2, 3, 4, 5, 6, 7",
 	[ST_RETEST_ROWS] = "SELECT s.family, s.n, s.k, s.w, s.x, s.y, r.m, "
-		"c.template, c.params, r.ratio, r.pairs "
+		"c.template, c.params, r.ratio, r.pairs, c.source_hash "
 		"FROM result r JOIN shape s ON s.id = r.shape_id "
 		"JOIN candidate c ON c.id = r.candidate_id "
 		"WHERE r.env_id = ?1 AND r.phase = 'retest' AND r.status = 'ok' "
@@ -673,6 +673,7 @@ static int read_retest_row(sqlite3_stmt *st, void *row)
 	col_text(st, 8, r->params, sizeof(r->params));
 	r->ratio = col_figure(st, 9);
 	r->pairs = col_count(st, 10);
+	col_text(st, 11, r->source_hash, sizeof(r->source_hash));
 	return 0;
 }
 

@@ -26,7 +26,8 @@ struct env_info {
 	char nvrtc[32];
 	char cublas[32];
 	char cublaslt[32];
-	char source_hash[17];    /* hash of every template source */
+	char source_hash[17];    /* legacy: hash of every template source; empty
+				  * since candidates carry their own */
 };
 
 /* One candidate's outcome at (env, shape, m, phase). A figure that does
@@ -140,6 +141,7 @@ struct retest_row {
 	char params[512];
 	double ratio;               /* median paired base/cand */
 	int pairs;                  /* -1 if absent */
+	char source_hash[17];       /* the candidate's template code (or legacy) */
 };
 /* Every such row of env, ordered by n, k, w, x, y, m, template, params,
  * family, into a heap array *out (caller frees). Returns the count or -1. */

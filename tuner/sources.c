@@ -1,10 +1,12 @@
 /*
  * sources.c: lookups over the files embedded at build time: template
- * sources for NVRTC and the hash over all of them that every database row's
- * environment carries (a template edit is a new environment).
+ * sources for NVRTC, each template's hash (its kernel source and adapter:
+ * the key its candidates are recorded under), and the legacy hash over
+ * every template source.
  */
 #include "embedded.h"
 #include "jit.h"
+#include "tmpl.h"
 #include "util.h"
 
 #include <string.h>
@@ -36,4 +38,29 @@ const char *tmpl_sources_hash(void)
 		hash_hex(h, hex);
 	}
 	return hex;
+}
+
+const char *tmpl_source_hash(const struct tmpl *t)
+{
+	/* one slot per registered template, filled on first use */
+	static const struct tmpl *keys[64];
+	static char hex[64][17];
+	int i;
+	for (i = 0; i < 64 && keys[i] && keys[i] != t; i++)
+		;
+	if (i == 64)
+		die("more than 64 templates");
+	if (!keys[i]) {
+		const char *src = t->source ? embedded_text(t->source) : NULL;
+		const char *adapter = t->adapter ? embedded_text(t->adapter) : NULL;
+		if ((t->source && !src) || !adapter)
+			die("template %s: its source or adapter was not embedded at build time",
+			    t->stem);
+		uint64_t h = hash_str(HASH_INIT, t->stem);
+		h = hash_str(h, src ? src : "");
+		h = hash_str(h, adapter);
+		hash_hex(h, hex[i]);
+		keys[i] = t;
+	}
+	return hex[i];
 }

@@ -212,7 +212,11 @@ int worker_env(struct worker *w, struct env_info *e)
 	e->sm_clock_mhz = (int)kv_get_long(&r, "sm_clock_mhz", 0);
 	e->mem_clock_mhz = (int)kv_get_long(&r, "mem_clock_mhz", 0);
 	e->l2_bytes = kv_get_long(&r, "l2_bytes", 0);
-	snprintf(e->source_hash, sizeof(e->source_hash), "%s", tmpl_sources_hash());
+	/* Template code is no longer part of the environment: each candidate
+	 * carries its own template's hash (tmpl_source_hash), so editing one
+	 * template does not make every other result stale. The field stays
+	 * empty; databases written before hold the all-templates hash there. */
+	e->source_hash[0] = '\0';
 	kv_free(&r);
 	return 0;
 }

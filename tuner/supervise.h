@@ -47,7 +47,8 @@ struct shape;
 void kv_add_shape(struct kv_out *o, const struct shape *s, int m);
 
 struct env_info;
-/* Ask the worker for its environment and fill *e (source_hash too).
+/* Ask the worker for its environment and fill *e (source_hash empty:
+ * template code is keyed per candidate).
  * Returns 0 or -1 (message printed). */
 int worker_env(struct worker *w, struct env_info *e);
 

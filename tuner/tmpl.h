@@ -81,6 +81,8 @@ struct tmpl {
 	const char *stem;               /* "gemv": templates/gemv.cuh, yaml section "gemv" */
 	const char *source;             /* path relative to the repository root;
 					 * NULL when the plan launches no kernel */
+	const char *adapter;            /* this adapter's own file, tuner/tmpl_<stem>.c:
+					 * hashed with the source (tmpl_source_hash) */
 	const struct tmpl_param *params;
 	int nparams;
 	enum relayout relayout;         /* weights the plan reads (see above) */

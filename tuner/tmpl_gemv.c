@@ -135,6 +135,7 @@ static int gemv_plan(const struct shape *s, const long *p, int m, struct launch_
 const struct tmpl tmpl_gemv = {
 	.stem = "gemv",
 	.source = "templates/gemv.cuh",
+	.adapter = "tuner/tmpl_gemv.c",
 	.params = params,
 	.nparams = NPARAMS,
 	.check = gemv_check,

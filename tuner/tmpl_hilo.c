@@ -50,6 +50,7 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 const struct tmpl tmpl_hilo = {
 	.stem = "blas_hilo",
 	.source = NULL,
+	.adapter = "tuner/tmpl_hilo.c",
 	.params = NULL,
 	.nparams = 0,
 	.relayout = RELAYOUT_HILO,

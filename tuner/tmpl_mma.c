@@ -203,6 +203,7 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 const struct tmpl tmpl_mma = {
 	.stem = "mma_skinny",
 	.source = "templates/mma_skinny.cuh",
+	.adapter = "tuner/tmpl_mma.c",
 	.params = params,
 	.nparams = NPARAMS,
 	.check = mma_check,

@@ -76,6 +76,7 @@ static int planted_plan(const struct shape *s, const long *p, int m, struct laun
 const struct tmpl tmpl_planted = {
 	.stem = "planted",
 	.source = "templates/planted.cuh",
+	.adapter = "tuner/tmpl_planted.c",
 	.params = params,
 	.nparams = NPARAMS,
 	.check = planted_check,

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "db.h"
 #include "emit.h"
+#include "jit.h"
 #include "tmpl.h"
 #include "util.h"
 
@@ -559,8 +560,74 @@ TEST(end_to_end_golden)
 	free(db);
 }
 
+/* Environments without a legacy source hash key template code per
+ * candidate: emit keeps only rows measured with the code this binary
+ * carries, and the table's source hash covers the templates it uses. */
+TEST(per_template_hashes)
+{
+	static const struct shape qkv = {
+		.family = "qkv", .n = 2304, .k = 8192, .w = DT_BF16, .x = DT_BF16,
+		.y = DT_BF16, .tol = 1e-2,
+	};
+	const char *cur = "warps=8,rows=4,tokens=1,unroll=1,split=1,cache=default";
+	const char *old = "warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default";
+	const char *args[] = { "emit", "--db", "hashes.db", "--out", "hashes.h" };
+	const struct tmpl *gemv = tmpl_find("gemv");
+	struct env_info e;
+	struct db *db;
+	long long env, shape, c_cur, c_old;
+	struct result_row r;
+
+	CHECK(gemv != NULL);
+	CHECK_INT(strlen(tmpl_source_hash(gemv)), 16);
+	CHECK(strcmp(tmpl_source_hash(gemv), tmpl_source_hash(tmpl_find("planted"))));
+	CHECK_STR(tmpl_source_hash(gemv), tmpl_source_hash(gemv));   /* stable */
+
+	char *path = xasprintf("%s/hashes.db", tmpdir);
+	CHECK_INT(db_open(path, &db), 0);
+	memset(&e, 0, sizeof(e));
+	strcpy(e.gpu_name, "NVIDIA H200");
+	e.sm_count = 132;
+	strcpy(e.cuda, "13.0");
+	strcpy(e.cublaslt, "13.1.0");
+	CHECK_INT(db_env_id(db, &e, &env), 0);
+	CHECK_INT(db_shape_id(db, &qkv, &shape), 0);
+	/* the current code wins by 1.3x; code that has since changed, by 2x */
+	CHECK_INT(db_candidate_id(db, "gemv", cur, tmpl_source_hash(gemv), &c_cur), 0);
+	CHECK_INT(db_candidate_id(db, "gemv", old, "0123456789abcdef", &c_old), 0);
+	for (int i = 0; i < 2; i++) {
+		result_row_clear(&r);
+		r.m = 1;
+		r.phase = "retest";
+		r.status = "ok";
+		r.base_us = 13.0;
+		r.ratio = i ? 2.0 : 1.3;
+		r.cand_us = r.base_us / r.ratio;
+		r.ratio_lo = r.ratio_hi = r.ratio;
+		r.pairs = 200;
+		CHECK_INT(db_record_result(db, env, shape, i ? c_old : c_cur, &r), 0);
+	}
+	db_close(db);
+
+	CHECK_INT(emit_in_scratch(ARRAY_SIZE(args), args), 0);
+	char *hp = xasprintf("%s/hashes.h", tmpdir);
+	char *h = read_file(hp, NULL);
+	CHECK(h != NULL);
+	if (h) {
+		char want[17];
+		uint64_t x = hash_str(HASH_INIT, "gemv");
+		hash_hex(hash_str(x, tmpl_source_hash(gemv)), want);
+		CHECK(strstr(h, "\"gemv\", { 8, 4, 1, 1, 1, 0 /* default */ }") != NULL);   /* cur */
+		CHECK(strstr(h, "\"gemv\", { 16,") == NULL);                         /* not old */
+		CHECK(strstr(h, want) != NULL);
+	}
+	free(h);
+	free(hp);
+	free(path);
+}
+
 TESTS(T(one_winner_everywhere), T(crossover_decided_by_coverage),
       T(crossover_decided_by_ratio), T(point_without_winner_splits),
       T(no_bridge_over_a_loss), T(what_counts_as_a_win), T(ties_go_to_the_first_key),
       T(equal_coverage_larger_product), T(grouping_by_key), T(range_minimums),
-      T(params_parse), T(end_to_end_golden))
+      T(params_parse), T(end_to_end_golden), T(per_template_hashes))
