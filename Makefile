@@ -120,14 +120,20 @@ $(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a $(RT_LIB_A)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
 
+# A worker without a GPU for the CPU tests of the supervisor (GEMMTAB_WORKER).
+$(BUILD)/tests/fake_worker: tests/fake/fake_worker.c $(BUILD)/libtuner.a
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
+
 $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu
 	@mkdir -p $(@D)
 	@echo "  CUBIN   $<"
 	$(Q)$(NVCC) -cubin $(NVCC_GENCODE) -o $@ $<
 
-tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin runtime-tests runtime-tests-gpu
+tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker runtime-tests runtime-tests-gpu
 
-test: all $(UNIT_BIN) runtime-tests
+test: all $(UNIT_BIN) runtime-tests $(BUILD)/tests/fake_worker
 	@bash tests/run.sh cpu
 
 # PREBUILT=1: run what the build folder holds without checking it is up to

@@ -1,0 +1,62 @@
+# CLI: the whole supervisor without a GPU, against tests/fake/fake_worker.c
+# (GEMMTAB_WORKER): planted fault and hang recorded as fault and timeout
+# with the worker restarted; a sweep with retests whose database emit and
+# report accept; a rerun that measures nothing; kill -9 and resume; every
+# candidate keyed by its template's code hash.
+. "$(dirname "$0")/lib.sh"
+
+export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
+q() { "$GEMMTAB" query --db "$1" --format csv "$2" 2>/dev/null | tail -n +2; }
+cache=$TMP/cache
+
+# planted fault and hang
+db=$TMP/planted.db
+expect_exit "planted sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/planted.yaml --db "$db" --no-retest --deadline 2 --cache "$cache"
+st() { q "$db" "SELECT r.status FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.template = '$1' AND c.params = '$2'"; }
+check "planted ok: ok" test "$(st planted mode=ok)" = ok
+check "planted fault: fault" test "$(st planted mode=fault)" = fault
+check "planted hang: timeout" test "$(st planted mode=hang)" = timeout
+check "the gemv after them: ok" test "$(st gemv warps=4,rows=1,tokens=1,unroll=1,split=1,cache=cg)" = ok
+check "2 worker restarts" grep -q ' 2 worker restarts' "$TMP/err"
+
+# a sweep with retests, then emit and report
+db=$TMP/fake.db
+"$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run >"$TMP/plan"
+want=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/plan")
+expect_exit "fake sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+check "every candidate screened once ($want)" test "$(q "$db" "SELECT count(*) FROM result WHERE phase = 'screen'")" = "$want"
+check "finalists retested with 100 pairs" test "$(q "$db" "SELECT count(*) FROM result WHERE phase = 'retest' AND pairs = 100")" -gt 0
+check "neighbour Ms retested" test "$(q "$db" "SELECT count(*) FROM result WHERE phase = 'retest' AND m IN (2, 7)")" -gt 0
+check "the environment carries no source hash" test "$(q "$db" "SELECT count(*) FROM env WHERE source_hash = ''")" = 1
+check "every candidate carries a 16-digit code hash" test "$(q "$db" "SELECT count(*) FROM candidate WHERE length(source_hash) != 16")" = 0
+check "one hash per template" test "$(q "$db" "SELECT count(DISTINCT source_hash) FROM candidate")" = "$(q "$db" "SELECT count(DISTINCT template) FROM candidate")"
+expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+check "the rerun measured nothing" grep -qE '^sweep: 0 worker restarts' "$TMP/err"
+expect_exit "emit from it: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/fake.h"
+check "the table has entries" grep -q '"gemv", {' "$TMP/fake.h"
+check "the router's hi/lo screened at both Ms" test "$(q "$db" "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.template = 'blas_hilo' AND r.phase = 'screen' AND r.status = 'ok'")" = 2
+expect_exit "report: exit 0" 0 "$GEMMTAB" report --db "$db"
+check "report names the families" grep -q '^router ' "$TMP/out"
+
+# kill -9 mid-sweep, then resume
+db=$TMP/resume.db
+FAKE_WORKER_DELAY_MS=100 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --no-retest --cache "$cache" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do
+	n=$(q "$db" "SELECT count(*) FROM result WHERE phase = 'screen'")
+	[ "${n:-0}" -ge 4 ] && break
+	sleep 0.05
+done
+kill -9 $pid; wait $pid 2>/dev/null
+pkill -9 -f "$GEMMTAB_WORKER" 2>/dev/null
+before=$(q "$db" "SELECT count(*) FROM result WHERE phase = 'screen'")
+q "$db" "SELECT shape_id, candidate_id, m, status, cand_us FROM result" | LC_ALL=C sort >"$TMP/before"
+check "killed mid-sweep (0 < $before < $want)" test "$before" -gt 0 -a "$before" -lt "$want"
+expect_exit "resume: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --no-retest --cache "$cache"
+check "every candidate once after the resume" test "$(q "$db" "SELECT count(*) FROM result WHERE phase = 'screen'")" = "$want"
+q "$db" "SELECT shape_id, candidate_id, m, status, cand_us FROM result" | LC_ALL=C sort >"$TMP/after"
+lost=$(LC_ALL=C comm -23 "$TMP/before" "$TMP/after" | wc -l)
+check "nothing recorded before the kill was lost ($lost)" test "$lost" -eq 0
+measured=$(grep -oE '^sweep: [0-9]+ ok' "$TMP/err" | grep -oE '[0-9]+')
+check "the resume measured only the missing ones (${measured:-0} <= $((want - before)))" test "${measured:-0}" -le $((want - before))
+finish

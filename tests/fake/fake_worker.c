@@ -1,0 +1,137 @@
+/*
+ * fake_worker.c: a stand-in for `gemmtab worker` that speaks its pipe
+ * protocol (tuner/proto.h) without a GPU, so the CPU tests can drive the
+ * whole supervisor: enumeration, compilation, requests, recording,
+ * retests, resume, restarts. The sweep runs it when GEMMTAB_WORKER names
+ * it. Its figures are made up but deterministic: a candidate's median
+ * ratio is a function of its parameters, so finalists and tables are
+ * reproducible. The planted template behaves as on a GPU: mode=fault
+ * replies status=fault and exits 3, mode=hang never replies.
+ */
+#include "proto.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void reply_env(void)
+{
+	struct kv_out o;
+	kv_begin(&o, "env");
+	kv_add(&o, "gpu_name", "Fake GPU");
+	kv_add(&o, "gpu_uuid", "GPU-fake");
+	kv_add(&o, "sm_count", "132");
+	kv_add(&o, "sm_clock_mhz", "1980");
+	kv_add(&o, "mem_clock_mhz", "3201");
+	kv_add(&o, "l2_bytes", "62914560");
+	kv_add(&o, "driver", "13.0");
+	kv_add(&o, "cuda", "13.0");
+	kv_add(&o, "nvrtc", "13.0");
+	kv_add(&o, "cublas", "13.1.0");
+	kv_add(&o, "cublaslt", "13.1.0");
+	kv_send(&o, stdout);
+}
+
+/* A made-up median ratio in [0.8, 1.79] from every field but id, seed,
+ * phase and pairs: the same candidate at the same M gets the same figure. */
+static double fake_ratio(const struct kv *r)
+{
+	uint64_t h = HASH_INIT;
+	for (int i = 0; i < r->n; i++) {
+		if (!strcmp(r->keys[i], "id") || !strcmp(r->keys[i], "seed") ||
+		    !strcmp(r->keys[i], "phase") || !strcmp(r->keys[i], "pairs") ||
+		    !strncmp(r->keys[i], "cubin", 5))
+			continue;
+		h = hash_str(hash_str(h, r->keys[i]), r->vals[i]);
+	}
+	return 0.8 + (double)(h % 100) / 100.0;
+}
+
+static void reply_eval(const struct kv *r)
+{
+	const char *id = kv_get(r, "id"), *tmpl = kv_get(r, "tmpl");
+	const char *mode = kv_get(r, "mode");
+	struct kv_out o;
+
+	if (tmpl && !strcmp(tmpl, "planted") && mode && !strcmp(mode, "hang"))
+		for (;;)
+			pause();
+	kv_begin(&o, "result");
+	kv_add(&o, "id", id);
+	if (tmpl && !strcmp(tmpl, "planted") && mode && !strcmp(mode, "fault")) {
+		kv_add(&o, "status", "fault");
+		kv_add(&o, "reason", "fake: illegal address");
+		kv_send(&o, stdout);
+		exit(3);
+	}
+	double ratio = fake_ratio(r), base = 10.0;
+	kv_add(&o, "status", "ok");
+	kv_add(&o, "err_global", "0.001");
+	kv_add(&o, "err_row", "0.002");
+	kv_addf(&o, "base_us", "%.4f", base);
+	kv_addf(&o, "cand_us", "%.4f", base / ratio);
+	kv_addf(&o, "ratio", "%.5f", ratio);
+	kv_addf(&o, "ratio_lo", "%.5f", ratio * 0.97);
+	kv_addf(&o, "ratio_hi", "%.5f", ratio * 1.03);
+	kv_addf(&o, "pairs", "%ld", kv_get_long(r, "pairs", 1));
+	kv_add(&o, "regs", "40");
+	kv_add(&o, "local_bytes", "0");
+	kv_add(&o, "smem", "0");
+	kv_send(&o, stdout);
+}
+
+int main(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
+	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
+
+	while (getline(&line, &cap, stdin) > 0) {
+		struct kv r;
+		if (kv_parse(line, &r))
+			continue;
+		if (!strcmp(r.op, "quit")) {
+			kv_free(&r);
+			break;
+		}
+		struct kv_out o;
+		if (!strcmp(r.op, "env")) {
+			reply_env();
+		} else if (!strcmp(r.op, "eval")) {
+			if (delay_ms)
+				usleep((useconds_t)delay_ms * 1000);
+			reply_eval(&r);
+		} else if (!strcmp(r.op, "baseline")) {
+			kv_begin(&o, "baseline");
+			kv_add(&o, "id", kv_get(&r, "id"));
+			kv_add(&o, "cublas_us", "10.0");
+			kv_add(&o, "cublaslt_us", "10.5");
+			kv_add(&o, "ratio", "0.952");
+			kv_add(&o, "lt_algo", "fake");
+			kv_send(&o, stdout);
+		} else if (!strcmp(r.op, "overhead")) {
+			kv_begin(&o, "overhead");
+			kv_add(&o, "us", "3.5");
+			kv_send(&o, stdout);
+		} else if (!strcmp(r.op, "floor")) {
+			double bytes = kv_get_double(&r, "bytes", 0);
+			kv_begin(&o, "floor");
+			kv_add(&o, "family", kv_get(&r, "family"));
+			kv_addf(&o, "bytes", "%.0f", bytes);
+			kv_addf(&o, "us", "%.4f", bytes / 4.0e12 * 1e6);
+			kv_add(&o, "gbps", "4000");
+			kv_add(&o, "config", "fake");
+			kv_send(&o, stdout);
+		} else {
+			kv_begin(&o, "error");
+			kv_add(&o, "reason", "fake worker: unknown request");
+			kv_send(&o, stdout);
+		}
+		kv_free(&r);
+	}
+	free(line);
+	return 0;
+}
