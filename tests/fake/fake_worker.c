@@ -104,6 +104,22 @@ int main(void)
 			if (delay_ms)
 				usleep((useconds_t)delay_ms * 1000);
 			reply_eval(&r);
+		} else if (!strcmp(r.op, "rt")) {
+			/* gemmtab bench: the library "timed" like a candidate */
+			double ratio = fake_ratio(&r), base = 5.0 + kv_get_long(&r, "m", 1) / 10.0;
+			kv_begin(&o, "result");
+			kv_add(&o, "id", kv_get(&r, "id"));
+			kv_add(&o, "status", "ok");
+			kv_add(&o, "err_global", "0.001");
+			kv_add(&o, "err_row", "0.002");
+			kv_addf(&o, "base_us", "%.4f", base);
+			kv_addf(&o, "cand_us", "%.4f", base / ratio);
+			kv_addf(&o, "ratio", "%.5f", ratio);
+			kv_addf(&o, "ratio_lo", "%.5f", ratio * 0.97);
+			kv_addf(&o, "ratio_hi", "%.5f", ratio * 1.03);
+			kv_addf(&o, "pairs", "%ld", kv_get_long(&r, "pairs", 1));
+			kv_add(&o, "explain", "fake dispatch");
+			kv_send(&o, stdout);
 		} else if (!strcmp(r.op, "baseline")) {
 			kv_begin(&o, "baseline");
 			kv_add(&o, "id", kv_get(&r, "id"));

@@ -1,0 +1,47 @@
+# CLI: `gemmtab bench` without a GPU, against tests/fake/fake_worker.c: the
+# per-load sums and the score are recomputed here from the per-point
+# table (unpooler_slice in place of unpooler at M <= 8), the md report's
+# last line is the score, --out writes the same report, bad options exit 2.
+. "$(dirname "$0")/lib.sh"
+
+export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
+expect_exit "bench: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10
+cp "$TMP/out" "$TMP/bench.txt"
+# recompute each load from the points and compare with the load table
+awk '
+	/^Per family and M/ { sec = 1; next }
+	/^Per load/ { sec = 2; next }
+	sec == 1 && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ { base[$1, $2] = $3; lib[$1, $2] = $4 }
+	function off(a, b, tol) { return a - b > tol || b - a > tol }
+	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 4 {
+		m = $1; b = 0; l = 0
+		n = split("qkv oproj pooler router", f, " ")
+		f[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
+		for (i = 1; i <= n; i++) { b += base[f[i], m]; l += lib[f[i], m] }
+		# the points are printed to 0.01 us: five of them may sum 0.03 off
+		if (off(b, $2, 0.03) || off(l, $3, 0.03) || off(b / l, $4, 0.002)) {
+			printf "load %d: table %s %s %s, recomputed %.2f %.2f %.3f\n", m, $2, $3, $4, b, l, b / l
+			bad++
+		}
+		logs += log($2 / $3); loads++
+	}
+	/^score: / { score = $2 }
+	END {
+		if (loads != 6) { print "expected 6 loads, saw " loads; bad++ }
+		if (off(exp(logs / loads), score, 0.002)) {
+			printf "score %s, recomputed %.3f\n", score, exp(logs / loads); bad++
+		}
+		exit bad ? 1 : 0
+	}' "$TMP/bench.txt" >"$TMP/recompute" 2>&1
+check "per-load sums and the score recompute from the points" test $? -eq 0
+sed 's/^/    /' "$TMP/recompute"
+check "90 points, all correct" grep -qE '^90 points, 0 failed the FP64 check' "$TMP/bench.txt"
+check "every point names its dispatch" bash -c "! grep -E '^[a-z_]+ +[0-9]+ ' '$TMP/bench.txt' | grep -vq 'fake dispatch'"
+
+expect_exit "bench --format md --out: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --format md --out "$TMP/bench.md"
+check "md's last line is the score" bash -c "tail -n 1 '$TMP/bench.md' | grep -qE '^score: [0-9]+\.[0-9]{3}$'"
+check "md and text give the same score" test "$(tail -n 1 "$TMP/bench.md")" = "$(grep '^score: ' "$TMP/bench.txt")"
+expect_exit "bench --format csv: exit 2" 2 "$GEMMTAB" bench --format csv
+expect_exit "bench --pairs 0: exit 2" 2 "$GEMMTAB" bench --pairs 0
+expect_exit "bench --table of another table: exit 2" 2 "$GEMMTAB" bench --table runtime/tables/example.h
+finish
