@@ -35,8 +35,14 @@ check "the rerun measured nothing" grep -qE '^sweep: 0 worker restarts' "$TMP/er
 expect_exit "emit from it: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/fake.h"
 check "the table has entries" grep -q '"gemv", {' "$TMP/fake.h"
 check "the router's hi/lo screened at both Ms" test "$(q "$db" "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.template = 'blas_hilo' AND r.phase = 'screen' AND r.status = 'ok'")" = 2
+expect_exit "probe: exit 0" 0 "$GEMMTAB" probe --db "$db" --space tests/spaces/fake.yaml --pairs 5
+check "probe recorded the overhead and a floor per family" test "$(q "$db" "SELECT count(*) FROM probe")" = 3
 expect_exit "report: exit 0" 0 "$GEMMTAB" report --db "$db"
 check "report names the families" grep -q '^router ' "$TMP/out"
+# the fake floor of the router is 8388608 B / 4 TB/s = 2.097 us: its
+# fraction of what runs at M = 1 is 2.097 / run_us (columns 6 and 9)
+frac=$(awk '$1 == "router" && $2 == 1 { d = 2.097152 / $6 - $9; print (d < 0.006 && d > -0.006) ? "ok" : $6 " " $9 }' "$TMP/out")
+check "report's floor fraction is the probed floor over run_us ($frac)" test "$frac" = ok
 
 # kill -9 mid-sweep, then resume
 db=$TMP/resume.db
