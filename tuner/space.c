@@ -1,17 +1,14 @@
 /*
- * space.c: loads a search space from YAML (format in space.h), checks
- * every field, and enumerates the candidates of a shape and M.
- *
- * The only file that includes yaml.h. Loading has two passes: libyaml's
- * event stream becomes a small tree of nodes that keep their source
- * positions (anchors, aliases and tags are refused, nesting and sizes are
- * bounded), then the tree is checked against the schema and converted to
- * struct space. Every problem is one "FILE:LINE:COL: what" line.
+ * space.c: loads a search space (format in space.h): checks the node tree
+ * ytree.c read from the YAML against the schema, converts it to struct
+ * space, and enumerates the candidates of a shape and M. Every problem is
+ * one "FILE:LINE:COL: what" line.
  */
 #include "space.h"
 #include "expr.h"
 #include "tmpl.h"
 #include "util.h"
+#include "ytree.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,13 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
-/* Bounds on hostile or mistaken input: real spaces are a few KiB, nest
- * four levels deep and hold lists of a few dozen values. */
-#define SPACE_MAX_BYTES (1 << 20)
-#define SPACE_MAX_DEPTH 32
-#define SPACE_MAX_ITEMS 4096
 /* Largest N or K: far beyond any projection, and it keeps N*K and the
  * products constraints form well inside a long. */
 #define SPACE_MAX_DIM (1L << 20)
@@ -33,28 +24,6 @@
 #define SPACE_MAX_M 65536L
 /* A grid bigger than this cannot be swept; it is a typo, not a plan. */
 #define GRID_MAX_POINTS 1000000L
-/* Room for a user-supplied name quoted in a message. */
-#define SHOWN_MAX 48
-
-enum kind { K_SCALAR, K_LIST, K_MAP };
-
-/* One YAML node with its source position. */
-struct ynode {
-	enum kind kind;
-	int line, col;          /* 0-based, as libyaml counts */
-	int end_line;           /* scalars: line of the end mark */
-	size_t index;           /* characters before the node in the file */
-	yaml_scalar_style_t style;
-	char *text;             /* scalars: the value, NUL-terminated */
-	int nkids;              /* lists: items; maps: key, value, key, value... */
-	struct ynode **kids;
-};
-
-struct loader {
-	const char *path;
-	const char *buf;        /* the whole file */
-	size_t len;
-};
 
 /* Builtin names a constraint may use, and their slots after the params. */
 enum { SLOT_N = MAX_PARAMS, SLOT_K, SLOT_M, SLOT_W_BYTES, SLOT_X_BYTES,
@@ -62,252 +31,6 @@ enum { SLOT_N = MAX_PARAMS, SLOT_K, SLOT_M, SLOT_W_BYTES, SLOT_X_BYTES,
 static const char *const builtin_names[] = {
 	"n", "k", "m", "w_bytes", "x_bytes", "y_bytes",
 };
-
-static int report(const struct loader *L, size_t line, size_t col,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(const struct loader *L, const struct ynode *at,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* Print the one error line at 0-based line and col; returns -1. */
-static int vreport(const struct loader *L, size_t line, size_t col,
-		   const char *fmt, va_list ap)
-{
-	char msg[512];
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s:%zu:%zu: %s\n", L->path, line + 1, col + 1, msg);
-	return -1;
-}
-
-static int report(const struct loader *L, size_t line, size_t col,
-		  const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(L, line, col, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int fail(const struct loader *L, const struct ynode *at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(L, (size_t)at->line, (size_t)at->col, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* A user-supplied string made safe for a one-line message: printable
- * ASCII only, truncated with "...". Returns buf. */
-static const char *shown(const char *s, char buf[SHOWN_MAX])
-{
-	size_t i = 0;
-	for (; s[i] && i < SHOWN_MAX - 4; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	if (s[i])
-		memcpy(buf + i, "...", 3), i += 3;
-	buf[i] = '\0';
-	return buf;
-}
-
-static void node_free(struct ynode *n)
-{
-	if (!n)
-		return;
-	for (int i = 0; i < n->nkids; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->text);
-	free(n);
-}
-
-/* Read at most SPACE_MAX_BYTES of path. Returns the NUL-terminated
- * contents (caller frees) or NULL after reporting. */
-static char *read_space(const struct loader *L, size_t *len)
-{
-	FILE *f = fopen(L->path, "rb");
-	if (!f) {
-		report(L, 0, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	char *buf = xmalloc(SPACE_MAX_BYTES + 2);
-	*len = fread(buf, 1, SPACE_MAX_BYTES + 1, f);
-	int bad = ferror(f) ? errno : 0;
-	fclose(f);
-	if (bad || *len > SPACE_MAX_BYTES) {
-		if (bad)
-			report(L, 0, 0, "cannot read: %s", strerror(bad));
-		else
-			report(L, 0, 0, "file is larger than %d bytes", SPACE_MAX_BYTES);
-		free(buf);
-		return NULL;
-	}
-	buf[*len] = '\0';
-	return buf;
-}
-
-/* Byte offset of the character at index (libyaml counts characters). */
-static size_t byte_of_index(const struct loader *L, size_t index)
-{
-	size_t b = 0;
-	if (L->len >= 3 && !memcmp(L->buf, "\xef\xbb\xbf", 3))
-		b = 3;  /* libyaml skips a byte-order mark without counting it */
-	for (; b < L->len && index; index--)
-		do
-			b++;
-		while (b < L->len && ((unsigned char)L->buf[b] & 0xc0) == 0x80);
-	return b;
-}
-
-static int syntax_error(const struct loader *L, const yaml_parser_t *p)
-{
-	if (p->error == YAML_READER_ERROR) {
-		/* Reader errors carry a byte offset, not a mark. */
-		size_t line = 0, col = 0;
-		for (size_t b = 0; b < p->problem_offset && b < L->len; b++) {
-			if (L->buf[b] == '\n')
-				line++, col = 0;
-			else if (((unsigned char)L->buf[b] & 0xc0) != 0x80)
-				col++;
-		}
-		return report(L, line, col, "invalid input: %s", p->problem);
-	}
-	if (p->context)
-		return report(L, p->problem_mark.line, p->problem_mark.column,
-			      "yaml syntax error: %s (%s at %zu:%zu)", p->problem,
-			      p->context, p->context_mark.line + 1,
-			      p->context_mark.column + 1);
-	return report(L, p->problem_mark.line, p->problem_mark.column,
-		      "yaml syntax error: %s", p->problem ? p->problem : "unknown");
-}
-
-/* Add child to the collection parent, enforcing size limits and unique
- * scalar keys. Returns 0, or -1 after reporting (child not adopted). */
-static int adopt(const struct loader *L, struct ynode *parent, struct ynode *child)
-{
-	char buf[SHOWN_MAX];
-	int is_key = parent->kind == K_MAP && parent->nkids % 2 == 0;
-	int items = parent->kind == K_MAP ? parent->nkids / 2 : parent->nkids;
-	if ((is_key || parent->kind == K_LIST) && items == SPACE_MAX_ITEMS)
-		return fail(L, child, "more than %d %s", SPACE_MAX_ITEMS,
-			    parent->kind == K_MAP ? "keys in one mapping" : "items in one list");
-	if (is_key && child->kind != K_SCALAR)
-		return fail(L, child, "a mapping key must be a scalar, not %s",
-			    child->kind == K_LIST ? "a list" : "a mapping");
-	for (int i = 0; is_key && i < parent->nkids; i += 2)
-		if (!strcmp(parent->kids[i]->text, child->text))
-			return fail(L, child, "duplicate key '%s' (first at line %d)",
-				    shown(child->text, buf), parent->kids[i]->line + 1);
-	parent->kids = xrealloc(parent->kids, (size_t)(parent->nkids + 1) * sizeof(child));
-	parent->kids[parent->nkids++] = child;
-	return 0;
-}
-
-/* A new node for a scalar or collection-start event, or NULL after
- * reporting an anchor or tag (this loader reads plain data only). */
-static struct ynode *new_node(const struct loader *L, const yaml_event_t *ev)
-{
-	const yaml_char_t *anchor, *tag;
-	if (ev->type == YAML_SCALAR_EVENT)
-		anchor = ev->data.scalar.anchor, tag = ev->data.scalar.tag;
-	else if (ev->type == YAML_SEQUENCE_START_EVENT)
-		anchor = ev->data.sequence_start.anchor, tag = ev->data.sequence_start.tag;
-	else
-		anchor = ev->data.mapping_start.anchor, tag = ev->data.mapping_start.tag;
-	if (anchor || tag)
-		return report(L, ev->start_mark.line, ev->start_mark.column,
-			      "yaml %s are not supported in a search space (write the value out)",
-			      anchor ? "anchors" : "tags"), NULL;
-	struct ynode *n = xcalloc(1, sizeof(*n));
-	n->line = (int)ev->start_mark.line;
-	n->col = (int)ev->start_mark.column;
-	n->end_line = (int)ev->end_mark.line;
-	n->index = ev->start_mark.index;
-	if (ev->type == YAML_SCALAR_EVENT) {
-		n->kind = K_SCALAR;
-		n->style = ev->data.scalar.style;
-		n->text = xstrdup((const char *)ev->data.scalar.value);
-	} else {
-		n->kind = ev->type == YAML_SEQUENCE_START_EVENT ? K_LIST : K_MAP;
-	}
-	return n;
-}
-
-/* Handle one event while building the tree. stack holds the open
- * collections; *done is set at the end of the stream. Returns 0 or -1. */
-static int on_event(const struct loader *L, const yaml_event_t *ev, struct ynode **root,
-		    struct ynode **stack, int *depth, int *done)
-{
-	const yaml_mark_t *at = &ev->start_mark;
-	struct ynode *n;
-	switch (ev->type) {
-	case YAML_STREAM_END_EVENT:
-		*done = 1;
-		if (!*root)
-			return report(L, at->line, at->column, "empty file (expected a "
-				      "mapping with shapes and templates)");
-		return 0;
-	case YAML_DOCUMENT_START_EVENT:
-		if (*root)
-			return report(L, at->line, at->column, "more than one yaml document");
-		return 0;
-	case YAML_ALIAS_EVENT:
-		return report(L, at->line, at->column, "yaml aliases are not supported "
-			      "in a search space (write the value out)");
-	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		(*depth)--;
-		return 0;
-	case YAML_SCALAR_EVENT:
-	case YAML_SEQUENCE_START_EVENT:
-	case YAML_MAPPING_START_EVENT:
-		break;
-	default:
-		return 0;
-	}
-	if (ev->type != YAML_SCALAR_EVENT && *depth == SPACE_MAX_DEPTH)
-		return report(L, at->line, at->column, "nesting deeper than %d levels",
-			      SPACE_MAX_DEPTH);
-	if (!(n = new_node(L, ev)))
-		return -1;
-	if (!*depth) {
-		*root = n;
-	} else if (adopt(L, stack[*depth - 1], n)) {
-		node_free(n);
-		return -1;
-	}
-	if (n->kind != K_SCALAR)
-		stack[(*depth)++] = n;
-	return 0;
-}
-
-/* Parse L->buf into a tree. Returns the root or NULL after reporting. */
-static struct ynode *build_tree(const struct loader *L)
-{
-	yaml_parser_t parser;
-	struct ynode *root = NULL, *stack[SPACE_MAX_DEPTH];
-	int depth = 0, done = 0, r = 0;
-	if (!yaml_parser_initialize(&parser))
-		die("out of memory initializing the yaml parser");
-	/* UTF-8 only: positions map back to the buffer for messages. */
-	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)L->buf, L->len);
-	while (!done && !r) {
-		yaml_event_t ev;
-		if (!yaml_parser_parse(&parser, &ev)) {
-			r = syntax_error(L, &parser);
-			break;
-		}
-		r = on_event(L, &ev, &root, stack, &depth, &done);
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	if (r) {
-		node_free(root);
-		return NULL;
-	}
-	return root;
-}
 
 /* ---- schema helpers ---- */
 
@@ -318,7 +41,7 @@ static const char *kind_name(const struct ynode *n)
 	if (n->kind == K_MAP)
 		return "a mapping";
 	if (!*n->text)
-		return n->style == YAML_PLAIN_SCALAR_STYLE ? "an empty value" : "an empty string";
+		return n->style == Y_PLAIN ? "an empty value" : "an empty string";
 	return "a scalar";
 }
 
@@ -327,9 +50,9 @@ static int expect(const struct loader *L, const struct ynode *n, enum kind kind,
 {
 	static const char *const names[] = { "a scalar", "a list", "a mapping" };
 	if (n->kind != kind || (kind == K_SCALAR && !*n->text))
-		return fail(L, n, "%s must be %s, not %s", what, names[kind], kind_name(n));
+		return yfail(L, n, "%s must be %s, not %s", what, names[kind], kind_name(n));
 	if (kind != K_SCALAR && !n->nkids)
-		return fail(L, n, "%s must not be empty", what);
+		return yfail(L, n, "%s must not be empty", what);
 	return 0;
 }
 
@@ -357,8 +80,8 @@ static int check_keys(const struct loader *L, const struct ynode *map,
 		for (j = 0; allowed[j]; j++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 j ? ", " : "", allowed[j]);
-		return fail(L, map->kids[i], "unknown key '%s' in %s (expected %s)",
-			    shown(key, buf), what, list);
+		return yfail(L, map->kids[i], "unknown key '%s' in %s (expected %s)",
+			    yshown(key, buf), what, list);
 	}
 	return 0;
 }
@@ -368,7 +91,7 @@ static const struct ynode *require(const struct loader *L, const struct ynode *m
 {
 	const struct ynode *v = lookup(map, key);
 	if (!v)
-		fail(L, map, "%s lacks required key '%s'", what, key);
+		yfail(L, map, "%s lacks required key '%s'", what, key);
 	return v;
 }
 
@@ -377,17 +100,17 @@ static int get_long(const struct loader *L, const struct ynode *n, long min,
 		    long max, const char *what, long *out)
 {
 	char buf[SHOWN_MAX];
-	if (n->kind != K_SCALAR || n->style != YAML_PLAIN_SCALAR_STYLE || !*n->text)
-		return fail(L, n, "%s must be an integer, not %s", what,
+	if (n->kind != K_SCALAR || n->style != Y_PLAIN || !*n->text)
+		return yfail(L, n, "%s must be an integer, not %s", what,
 			    n->kind == K_SCALAR && *n->text ? "a quoted string" : kind_name(n));
 	const char *p = n->text + (*n->text == '-' || *n->text == '+');
 	if (strspn(p, "0123456789") != strlen(p) || !*p)
-		return fail(L, n, "%s must be an integer, not '%s'", what, shown(n->text, buf));
+		return yfail(L, n, "%s must be an integer, not '%s'", what, yshown(n->text, buf));
 	errno = 0;
 	long v = strtol(n->text, NULL, 10);
 	if (errno || v < min || v > max)
-		return fail(L, n, "%s must be in [%ld, %ld], not %s", what, min, max,
-			    shown(n->text, buf));
+		return yfail(L, n, "%s must be in [%ld, %ld], not %s", what, min, max,
+			    yshown(n->text, buf));
 	*out = v;
 	return 0;
 }
@@ -397,15 +120,15 @@ static int get_double(const struct loader *L, const struct ynode *n, double lo,
 		      double hi, const char *what, double *out)
 {
 	char buf[SHOWN_MAX], *end;
-	if (n->kind != K_SCALAR || n->style != YAML_PLAIN_SCALAR_STYLE || !*n->text)
-		return fail(L, n, "%s must be a number, not %s", what,
+	if (n->kind != K_SCALAR || n->style != Y_PLAIN || !*n->text)
+		return yfail(L, n, "%s must be a number, not %s", what,
 			    n->kind == K_SCALAR && *n->text ? "a quoted string" : kind_name(n));
 	double v = strtod(n->text, &end);
 	if (*end || !isfinite(v))
-		return fail(L, n, "%s must be a number, not '%s'", what, shown(n->text, buf));
+		return yfail(L, n, "%s must be a number, not '%s'", what, yshown(n->text, buf));
 	if (!(v > lo && v < hi))
-		return fail(L, n, "%s must be in (%g, %g), not %s", what, lo, hi,
-			    shown(n->text, buf));
+		return yfail(L, n, "%s must be in (%g, %g), not %s", what, lo, hi,
+			    yshown(n->text, buf));
 	*out = v;
 	return 0;
 }
@@ -417,14 +140,14 @@ static int get_int_list(const struct loader *L, const struct ynode *n, long min,
 	if (expect(L, n, K_LIST, what))
 		return -1;
 	if (n->nkids > maxn)
-		return fail(L, n->kids[maxn], "%s has more than %d values", what, maxn);
+		return yfail(L, n->kids[maxn], "%s has more than %d values", what, maxn);
 	for (int i = 0; i < n->nkids; i++) {
 		long v;
 		if (get_long(L, n->kids[i], min, max, what, &v))
 			return -1;
 		for (int j = 0; j < i; j++)
 			if (out[j] == v)
-				return fail(L, n->kids[i], "duplicate %s value %ld", what, v);
+				return yfail(L, n->kids[i], "duplicate %s value %ld", what, v);
 		out[i] = (int)v;
 	}
 	*nout = n->nkids;
@@ -474,7 +197,7 @@ static int get_dtype(const struct loader *L, const struct ynode *map, const char
 	if (!v || expect(L, v, K_SCALAR, key))
 		return -1;
 	if (dtype_parse(v->text, out))
-		return fail(L, v, "%s must be bf16 or fp32, not '%s'", key, shown(v->text, buf));
+		return yfail(L, v, "%s must be bf16 or fp32, not '%s'", key, yshown(v->text, buf));
 	return 0;
 }
 
@@ -490,11 +213,11 @@ static int get_family(const struct loader *L, const struct ynode *map,
 	size_t len = strlen(v->text);
 	if (len >= FAMILY_MAX || strspn(v->text, "abcdefghijklmnopqrstuvwxyz"
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
-		return fail(L, v, "family must be 1 to %d letters, digits or '_', not '%s'",
-			    FAMILY_MAX - 1, shown(v->text, buf));
+		return yfail(L, v, "family must be 1 to %d letters, digits or '_', not '%s'",
+			    FAMILY_MAX - 1, yshown(v->text, buf));
 	for (int i = 0; i < nprev; i++)
 		if (!strcmp(prev[i].family, v->text))
-			return fail(L, v, "duplicate family '%s' (first at line %d)",
+			return yfail(L, v, "duplicate family '%s' (first at line %d)",
 				    v->text, lookup(prev_at[i], "family")->line + 1);
 	memcpy(out, v->text, len + 1);
 	return 0;
@@ -534,7 +257,7 @@ static int load_shape(const struct loader *L, const struct ynode *map, struct sh
 	for (int i = 0; i < s->n_neighbours; i++)
 		for (int j = 0; j < s->n_ms; j++)
 			if (s->neighbours[i] == s->ms[j])
-				return fail(L, v->kids[i], "neighbour %d is also a tuned m",
+				return yfail(L, v->kids[i], "neighbour %d is also a tuned m",
 					    s->ms[j]);
 	return 0;
 }
@@ -577,15 +300,15 @@ static int load_values(const struct loader *L, const struct ynode *list,
 					snprintf(expected + strlen(expected),
 						 sizeof(expected) - strlen(expected), "%s%s",
 						 s ? ", " : "", p->symbols[s]);
-				return fail(L, v, "unknown %s value '%s' (expected %s)",
-					    p->name, shown(v->text, buf), expected);
+				return yfail(L, v, "unknown %s value '%s' (expected %s)",
+					    p->name, yshown(v->text, buf), expected);
 			}
 			out[i] = s;
 		}
 		for (int j = 0; j < i; j++)
 			if (out[j] == out[i])
-				return fail(L, v, "duplicate %s value %s", p->name,
-					    shown(v->text, buf));
+				return yfail(L, v, "duplicate %s value %s", p->name,
+					    yshown(v->text, buf));
 	}
 	return 0;
 }
@@ -607,8 +330,8 @@ static int load_params(const struct loader *L, const struct ynode *map, struct g
 		const struct ynode *key = map->kids[i], *list = map->kids[i + 1];
 		int p = tmpl_param_index(t, key->text);
 		if (p < 0)
-			return fail(L, key, "unknown parameter '%s' of template %s (expected %s)",
-				    shown(key->text, buf), t->stem, names);
+			return yfail(L, key, "unknown parameter '%s' of template %s (expected %s)",
+				    yshown(key->text, buf), t->stem, names);
 		g->values[p] = xcalloc((size_t)(list->nkids ? list->nkids : 1), sizeof(long));
 		if (load_values(L, list, &t->params[p], g->values[p]))
 			return -1;
@@ -617,10 +340,10 @@ static int load_params(const struct loader *L, const struct ynode *map, struct g
 	}
 	for (int i = 0; i < t->nparams; i++)
 		if (!g->values[i])
-			return fail(L, map, "params of %s lacks '%s' (every parameter needs "
+			return yfail(L, map, "params of %s lacks '%s' (every parameter needs "
 				    "a list)", t->stem, t->params[i].name);
 	if (points > GRID_MAX_POINTS)
-		return fail(L, map, "grid of %s has %.0f points (at most %ld)", t->stem,
+		return yfail(L, map, "grid of %s has %.0f points (at most %ld)", t->stem,
 			    points, GRID_MAX_POINTS);
 	return 0;
 }
@@ -629,12 +352,12 @@ static int load_params(const struct loader *L, const struct ynode *map, struct g
  * source (0-based, in characters), or -1 when n spans lines. */
 static long value_column(const struct loader *L, const struct ynode *n, int off)
 {
-	if (n->end_line != n->line || n->style == YAML_LITERAL_SCALAR_STYLE ||
-	    n->style == YAML_FOLDED_SCALAR_STYLE)
+	if (n->end_line != n->line || n->style == Y_LITERAL ||
+	    n->style == Y_FOLDED)
 		return -1;
-	int quoted = n->style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-		     n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-	const char *raw = L->buf + byte_of_index(L, n->index) + quoted, *end = L->buf + L->len;
+	int quoted = n->style == Y_SINGLE_QUOTED ||
+		     n->style == Y_DOUBLE_QUOTED;
+	const char *raw = L->buf + ybyte_of_index(L, n->index) + quoted, *end = L->buf + L->len;
 	long col = n->col + quoted;
 	/* Walk the value one character at a time and the source alongside,
 	 * where an escape spells one character with several. */
@@ -644,9 +367,9 @@ static long value_column(const struct loader *L, const struct ynode *n, int off)
 			width++;
 		d += width;
 		int spelled = 1;        /* source characters spelling it */
-		if (n->style == YAML_SINGLE_QUOTED_SCALAR_STYLE && *raw == '\'')
+		if (n->style == Y_SINGLE_QUOTED && *raw == '\'')
 			spelled = 2;    /* '' stands for ' */
-		else if (n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE && *raw == '\\')
+		else if (n->style == Y_DOUBLE_QUOTED && *raw == '\\')
 			spelled = raw[1] == 'x' ? 4 : raw[1] == 'u' ? 6 : raw[1] == 'U' ? 10 : 2;
 		raw += spelled == 1 ? width : spelled;
 		col += spelled;
@@ -683,16 +406,16 @@ static int load_constraints(const struct loader *L, const struct ynode *list, st
 		const struct ynode *v = list->kids[i];
 		struct expr_error err;
 		if (v->kind != K_SCALAR) {
-			r = fail(L, v, "a constraint must be a string, not %s", kind_name(v));
+			r = yfail(L, v, "a constraint must be a string, not %s", kind_name(v));
 			goto cleanup;
 		}
 		g->constraints[i] = expr_parse(v->text, names, nnames, &err);
 		if (!g->constraints[i]) {
 			long col = value_column(L, v, err.offset);
 			if (col >= 0)
-				r = report(L, (size_t)v->line, (size_t)col, "constraint: %s", err.msg);
+				r = yreport(L, (size_t)v->line, (size_t)col, "constraint: %s", err.msg);
 			else
-				r = fail(L, v, "constraint: %s (at character %d)", err.msg,
+				r = yfail(L, v, "constraint: %s (at character %d)", err.msg,
 					 err.offset + 1);
 			goto cleanup;
 		}
@@ -714,8 +437,8 @@ static int load_grid(const struct loader *L, const struct ynode *key,
 		for (int i = 0; tmpl_all[i]; i++)
 			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
 				 i ? ", " : "", tmpl_all[i]->stem);
-		return fail(L, key, "unknown template '%s' (known: %s)",
-			    shown(key->text, buf), known);
+		return yfail(L, key, "unknown template '%s' (known: %s)",
+			    yshown(key->text, buf), known);
 	}
 	if (expect(L, map, K_MAP, key->text) || check_keys(L, map, keys, key->text))
 		return -1;
@@ -765,17 +488,17 @@ int space_load(const char *path, struct space *out)
 
 	memset(out, 0, sizeof(*out));
 	out->sweep = (struct sweep_settings){ 10, 100, 3, 20.0 };
-	if (!(buf = read_space(&L, &L.len)))
+	if (!(buf = yread_file(&L, &L.len)))
 		return -1;
 	L.buf = buf;
-	if (!(root = build_tree(&L)) || load_root(&L, root, out))
+	if (!(root = ybuild_tree(&L)) || load_root(&L, root, out))
 		goto cleanup;
 	out->path = xstrdup(path);
 	r = 0;
 cleanup:
 	if (r)
 		space_free(out);
-	node_free(root);
+	ynode_free(root);
 	free(buf);
 	return r;
 }

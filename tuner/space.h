@@ -2,7 +2,8 @@
  * space.h: search spaces. A YAML file names shapes (projection families
  * with N, K, dtypes, tolerance, the Ms to tune and the neighbour Ms to
  * check), per template a parameter grid and constraints, and sweep
- * settings. Only space.c includes yaml.h.
+ * settings. The loader is space.c over ytree.c, the only file that
+ * includes yaml.h.
  *
  * File format (see search_spaces/tiny.yaml):
  *
