@@ -13,22 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static char tmpdir[] = "/tmp/gt_test_db.XXXXXX";
-
-static void remove_scratch(void)
-{
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		char *p = xasprintf("%s/%s", tmpdir, e->d_name);
-		if (e->d_name[0] != '.')
-			unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(tmpdir);
-}
+#include "scratch.h"
 
 /* A fresh path in this run's scratch directory, removed at exit (caller
  * frees the string). */

@@ -469,22 +469,7 @@ cleanup:
 	return ret;
 }
 
-static char tmpdir[] = "/tmp/gt_test_emit.XXXXXX";
-
-static void remove_scratch(void)
-{
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		char *p = xasprintf("%s/%s", tmpdir, e->d_name);
-		if (e->d_name[0] != '.')
-			unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(tmpdir);
-}
+#include "scratch.h"
 
 /* Run `gemmtab emit ARGS...` in the scratch directory; returns its exit. */
 static int emit_in_scratch(int argc, const char **argv)
