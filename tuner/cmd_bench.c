@@ -129,10 +129,9 @@ static void print_points(const struct point *p, int n, enum table_format f, FILE
 
 /* Per load: sums over the workload's families at that M. Returns the
  * score over the complete loads (NaN if none); *covered counts them. */
-static double print_loads(const struct point *p, int n, const struct space *sp,
+static double print_loads(const struct point *p, int n,
 			  enum table_format f, FILE *out, int *covered)
 {
-	static const char *const families[] = { "qkv", "oproj", "pooler", "unpooler", "router" };
 	struct table t;
 	double logsum = 0;
 	*covered = 0;
@@ -146,8 +145,8 @@ static double print_loads(const struct point *p, int n, const struct space *sp,
 		int m = report_loads[l], complete = 1;
 		double base = 0, lib = 0;
 		char missing[128] = "";
-		for (size_t j = 0; j < ARRAY_SIZE(families); j++) {
-			const char *fam = load_family(families[j], m);
+		for (int j = 0; j < REPORT_NFAMILIES; j++) {
+			const char *fam = load_family(report_families[j], m);
 			int i = find_point(p, n, fam, m);
 			if (i < 0 || strcmp(p[i].status, "ok")) {
 				complete = 0;
@@ -170,7 +169,6 @@ static double print_loads(const struct point *p, int n, const struct space *sp,
 		}
 		table_add(&t, missing);
 	}
-	(void)sp;
 	table_print(&t, f, "-", out);
 	table_free(&t);
 	return *covered ? exp(logsum / *covered) : NAN;
@@ -267,7 +265,7 @@ int cmd_bench(int argc, char **argv)
 	fprintf(out, "%sPer family and M\n\n", f == TABLE_MD ? "## " : "");
 	print_points(p, n, f, out);
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
-	double score = print_loads(p, n, &sp, f, out, &covered);
+	double score = print_loads(p, n, f, out, &covered);
 	fprintf(out, "\n%d points, %d failed the FP64 check, %d slower than the baseline by "
 		     "more than %.0f%%; %d of %d loads complete\n", n, bad, slower,
 		(1 - REGRESSION_RATIO) * 100, covered, REPORT_NLOADS);

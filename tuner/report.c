@@ -65,7 +65,7 @@ static void list_add(char *list, size_t len, const char *name)
 
 /* The scored workload's families (WORKLOAD.md): a load without one of
  * them is incomplete, whatever else the database holds. */
-static const char *const workload_families[] = {
+const char *const report_families[REPORT_NFAMILIES] = {
 	"qkv", "oproj", "pooler", "unpooler", "router",
 };
 
@@ -111,14 +111,14 @@ static void load_add_family(const struct shape_figures *f, int n, const char *fa
 int load_figures_compute(const struct shape_figures *f, int n, int m,
 			 struct load_figures *out)
 {
-	int nwork = (int)ARRAY_SIZE(workload_families), nnames = 0;
+	int nwork = (int)ARRAY_SIZE(report_families), nnames = 0;
 	const char **names = xmalloc((size_t)(nwork + n) * sizeof(*names));
 
 	memset(out, 0, sizeof(*out));
 	out->m = m;
 	/* the workload's families first, then any other family in the rows */
 	for (int i = 0; i < nwork + n; i++) {
-		const char *fam = load_family(i < nwork ? workload_families[i]
+		const char *fam = load_family(i < nwork ? report_families[i]
 					      : f[i - nwork].row->family, m);
 		if (listed(names, nnames, fam))
 			continue;

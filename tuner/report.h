@@ -16,6 +16,10 @@
 /* The scored loads, token counts M (WORKLOAD.md, "The six loads"). */
 #define REPORT_NLOADS 6
 extern const int report_loads[REPORT_NLOADS];
+/* The five scored families; unpooler stands for unpooler_slice at M <= 8
+ * (load_family). */
+#define REPORT_NFAMILIES 5
+extern const char *const report_families[REPORT_NFAMILIES];
 
 /* H200 nominal peaks (WORKLOAD.md, "The floors"): HBM3e bandwidth and
  * dense BF16 tensor-core throughput. */

@@ -50,23 +50,6 @@ static char *query(struct db *db, const char *sql, const char *format)
 	free(out_); \
 	} while (0)
 
-static void test_env(struct env_info *e, const char *driver)
-{
-	memset(e, 0, sizeof(*e));
-	strcpy(e->gpu_name, "NVIDIA H200");
-	strcpy(e->gpu_uuid, "GPU-test");
-	e->sm_count = 132;
-	e->sm_clock_mhz = 1980;
-	e->mem_clock_mhz = 3201;
-	e->l2_bytes = 62914560;
-	strcpy(e->driver, driver);
-	strcpy(e->cuda, "13.0");
-	strcpy(e->nvrtc, "13.0");
-	strcpy(e->cublas, "13.0.0");
-	strcpy(e->cublaslt, "13.0.0");
-	strcpy(e->source_hash, "00000000deadbeef");
-}
-
 static const struct shape qkv = { .family = "qkv", .n = 2304, .k = 8192, .tol = 1e-2 };
 
 /* A database with one env, the qkv shape and candidates c[0..n). */
@@ -79,13 +62,13 @@ static struct db *open_with(const char *name, long long *env, long long *shape,
 	if (db_open(path, &db))
 		die("cannot open %s", path);
 	free(path);
-	test_env(&e, "580.82.07");
+	fixture_env(&e, "580.82.07");
 	if (db_env_id(db, &e, env) || db_shape_id(db, &qkv, shape))
 		die("cannot make ids");
 	for (int i = 0; i < n; i++) {
 		char params[32];
 		snprintf(params, sizeof(params), "warps=%d", 1 << i);
-		if (db_candidate_id(db, "gemv", params, "00000000deadbeef", &c[i]))
+		if (db_candidate_id(db, "gemv", params, "0123456789abcdef", &c[i]))
 			die("cannot make candidate");
 	}
 	return db;
@@ -131,7 +114,7 @@ TEST(open_creates_schema)
 	struct env_info e;
 	long long id;
 	char *wal = xasprintf("%s-wal", path);
-	test_env(&e, "580.82.07");
+	fixture_env(&e, "580.82.07");
 	CHECK_INT(db_env_id(db, &e, &id), 0);
 	CHECK_INT(access(wal, F_OK), 0);
 	db_close(db);
@@ -145,7 +128,7 @@ TEST(reopen_is_idempotent)
 	struct env_info e;
 	long long id1, id2;
 	char *path = scratch("reopen.db");
-	test_env(&e, "580.82.07");
+	fixture_env(&e, "580.82.07");
 	CHECK_INT(db_open(path, &db), 0);
 	CHECK_INT(db_env_id(db, &e, &id1), 0);
 	db_close(db);
@@ -170,10 +153,10 @@ TEST(ids_are_stable)
 	tighter.tol = 1e-3;
 	char *path = scratch("ids.db");
 	CHECK_INT(db_open(path, &db), 0);
-	test_env(&e, "580.82.07");
+	fixture_env(&e, "580.82.07");
 	CHECK_INT(db_env_id(db, &e, &env), 0);
 	CHECK_INT(db_env_id(db, &e, &env_again), 0);
-	test_env(&e, "570.86.15");
+	fixture_env(&e, "570.86.15");
 	CHECK_INT(db_env_id(db, &e, &env2), 0);
 	CHECK_INT(env_again, env);
 	CHECK(env2 != env);
@@ -193,7 +176,7 @@ TEST(ids_are_stable)
 	struct env_info got;
 	CHECK_INT(db_env_get(db, env2, &got), 0);
 	CHECK_STR(got.driver, "570.86.15");
-	CHECK_STR(got.source_hash, "00000000deadbeef");
+	CHECK_STR(got.source_hash, "0123456789abcdef");
 	CHECK_INT(got.l2_bytes, 62914560);
 	CHECK_INT(db_env_get(db, env2 + 100, &got), 1);
 
@@ -243,7 +226,7 @@ TEST(records_are_visible_at_once)
 	struct env_info e;
 	long long env, shape, cand;
 	char *path = scratch("two.db");
-	test_env(&e, "580.82.07");
+	fixture_env(&e, "580.82.07");
 	CHECK_INT(db_open(path, &writer), 0);
 	CHECK_INT(db_open_existing(path, &reader), 0);
 	CHECK_INT(db_env_id(writer, &e, &env), 0);

@@ -121,16 +121,6 @@ TEST(gemv_static_checks)
 	CHECK_STR(g->check(&qkv, bad_warps), "parameter out of range");
 }
 
-static int arg_kinds_are(const struct launch_step *st, const enum arg_kind *kinds, int n)
-{
-	if (st->nargs != n)
-		return 0;
-	for (int i = 0; i < n; i++)
-		if (st->args[i].kind != kinds[i])
-			return 0;
-	return 1;
-}
-
 static const enum arg_kind main_args[] = { ARG_W, ARG_X, ARG_Y, ARG_WS, ARG_M, ARG_N, ARG_K };
 
 TEST(gemv_plan_without_split)

@@ -1,8 +1,8 @@
 /*
  * workload.h: test fixtures shared by the unit tests: the projection
- * shapes of ../shared/WORKLOAD.md the template tests use, and a reader
- * for the constants a template file #defines (so a test can check that an
- * adapter and its .cuh agree). Header-only, like check.h.
+ * shapes of ../shared/WORKLOAD.md the template tests use, a reader for
+ * the constants a template file #defines (so a test can check that an
+ * adapter and its .cuh agree), and a check of a launch step's arguments. Header-only, like check.h.
  */
 #ifndef GT_TEST_WORKLOAD_H
 #define GT_TEST_WORKLOAD_H
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tmpl.h"
 #include "types.h"
 #include "util.h"
 
@@ -38,6 +39,17 @@ static inline long define_in(const char *path, const char *name)
 	free(key);
 	free(text);
 	return v;
+}
+
+/* 1 when the launch step's arguments are exactly kinds[0..n), in order. */
+static inline int arg_kinds_are(const struct launch_step *st, const enum arg_kind *kinds, int n)
+{
+	if (st->nargs != n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (st->args[i].kind != kinds[i])
+			return 0;
+	return 1;
 }
 
 #endif
