@@ -73,15 +73,16 @@ static int use_stream(struct gt_weight *wt, cudaStream_t stream)
 	return status;
 }
 
-int rt_blas_gemm_bf16(struct gt_weight *wt, const struct launch_step *st, const void *x,
-		      int m, void *y, cudaStream_t stream)
+int rt_blas_gemm_bf16(struct gt_weight *wt, const struct rt_route *r,
+		      const struct launch_step *st, const void *x, int m, void *y,
+		      cudaStream_t stream)
 {
 	const struct shape *s = &wt->shape;
 	const float one = 1.0f, beta = st->beta ? 1.0f : 0.0f;
 	int status = use_stream(wt, stream);
 	if (status != GT_OK)
 		return status;
-	const unsigned short *p = (const unsigned short *)wt->prep + st->w_offset;
+	const unsigned short *p = (const unsigned short *)r->prep + st->w_offset;
 	return rt_blas_status(cublasGemmEx(wt->blas, CUBLAS_OP_T, CUBLAS_OP_N, s->n, m, s->k,
 					   &one, p, CUDA_R_16BF, s->k, x, CUDA_R_16BF, s->k,
 					   &beta, y, CUDA_R_32F, s->n, CUBLAS_COMPUTE_32F,

@@ -65,6 +65,14 @@ extern "C" cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count
 }
 
 #include "hilo.cuh"
+#include "pack.cuh"
+
+extern "C" cudaError_t rt_pack_tiles(const void *w, void *out, int n, int k, int rows, int cols,
+				     cudaStream_t stream)
+{
+	return gt_pack_tiles((const __nv_bfloat16 *)w, (__nv_bfloat16 *)out, n, k, rows, cols,
+			     stream);
+}
 
 extern "C" cudaError_t rt_split_hilo(const float *w, void *out, size_t count,
 				     cudaStream_t stream)

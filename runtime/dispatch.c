@@ -68,10 +68,11 @@ static int entry_matches(const struct gt_table_entry *e, const struct shape *s)
 	       e->y == (int)s->y;
 }
 
-/* Checks of one kernel step that the launcher relies on. */
-static int step_ok(const struct gt_table_entry *e, const struct launch_step *st,
-		   int nkernels)
+/* Checks of one kernel step of route r that the launcher relies on. */
+static int step_ok(const struct rt_route *r, const struct shape *s,
+		   const struct launch_step *st, int nkernels)
 {
+	const struct gt_table_entry *e = r->e;
 	if (st->kernel < 0 || st->kernel >= e->nkernels)
 		return 0;
 	int k = e->kernel[st->kernel];
@@ -87,6 +88,10 @@ static int step_ok(const struct gt_table_entry *e, const struct launch_step *st,
 		switch (arg->kind) {
 		case ARG_W: case ARG_X: case ARG_Y: case ARG_WS:
 		case ARG_M: case ARG_N: case ARG_K:
+			break;
+		case ARG_PREP:  /* a kernel reads the prepared weight: there must be one */
+			if (!relayout_bytes(&r->relayout, s))
+				return 0;
 			break;
 		case ARG_INT:
 			if (arg->value < INT32_MIN || arg->value > INT32_MAX)
@@ -111,7 +116,7 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 		const struct launch_step *st = &plan->steps[i];
 		switch (st->kind) {
 		case STEP_KERNEL:
-			if (!step_ok(r->e, st, nkernels))
+			if (!step_ok(r, s, st, nkernels))
 				return -1;
 			break;
 		case STEP_MEMSET_Y:
@@ -125,7 +130,7 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 		case STEP_GEMM_BF16:
 			/* P must lie inside the prepared weight */
 			if ((st->w_offset + (size_t)s->n * s->k) * 2 >
-			    relayout_bytes(r->t->relayout, s))
+			    relayout_bytes(&r->relayout, s))
 				return -1;
 			break;
 		default:
@@ -196,11 +201,13 @@ void rt_route_check(struct rt_route *r, const struct shape *s, int nkernels)
 	r->usable = 1;
 	r->why[0] = '\0';
 	r->t = e->tmpl ? tmpl_find(e->tmpl) : NULL;
+	r->relayout = (struct relayout){ RELAYOUT_NONE, 0, 0 };
 	const char *problem = entry_problem(r, s, nkernels, buf, sizeof(buf));
 	if (problem) {
 		rt_route_disable(r, "%s", problem);
 		return;
 	}
+	r->relayout = tmpl_relayout(r->t, e->params);
 	long span = (long)e->m_hi - e->m_lo + 1;
 	if (span <= RT_PLAN_SCAN) {
 		for (long i = 0; i < span; i++)

@@ -22,6 +22,7 @@ static cudaError_t launch_step(const struct gt_weight *wt, const struct rt_route
 		params[i] = &ptr[i];
 		switch (st->args[i].kind) {
 		case ARG_W: ptr[i] = (void *)wt->w; break;
+		case ARG_PREP: ptr[i] = r->prep; break;
 		case ARG_X: ptr[i] = (void *)x; break;
 		case ARG_Y: ptr[i] = y; break;
 		case ARG_WS: ptr[i] = wt->ws; break;
@@ -46,7 +47,8 @@ static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
 		const struct launch_step *st = &plan->steps[i];
 		cudaError_t e;
 		if (st->kind == STEP_GEMM_BF16) {
-			int status = rt_blas_gemm_bf16((struct gt_weight *)wt, st, x, m, y, stream);
+			int status = rt_blas_gemm_bf16((struct gt_weight *)wt, r, st, x, m, y,
+						       stream);
 			if (status != GT_OK)
 				return status;
 			continue;

@@ -55,6 +55,10 @@ struct rt_route {
 	int usable;
 	char why[RT_WHY_MAX];                   /* !usable: why the baseline runs */
 	size_t ws_bytes;                        /* largest plan workspace over its Ms */
+	struct relayout relayout;               /* the prepared weight its plans read */
+	void *prep;                             /* ... made once at prepare, or NULL */
+	size_t prep_bytes;
+	int owns_prep;                          /* 0: prep is an earlier route's */
 };
 
 struct gt_context {
@@ -76,8 +80,6 @@ struct gt_weight {
 	cublasHandle_t blas;
 	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
 	float *x32;                             /* router baseline: RT_X32_CHUNK_ROWS x K */
-	void *prep;                             /* the routes' prepared weight (hi/lo), or NULL */
-	size_t prep_bytes;
 	unsigned long misaligned_calls;         /* routed calls that ran the baseline */
 };
 
@@ -177,10 +179,11 @@ int rt_blas_init(struct gt_weight *wt);
 void rt_blas_free(struct gt_weight *wt);
 /* The baseline for m tokens on stream. Returns a gt_status. */
 int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream);
-/* One STEP_GEMM_BF16 of a plan: Y (+)= X * P^T with P the bf16 N x K matrix
- * at st->w_offset of wt->prep, FP32 compute and output, on stream. */
-int rt_blas_gemm_bf16(struct gt_weight *wt, const struct launch_step *st, const void *x,
-		      int m, void *y, cudaStream_t stream);
+/* One STEP_GEMM_BF16 of route r's plan: Y (+)= X * P^T with P the bf16
+ * N x K matrix at st->w_offset of r->prep, FP32 compute and output. */
+int rt_blas_gemm_bf16(struct gt_weight *wt, const struct rt_route *r,
+		      const struct launch_step *st, const void *x, int m, void *y,
+		      cudaStream_t stream);
 
 /* --- convert.cu --- */
 
@@ -190,5 +193,9 @@ cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count, cudaStrea
 /* The router's hi/lo split of count fp32 weights into out: count bf16 hi
  * values, then count bf16 lo values (runtime/hilo.cuh). */
 cudaError_t rt_split_hilo(const float *w, void *out, size_t count, cudaStream_t stream);
+/* W (bf16, n x k) packed in rows x cols tiles (RELAYOUT_TILES,
+ * runtime/pack.cuh) into out. */
+cudaError_t rt_pack_tiles(const void *w, void *out, int n, int k, int rows, int cols,
+			  cudaStream_t stream);
 
 #endif

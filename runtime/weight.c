@@ -88,32 +88,42 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 	return GT_OK;
 }
 
-/* The prepared weight the usable routes read (the router's hi/lo split):
- * allocated and computed once here, so gt_linear only reads it. A weight
- * whose routes all use W as given prepares nothing. Returns a gt_status. */
-static int prepare_relayout(gt_weight *wt)
+/* The prepared weights the usable routes read (the router's hi/lo split,
+ * W packed in tiles): each made once here, shared by the routes that
+ * read the same one, so gt_linear only reads them. Returns a gt_status. */
+static int prepare_relayouts(gt_weight *wt)
 {
-	size_t bytes = 0;
 	for (int i = 0; i < wt->nroutes; i++) {
-		const struct rt_route *r = &wt->routes[i];
-		if (!r->usable || !r->t || r->t->relayout == RELAYOUT_NONE)
+		struct rt_route *r = &wt->routes[i];
+		size_t bytes = r->usable ? relayout_bytes(&r->relayout, &wt->shape) : 0;
+		if (!bytes)
 			continue;
-		size_t b = relayout_bytes(r->t->relayout, &wt->shape);
-		if (b > bytes)
-			bytes = b;
+		for (int j = 0; j < i && !r->prep; j++)
+			if (wt->routes[j].prep && relayout_same(&wt->routes[j].relayout, &r->relayout)) {
+				r->prep = wt->routes[j].prep;
+				r->prep_bytes = wt->routes[j].prep_bytes;
+			}
+		if (r->prep)
+			continue;
+		int status = rt_cuda_status(cudaMalloc(&r->prep, bytes));
+		if (status != GT_OK)
+			return status;
+		r->owns_prep = 1;
+		/* the templates' checks demand fp32 w for hi/lo and bf16 w for tiles */
+		if (r->relayout.kind == RELAYOUT_HILO)
+			status = rt_cuda_status(rt_split_hilo(wt->w, r->prep,
+							      (size_t)wt->shape.n * wt->shape.k, 0));
+		else
+			status = rt_cuda_status(rt_pack_tiles(wt->w, r->prep, wt->shape.n,
+							      wt->shape.k, r->relayout.rows,
+							      r->relayout.cols, 0));
+		if (status == GT_OK)
+			status = rt_cuda_status(cudaStreamSynchronize(0));
+		if (status != GT_OK)
+			return status;
+		r->prep_bytes = bytes;
 	}
-	if (!bytes)
-		return GT_OK;
-	/* RELAYOUT_HILO is the only re-layout; blas_hilo's check demands fp32 w */
-	int status = rt_cuda_status(cudaMalloc(&wt->prep, bytes));
-	if (status == GT_OK)
-		status = rt_cuda_status(rt_split_hilo(wt->w, wt->prep,
-						      (size_t)wt->shape.n * wt->shape.k, 0));
-	if (status == GT_OK)
-		status = rt_cuda_status(cudaStreamSynchronize(0));
-	if (status == GT_OK)
-		wt->prep_bytes = bytes;
-	return status;
+	return GT_OK;
 }
 
 /* Free everything a (possibly half-built) weight holds, on its device;
@@ -125,8 +135,9 @@ static int weight_free(gt_weight *wt)
 	rt_blas_free(wt);
 	if (wt->ws)
 		status = rt_cuda_status(cudaFree(wt->ws));
-	if (wt->prep && status == GT_OK)
-		status = rt_cuda_status(cudaFree(wt->prep));
+	for (int i = 0; i < wt->nroutes && status == GT_OK; i++)
+		if (wt->routes[i].owns_prep && wt->routes[i].prep)
+			status = rt_cuda_status(cudaFree(wt->routes[i].prep));
 	if (entered && rt_device_leave(saved) != GT_OK && status == GT_OK)
 		status = GT_ERR_CUDA;
 	free(wt->routes);
@@ -164,7 +175,7 @@ static int weight_build(const gt_context *ctx, gt_weight *wt)
 			return status;
 		wt->ws_bytes = ws;
 	}
-	int status = prepare_relayout(wt);
+	int status = prepare_relayouts(wt);
 	return status != GT_OK ? status : rt_blas_init(wt);
 }
 

@@ -47,8 +47,9 @@
  *       the second read finds it in L2.
  *   mma_splitk_reduce: any 1-D grid, block <= MMA_REDUCE_THREADS (grid-
  *       stride loop over float4s).
- * Requires N % BM == 0, K % (SPLIT*BK) == 0, 16-byte aligned W, X, Y and
- * ws, and any M >= 1. The kernels check the dynamic shared memory they were
+ * W is the weight as given (layout rows) or its packed copy (layout
+ * tiles). Requires N % BM == 0, K % (SPLIT*BK) == 0, 16-byte aligned W,
+ * X, Y and ws, and any M >= 1. The kernels check the dynamic shared memory they were
  * given and trap when it is short of what the layout needs.
  */
 #pragma once
@@ -58,6 +59,14 @@
 /* Weight cp.async policies (the adapter's "cache" symbols, same order). */
 #define MMA_CACHE_CG 0                  /* cp.async.cg: L2 only */
 #define MMA_CACHE_EVICT_FIRST 1         /* cp.async.cg with an L2 evict_first policy */
+
+/* Weight layouts (the adapter's "layout" symbols, same order): W as given
+ * (N x K row-major), or packed in BM x BK tiles that are each one
+ * contiguous copy of the swizzled shared-memory image, the tiles of a row
+ * block consecutive along K (runtime/pack.cuh, RELAYOUT_TILES in
+ * tuner/tmpl.h), so a block streams one contiguous range of W. */
+#define MMA_LAYOUT_ROWS 0
+#define MMA_LAYOUT_TILES 1
 
 /* Split-K combines (the adapter's "combine" symbols, same order). */
 #define MMA_COMBINE_PARTIALS 0
@@ -341,8 +350,10 @@ __device__ __forceinline__ void mma_store_bf16x4(__nv_bfloat16 *p, float4 v)
 }
 
 /* Issue the copies of K tile kt into ring slot `slot`: the weight tile
- * (rows n0.., BM x BK) and the token tile (tokens t0.., BN x BK). */
-template <int BM, int BN, int BK, int THREADS, int CACHE>
+ * (rows n0.., BM x BK) and the token tile (tokens t0.., BN x BK). With
+ * the tiles layout W is the packed copy and the weight tile is the
+ * A_BYTES at tile (n0/BM, k0/BK), copied linearly. */
+template <int BM, int BN, int BK, int THREADS, int CACHE, int LAYOUT>
 __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 					       const __nv_bfloat16 *W, const __nv_bfloat16 *X,
 					       int n0, int t0, int k0, int M, int K,
@@ -353,12 +364,22 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 	constexpr int ROWS_PER_PASS = THREADS / CPR;
 	const int chunk = threadIdx.x % CPR;
 	const int first = threadIdx.x / CPR;
+	if constexpr (LAYOUT == MMA_LAYOUT_TILES) {
+		constexpr int CHUNKS = BM * CPR;
+		const __nv_bfloat16 *tile = W + ((size_t)(n0 / BM) * (K / BK) + k0 / BK) * (BM * BK);
 #pragma unroll
-	for (int r = 0; r < BM; r += ROWS_PER_PASS) {
-		const int row = r + first;
-		if (BM % ROWS_PER_PASS == 0 || row < BM)
-			mma_copy_w<CACHE>(sa + mma_tile_offset<BK>(row, chunk),
-					  W + (size_t)(n0 + row) * K + k0 + chunk * 8, policy);
+		for (int i = 0; i < CHUNKS; i += THREADS)
+			if (CHUNKS % THREADS == 0 || i + (int)threadIdx.x < CHUNKS)
+				mma_copy_w<CACHE>(sa + (i + threadIdx.x) * 16,
+						  tile + (size_t)(i + threadIdx.x) * 8, policy);
+	} else {
+#pragma unroll
+		for (int r = 0; r < BM; r += ROWS_PER_PASS) {
+			const int row = r + first;
+			if (BM % ROWS_PER_PASS == 0 || row < BM)
+				mma_copy_w<CACHE>(sa + mma_tile_offset<BK>(row, chunk),
+						  W + (size_t)(n0 + row) * K + k0 + chunk * 8, policy);
+		}
 	}
 #pragma unroll
 	for (int r = 0; r < BN; r += ROWS_PER_PASS) {
@@ -375,7 +396,8 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
  * The whole block: K loop into registers, accumulators into the epilogue
  * tile, then the COMBINE-specific output. Shared by both kernels.
  */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE>
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
+	  int LAYOUT>
 __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
 						 __nv_bfloat16 *Y, float *ws, int M, int N, int K)
 {
@@ -390,6 +412,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		      "combine must be in [0, 2]");
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
 		      "a cluster combine needs split in [2, 8]");
+	static_assert(LAYOUT == MMA_LAYOUT_ROWS || LAYOUT == MMA_LAYOUT_TILES, "layout must be 0 or 1");
 
 	constexpr int THREADS = WARPS * 32;
 	constexpr int WM = mma_warps_m(BM, WARPS);
@@ -435,7 +458,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 #pragma unroll
 	for (int s = 0; s < STAGES - 1; s++) {
 		if (s < ktiles)
-			mma_load_stage<BM, BN, BK, THREADS, CACHE>(
+			mma_load_stage<BM, BN, BK, THREADS, CACHE, LAYOUT>(
 				base + s * STAGE_BYTES, base + s * STAGE_BYTES + A_BYTES,
 				W, X, n0, t0, kbegin + s * BK, M, K, policy);
 		mma_commit();
@@ -464,7 +487,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		const int pre = kt + STAGES - 1;
 		if (pre < ktiles) {
 			const int ps = pre % STAGES;
-			mma_load_stage<BM, BN, BK, THREADS, CACHE>(
+			mma_load_stage<BM, BN, BK, THREADS, CACHE, LAYOUT>(
 				base + ps * STAGE_BYTES, base + ps * STAGE_BYTES + A_BYTES,
 				W, X, n0, t0, kbegin + pre * BK, M, K, policy);
 		}
@@ -569,25 +592,27 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
  */
 
 /* Split 1, or split-K combined through global memory (partials, atomic). */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE>
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
+	  int LAYOUT>
 __global__ void
 __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
 mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, float *ws,
 		  int M, int N, int K)
 {
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER, "the cluster combine is mma_skinny_cluster_kernel");
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE>(W, X, Y, ws, M, N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT>(W, X, Y, ws, M,
+										  N, K);
 }
 
 /* Split-K combined through distributed shared memory: a cluster is the
  * SPLIT blocks of one (token tile, weight tile). ws is unused. */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE>
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT>
 __global__ void __cluster_dims__(1, SPLIT, 1)
 __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
 mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y,
 			  float *ws, int M, int N, int K)
 {
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER>(
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT>(
 		W, X, Y, ws, M, N, K);
 }
 

@@ -327,30 +327,35 @@ static int load_candidate(struct gpu *g, struct eval *e)
 	return rc;
 }
 
-/* The prepared weight of w for the candidate's template (the router's
- * hi/lo split), computed on the worker's stream into a fresh allocation
- * in *out; NULL when the template reads W as given. */
+/* The prepared weight of w for the candidate (the router's hi/lo split,
+ * or W packed in tiles), computed on the worker's stream into a fresh
+ * allocation in *out; NULL when the candidate reads W as given. */
 static int prepare_weight(struct gpu *g, const struct eval *e, const void *w, void **out)
 {
-	size_t bytes = relayout_bytes(e->cand.tmpl->relayout, &e->shape);
+	const struct relayout r = tmpl_relayout(e->cand.tmpl, e->cand.params);
+	size_t bytes = relayout_bytes(&r, &e->shape);
 	*out = NULL;
 	if (!bytes)
 		return 0;
 	if (CUDA_CHECK(cudaMalloc(out, bytes)))
 		return -1;
-	/* RELAYOUT_HILO is the only re-layout; its check() demands fp32 w */
-	return CUDA_CHECK(harness_split_hilo(w, *out, (size_t)e->shape.n * e->shape.k,
+	/* the adapters' checks demand fp32 w for hi/lo and bf16 w for tiles */
+	if (r.kind == RELAYOUT_HILO)
+		return CUDA_CHECK(harness_split_hilo(w, *out, (size_t)e->shape.n * e->shape.k,
+						     g->stream));
+	return CUDA_CHECK(harness_pack_tiles(w, *out, e->shape.n, e->shape.k, r.rows, r.cols,
 					     g->stream));
 }
 
 static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y, void *ws,
 				 size_t y_bytes, void *prep)
 {
+	const struct relayout r = tmpl_relayout(e->cand.tmpl, e->cand.params);
 	struct plan_args a = {
 		.w = w, .x = x, .y = y, .ws = ws, .prep = prep,
 		.m = e->m, .n = e->shape.n, .k = e->shape.k,
 		.y_bytes = y_bytes, .ws_bytes = e->plan.ws_bytes,
-		.prep_bytes = relayout_bytes(e->cand.tmpl->relayout, &e->shape),
+		.prep_bytes = relayout_bytes(&r, &e->shape),
 	};
 	return a;
 }

@@ -178,6 +178,15 @@ extern "C" cudaError_t harness_split_hilo(const float *w, void *out, size_t coun
 	return cudaGetLastError();
 }
 
+#include "../runtime/pack.cuh"
+
+extern "C" cudaError_t harness_pack_tiles(const void *w, void *out, int n, int k, int rows,
+					  int cols, cudaStream_t stream)
+{
+	return gt_pack_tiles((const __nv_bfloat16 *)w, (__nv_bfloat16 *)out, n, k, rows, cols,
+			     stream);
+}
+
 template <typename T>
 __global__ void from_double_kernel(const double *src, T *dst, size_t count)
 {

@@ -112,7 +112,7 @@ int gpu_load_kernel(struct gpu *g, const char *cubin, const char *name,
 static size_t arg_size(enum arg_kind kind)
 {
 	switch (kind) {
-	case ARG_W: case ARG_X: case ARG_Y: case ARG_WS:
+	case ARG_W: case ARG_PREP: case ARG_X: case ARG_Y: case ARG_WS:
 		return sizeof(void *);
 	case ARG_M: case ARG_N: case ARG_K: case ARG_INT:
 		return sizeof(int);
@@ -216,8 +216,11 @@ static int launch_step(struct gpu *g, const struct kernel_info *k, const struct 
 	void *params[PLAN_MAX_ARGS];
 	for (int i = 0; i < s->nargs; i++) {
 		params[i] = &ptr[i];
+		if (s->args[i].kind == ARG_PREP && (!a->prep || !a->prep_bytes))
+			return gpu_fail("a kernel step takes the prepared weight and there is none");
 		switch (s->args[i].kind) {
 		case ARG_W: ptr[i] = a->w; break;
+		case ARG_PREP: ptr[i] = a->prep; break;
 		case ARG_X: ptr[i] = a->x; break;
 		case ARG_Y: ptr[i] = a->y; break;
 		case ARG_WS: ptr[i] = a->ws; break;

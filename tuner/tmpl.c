@@ -36,3 +36,10 @@ int tmpl_param_index(const struct tmpl *t, const char *name)
 			return i;
 	return -1;
 }
+
+struct relayout tmpl_relayout(const struct tmpl *t, const long *p)
+{
+	if (t->relayout)
+		return t->relayout(p);
+	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
+}

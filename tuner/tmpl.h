@@ -26,7 +26,8 @@ struct tmpl_param {
 
 /* Kernel argument sources, resolved by the worker at launch time. */
 enum arg_kind {
-	ARG_W,          /* const void *: the (possibly re-laid) weights */
+	ARG_W,          /* const void *: the weights as given, N x K row-major */
+	ARG_PREP,       /* const void *: the prepared weight (see struct relayout) */
 	ARG_X,          /* const void *: activations, M x K row-major */
 	ARG_Y,          /* void *: output, M x N row-major */
 	ARG_WS,         /* void *: candidate workspace, plan.ws_bytes, 256-B aligned */
@@ -48,16 +49,29 @@ struct launch_arg {
 enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16 };
 
 /*
- * How a template's weights are prepared once from the original W before
+ * How a candidate's weights are prepared once from the original W before
  * any call (WORKLOAD.md allows lossless re-layouts and the router's split):
  * RELAYOUT_NONE uses W as given. RELAYOUT_HILO (fp32 W only) prepares
  * 2 x N x K bf16: hi = bf16(w) at offset 0 and lo = bf16(w - float(hi)) at
  * offset N*K, so that X*hi^T + X*lo^T accumulated in FP32 is the product.
+ * RELAYOUT_TILES (bf16 W, N % rows == 0, K % cols == 0) packs W into
+ * rows x cols tiles, each one contiguous block of rows*cols bf16 in the
+ * image shared memory holds (runtime/pack.cuh: the 16-byte chunks of a
+ * tile row XOR-swizzled as mma_skinny's ldmatrix expects); tile (nt, kt)
+ * starts at element (nt * K/cols + kt) * rows*cols, so the tiles of one
+ * row block follow each other along K. Same bytes as W, every value kept.
  */
-enum relayout { RELAYOUT_NONE = 0, RELAYOUT_HILO = 1 };
+enum relayout_kind { RELAYOUT_NONE = 0, RELAYOUT_HILO = 1, RELAYOUT_TILES = 2 };
+
+struct relayout {
+	enum relayout_kind kind;
+	int rows, cols;         /* RELAYOUT_TILES: the tile; 0 otherwise */
+};
 
 /* Bytes of the prepared weight of shape s under r (0 for RELAYOUT_NONE). */
-size_t relayout_bytes(enum relayout r, const struct shape *s);
+size_t relayout_bytes(const struct relayout *r, const struct shape *s);
+/* 1 when a and b prepare the same bytes from the same W. */
+int relayout_same(const struct relayout *a, const struct relayout *b);
 
 struct launch_step {
 	enum step_kind kind;
@@ -85,7 +99,9 @@ struct tmpl {
 					 * hashed with the source (tmpl_source_hash) */
 	const struct tmpl_param *params;
 	int nparams;
-	enum relayout relayout;         /* weights the plan reads (see above) */
+	/* The prepared weight candidate p reads (see struct relayout); NULL
+	 * when every candidate of the template uses W as given. */
+	struct relayout (*relayout)(const long *p);
 	/* Static legality beyond the space's constraints (divisibility, dtype
 	 * support, register arrays that cannot fit). NULL if legal, else a
 	 * short static reason ("k not a multiple of split*chunk"). */
@@ -104,5 +120,7 @@ extern const struct tmpl *const tmpl_all[];
 const struct tmpl *tmpl_find(const char *stem);
 /* Index of a parameter by name, or -1. */
 int tmpl_param_index(const struct tmpl *t, const char *name);
+/* The prepared weight candidate p of t reads. */
+struct relayout tmpl_relayout(const struct tmpl *t, const long *p);
 
 #endif

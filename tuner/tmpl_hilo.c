@@ -47,13 +47,19 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	return 0;
 }
 
+static struct relayout hilo_relayout(const long *p)
+{
+	(void)p;
+	return (struct relayout){ RELAYOUT_HILO, 0, 0 };
+}
+
 const struct tmpl tmpl_hilo = {
 	.stem = "blas_hilo",
 	.source = NULL,
 	.adapter = "tuner/tmpl_hilo.c",
 	.params = NULL,
 	.nparams = 0,
-	.relayout = RELAYOUT_HILO,
+	.relayout = hilo_relayout,
 	.check = hilo_check,
 	.kernels = hilo_kernels,
 	.plan = hilo_plan,

@@ -9,13 +9,15 @@
 
 #include <stdio.h>
 
-enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, NPARAMS };
+enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_LAYOUT, NPARAMS };
 
-/* Same order as MMA_CACHE_* and MMA_COMBINE_* in mma_skinny.cuh: the index
- * is the template argument. */
+/* Same order as MMA_CACHE_*, MMA_COMBINE_* and MMA_LAYOUT_* in
+ * mma_skinny.cuh: the index is the template argument. */
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
 static const char *const combine_symbols[] = { "partials", "atomic", "cluster", NULL };
 enum { COMBINE_PARTIALS, COMBINE_ATOMIC, COMBINE_CLUSTER };
+static const char *const layout_symbols[] = { "rows", "tiles", NULL };
+enum { LAYOUT_ROWS, LAYOUT_TILES };
 
 static const struct tmpl_param params[NPARAMS] = {
 	[P_BM]      = { "bm", 16, 256, NULL },
@@ -26,6 +28,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_SPLIT]   = { "split", 1, 16, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
 	[P_COMBINE] = { "combine", 0, 2, combine_symbols },
+	[P_LAYOUT]  = { "layout", 0, 1, layout_symbols },
 };
 
 /* MMA_REDUCE_THREADS, MMA_EPI_PAD and MMA_MAX_CLUSTER in mma_skinny.cuh. */
@@ -118,14 +121,14 @@ static int mma_kernels(const struct shape *s, const long *p,
 		return -1;
 	if (p[P_COMBINE] == COMBINE_CLUSTER)
 		snprintf(names[0], TMPL_NAME_MAX,
-			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
-			 p[P_CACHE]);
+			 p[P_CACHE], p[P_LAYOUT]);
 	else
 		snprintf(names[0], TMPL_NAME_MAX,
-			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
-			 p[P_CACHE], p[P_COMBINE]);
+			 p[P_CACHE], p[P_COMBINE], p[P_LAYOUT]);
 	if (need == 2)
 		snprintf(names[1], TMPL_NAME_MAX, "mma_splitk_reduce");
 	return need;
@@ -187,7 +190,7 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 		 (unsigned)(s->n / p[P_BM]));
 	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
 	st->smem = (unsigned)smem_bytes(p);
-	add_arg(st, ARG_W, 0);
+	add_arg(st, p[P_LAYOUT] == LAYOUT_TILES ? ARG_PREP : ARG_W, 0);
 	add_arg(st, ARG_X, 0);
 	add_arg(st, ARG_Y, 0);
 	add_arg(st, ARG_WS, 0);
@@ -200,12 +203,21 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 	return 0;
 }
 
+/* The tiles layout reads W packed in bm x bk tiles (RELAYOUT_TILES). */
+static struct relayout mma_relayout(const long *p)
+{
+	if (p[P_LAYOUT] == LAYOUT_TILES)
+		return (struct relayout){ RELAYOUT_TILES, (int)p[P_BM], (int)p[P_BK] };
+	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
+}
+
 const struct tmpl tmpl_mma = {
 	.stem = "mma_skinny",
 	.source = "templates/mma_skinny.cuh",
 	.adapter = "tuner/tmpl_mma.c",
 	.params = params,
 	.nparams = NPARAMS,
+	.relayout = mma_relayout,
 	.check = mma_check,
 	.kernels = mma_kernels,
 	.plan = mma_plan,

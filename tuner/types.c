@@ -50,8 +50,19 @@ char *candidate_key(const struct candidate *c, char *buf, size_t len)
 	return buf;
 }
 
-size_t relayout_bytes(enum relayout r, const struct shape *s)
+size_t relayout_bytes(const struct relayout *r, const struct shape *s)
 {
-	/* hi and lo: two bf16 copies, as many bytes as the fp32 original */
-	return r == RELAYOUT_HILO ? (size_t)2 * s->n * s->k * 2 : 0;
+	switch (r->kind) {
+	case RELAYOUT_HILO:     /* hi and lo: two bf16 copies of the fp32 original */
+		return (size_t)2 * s->n * s->k * 2;
+	case RELAYOUT_TILES:    /* the same bf16 values, reordered */
+		return (size_t)s->n * s->k * 2;
+	default:
+		return 0;
+	}
+}
+
+int relayout_same(const struct relayout *a, const struct relayout *b)
+{
+	return a->kind == b->kind && a->rows == b->rows && a->cols == b->cols;
 }

@@ -20,14 +20,15 @@
 #include <stdlib.h>
 
 
-enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, NP };
+enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, NP };
+enum { ROWS, TILES };
 enum { PARTIALS, ATOMIC, CLUSTER };
 
-/* bm, bn, bk, warps, stages, split, cache, combine */
-static const long direct[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS };
-static const long partials[] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS };
-static const long atomic[] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC };
-static const long cluster[] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER };
+/* bm, bn, bk, warps, stages, split, cache, combine, layout */
+static const long direct[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, ROWS };
+static const long partials[] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS, ROWS };
+static const long atomic[] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC, ROWS };
+static const long cluster[] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER, ROWS };
 
 static const struct tmpl *mma(void)
 {
@@ -51,9 +52,9 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(seen, 1);
 
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
-					     "cache", "combine" };
-	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0 };
-	static const long hi[] = { 256, 64, 128, 8, 6, 16, 1, 2 };
+					     "cache", "combine", "layout" };
+	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0 };
+	static const long hi[] = { 256, 64, 128, 8, 6, 16, 1, 2, 1 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
@@ -71,6 +72,10 @@ TEST(registered_with_parameters_in_order)
 	CHECK_STR(combine[1], "atomic");
 	CHECK_STR(combine[2], "cluster");
 	CHECK(combine[3] == NULL);
+	const char *const *layout = t->params[LAYOUT].symbols;
+	CHECK_STR(layout[0], "rows");
+	CHECK_STR(layout[1], "tiles");
+	CHECK(layout[2] == NULL);
 	/* the symbol index is the template argument */
 	static const char *const file = "templates/mma_skinny.cuh";
 	CHECK_INT(define_in(file, "MMA_CACHE_CG"), 0);
@@ -78,12 +83,14 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(define_in(file, "MMA_COMBINE_PARTIALS"), PARTIALS);
 	CHECK_INT(define_in(file, "MMA_COMBINE_ATOMIC"), ATOMIC);
 	CHECK_INT(define_in(file, "MMA_COMBINE_CLUSTER"), CLUSTER);
+	CHECK_INT(define_in(file, "MMA_LAYOUT_ROWS"), ROWS);
+	CHECK_INT(define_in(file, "MMA_LAYOUT_TILES"), TILES);
 
 	struct candidate c = { .tmpl = t };
 	memcpy(c.params, atomic, sizeof(atomic));
 	char buf[160];
 	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
-		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic");
+		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic,layout=rows");
 }
 
 TEST(kernel_names_per_combine)
@@ -91,15 +98,15 @@ TEST(kernel_names_per_combine)
 	const struct tmpl *t = mma();
 	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK_INT(t->kernels(&qkv, direct, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0>");
 	CHECK_INT(t->kernels(&qkv, partials, names, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_INT(t->kernels(&qkv, atomic, names, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1>");
+	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_INT(t->kernels(&qkv, cluster, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0>");
+	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 0>");
 	CHECK_INT(t->kernels(&qkv, atomic, names, 1), -1);
 	CHECK_INT(t->kernels(&qkv, cluster, names, 1), 1);
 }
@@ -120,6 +127,7 @@ TEST(static_checks)
 		{ { 64, 16, 64, 4, 3, 1, 2, 0 }, "parameter out of range" },
 		{ { 64, 16, 64, 4, 7, 1, 0, 0 }, "parameter out of range" },
 		{ { 64, 16, 64, 4, 3, 17, 0, 0 }, "parameter out of range" },
+		{ { 64, 16, 64, 4, 3, 1, 0, 0, 2 }, "parameter out of range" },
 		{ { 96, 16, 64, 4, 3, 1, 0, 0 }, "bm must be 32, 64 or 128" },
 		{ { 16, 16, 64, 4, 3, 1, 0, 0 }, "bm must be 32, 64 or 128" },
 		{ { 64, 24, 64, 4, 3, 1, 0, 0 }, "bn must be 8, 16, 32 or 64" },
@@ -148,11 +156,11 @@ TEST(static_checks)
 	/* n = 2336 = 73 x 32 takes bm 32 only */
 	struct shape odd = qkv;
 	odd.n = 2336;   /* 73 x 32 */
-	const long b64[] = { 64, 16, 64, 4, 3, 1, 0, 0 }, b32[] = { 32, 16, 64, 4, 3, 1, 0, 0 };
+	const long b64[NP] = { 64, 16, 64, 4, 3, 1, 0, 0 }, b32[NP] = { 32, 16, 64, 4, 3, 1, 0, 0 };
 	CHECK_STR(t->check(&odd, b64), "n not a multiple of bm");
 	CHECK(t->check(&odd, b32) == NULL);
 	/* oproj's k = 1024 takes split 8 at bk 128, not split 16 */
-	const long s8[] = { 64, 16, 128, 4, 3, 8, 0, CLUSTER }, s16[] = { 64, 16, 128, 4, 3, 16, 0, 1 };
+	const long s8[NP] = { 64, 16, 128, 4, 3, 8, 0, CLUSTER }, s16[NP] = { 64, 16, 128, 4, 3, 16, 0, 1 };
 	CHECK(t->check(&oproj, s8) == NULL);
 	CHECK_STR(t->check(&oproj, s16), "k not a multiple of split*bk");
 }
@@ -249,16 +257,51 @@ TEST(plan_epilogue_larger_than_ring)
 	/* 2 stages of (128 + 64) x 32 bf16 = 24 KiB < the epilogue tile
 	 * 64 tokens x (128 + MMA_EPI_PAD) floats = 33 KiB */
 	const struct tmpl *t = mma();
-	const long p[] = { 128, 64, 32, 4, 2, 1, 0, 0 };
+	const long p[NP] = { 128, 64, 32, 4, 2, 1, 0, 0 };
 	struct launch_plan pl;
 	long pad = define_in("templates/mma_skinny.cuh", "MMA_EPI_PAD");
 	CHECK_INT(pad, 4);
 	CHECK_INT(t->plan(&qkv, p, 64, &pl), 0);
 	CHECK_INT(pl.steps[0].smem, 64 * (128 + pad) * 4);
 	/* 8 warps on 32 x 8 x 128: 4 K warps, 4 x 8 x (32 + pad) floats < ring */
-	const long q[] = { 32, 8, 128, 8, 2, 1, 0, 0 };
+	const long q[NP] = { 32, 8, 128, 8, 2, 1, 0, 0 };
 	CHECK_INT(t->plan(&qkv, q, 1, &pl), 0);
 	CHECK_INT(pl.steps[0].smem, 2 * 40 * 128 * 2);
+}
+
+/* The tiles layout: the kernel reads the prepared weight (bm x bk tiles,
+ * as many bytes as W); the rows layout reads W and prepares nothing. */
+TEST(plan_tiles_reads_the_packed_weight)
+{
+	const struct tmpl *t = mma();
+	static const enum arg_kind tiles_args[] = { ARG_PREP, ARG_X, ARG_Y, ARG_WS, ARG_M, ARG_N,
+						    ARG_K };
+	long p[NP];
+	memcpy(p, partials, sizeof(p));
+	p[LAYOUT] = TILES;
+	struct launch_plan pl;
+	CHECK(t->check(&qkv, p) == NULL);
+	CHECK_INT(t->plan(&qkv, p, 5, &pl), 0);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK(arg_kinds_are(&pl.steps[0], tiles_args, 7));
+	CHECK(arg_kinds_are(&pl.steps[1], reduce_args, 5));
+	struct relayout r = tmpl_relayout(t, p);
+	CHECK_INT(r.kind, RELAYOUT_TILES);
+	CHECK_INT(r.rows, 64);
+	CHECK_INT(r.cols, 128);
+	CHECK_INT(relayout_bytes(&r, &qkv), (long long)qkv.n * qkv.k * 2);
+	r = tmpl_relayout(t, partials);
+	CHECK_INT(r.kind, RELAYOUT_NONE);
+	CHECK_INT(relayout_bytes(&r, &qkv), 0);
+	/* two tiles layouts share a prepared weight only with the same tile */
+	long q[NP];
+	memcpy(q, p, sizeof(q));
+	q[SPLIT] = 2;
+	struct relayout a = tmpl_relayout(t, p), b = tmpl_relayout(t, q);
+	CHECK(relayout_same(&a, &b));
+	q[BK] = 64;
+	b = tmpl_relayout(t, q);
+	CHECK(!relayout_same(&a, &b));
 }
 
 TEST(plan_refuses_bad_input)
@@ -267,7 +310,7 @@ TEST(plan_refuses_bad_input)
 	struct launch_plan pl;
 	CHECK_INT(t->plan(&qkv, direct, 0, &pl), -1);
 	CHECK_INT(t->plan(&router, direct, 1, &pl), -1);
-	const long bad[] = { 64, 16, 64, 4, 3, 1, 0, ATOMIC };
+	const long bad[NP] = { 64, 16, 64, 4, 3, 1, 0, ATOMIC };
 	CHECK_INT(t->plan(&qkv, bad, 1, &pl), -1);
 }
 
@@ -286,8 +329,10 @@ TEST(plan_invariants_over_the_grid)
 	for (long stages = 2; stages <= 6; stages++)
 	for (long split = 1; split <= 16; split++)
 	for (long cache = 0; cache <= 1; cache++)
-	for (long combine = 0; combine <= 2; combine++) {
-		const long p[NP] = { bms[a], bns[b], bks[c], warps[d], stages, split, cache, combine };
+	for (long combine = 0; combine <= 2; combine++)
+	for (long layout = 0; layout <= 1; layout++) {
+		const long p[NP] = { bms[a], bns[b], bks[c], warps[d], stages, split, cache, combine,
+				     layout };
 		total++;
 		struct launch_plan pl;
 		if (t->check(&qkv, p)) {
@@ -327,9 +372,10 @@ TEST(plan_invariants_over_the_grid)
 			size_t ws = split == 1 || combine == CLUSTER ? 0 :
 				    (size_t)(combine == ATOMIC ? 1 : split) * m * qkv.n * 4;
 			bad += pl.ws_bytes != ws;
+			bad += (k->args[0].kind == ARG_PREP) != (layout == TILES);
 		}
 	}
-	CHECK_INT(total, 3 * 4 * 3 * 3 * 5 * 16 * 2 * 3);
+	CHECK_INT(total, 3 * 4 * 3 * 3 * 5 * 16 * 2 * 3 * 2);
 	CHECK(legal > 1000);
 	CHECK_INT(bad, 0);
 }
@@ -338,6 +384,7 @@ struct coverage {
 	long visited, pruned;
 	int combos[3];                  /* per combine; split 1 counted apart */
 	int direct;
+	int layouts[2];
 	const char *first_reason;
 };
 
@@ -354,6 +401,7 @@ static void visit(void *ctx, const struct shape *s, int m, const struct candidat
 			cov->first_reason = reason;
 		return;
 	}
+	cov->layouts[c->params[LAYOUT]]++;
 	if (c->params[SPLIT] == 1)
 		cov->direct++;
 	else
@@ -376,15 +424,17 @@ TEST(gpu_test_space_covers_every_mode)
 			CHECK_INT(s->ms[j], want_ms[j]);
 			struct coverage cov = { 0 };
 			space_enumerate(&sp, s, s->ms[j], visit, &cov);
-			CHECK_INT(cov.visited, 20);
+			CHECK_INT(cov.visited, 40);
 			CHECK_INT(cov.pruned, 0);
 			if (cov.first_reason)
 				fprintf(stderr, "  %s m=%d: %s\n", s->family, s->ms[j],
 					cov.first_reason);
-			CHECK_INT(cov.direct, 4);
-			CHECK_INT(cov.combos[PARTIALS], 4);
-			CHECK_INT(cov.combos[ATOMIC], 4);
-			CHECK_INT(cov.combos[CLUSTER], 8);
+			CHECK_INT(cov.direct, 8);
+			CHECK_INT(cov.combos[PARTIALS], 8);
+			CHECK_INT(cov.combos[ATOMIC], 8);
+			CHECK_INT(cov.combos[CLUSTER], 16);
+			CHECK_INT(cov.layouts[ROWS], 20);
+			CHECK_INT(cov.layouts[TILES], 20);
 		}
 	}
 	space_free(&sp);
@@ -416,10 +466,15 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	};
 	/* the four plans above, plus the largest tile (128 x 64 on 2 warps:
 	 * 128 accumulators per thread) and a cluster of 8 with evict_first */
-	const long big[] = { 128, 64, 32, 2, 6, 1, 0, PARTIALS };
-	const long c8[] = { 32, 8, 64, 8, 4, 8, 1, CLUSTER };
-	const long *cands[] = { direct, partials, atomic, cluster, big, c8 };
-	struct jit_item items[16];
+	const long big[] = { 128, 64, 32, 2, 6, 1, 0, PARTIALS, ROWS };
+	const long c8[] = { 32, 8, 64, 8, 4, 8, 1, CLUSTER, ROWS };
+	/* and the tiles layout with each combine (and a 2-pass copy: 256
+	 * threads over 32 x 128 / 8 = 512 chunks) */
+	const long td[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, TILES };
+	const long ta[] = { 32, 8, 128, 8, 4, 4, 1, ATOMIC, TILES };
+	const long tc[] = { 64, 16, 32, 4, 6, 8, 0, CLUSTER, TILES };
+	const long *cands[] = { direct, partials, atomic, cluster, big, c8, td, ta, tc };
+	struct jit_item items[24];
 	int n = 0;
 	const struct tmpl *t = mma();
 	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
@@ -433,7 +488,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 			n++;
 		}
 	}
-	CHECK_INT(n, 8);
+	CHECK_INT(n, 12);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
@@ -447,7 +502,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	}
 	/* a cluster-size-1 instantiation trips the template's static_assert */
 	struct jit_item bad = { .source_name = t->source };
-	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0>");
+	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0, 0>");
 	CHECK_INT(jit_compile_all(&o, &bad, 1, NULL, NULL), 0);
 	CHECK_INT(bad.ok, 0);
 	CHECK(strstr(bad.error, "a cluster combine needs split in [2, 8]") != NULL);
@@ -457,5 +512,5 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
       T(plan_direct), T(plan_partials), T(plan_atomic_zeroes_inside_the_call),
       T(plan_cluster_is_one_kernel), T(plan_epilogue_larger_than_ring),
-      T(plan_refuses_bad_input), T(plan_invariants_over_the_grid),
+      T(plan_tiles_reads_the_packed_weight), T(plan_refuses_bad_input), T(plan_invariants_over_the_grid),
       T(gpu_test_space_covers_every_mode), T(nvrtc_compiles_every_combine_without_spills))

@@ -231,8 +231,10 @@ TEST(tiny_space)
 		CHECK_INT(r->y, DT_FP32);
 		CHECK_NEAR(r->tol, 1e-4, 1e-12);
 	}
-	CHECK_INT(sp.ngrids, 1);
+	CHECK_INT(sp.ngrids, 2);
 	CHECK_STR(sp.grids[0].tmpl->stem, "gemv");
+	if (sp.ngrids > 1)
+		CHECK_STR(sp.grids[1].tmpl->stem, "mma_skinny");
 	/* between them the candidates use every cache policy and split 1, > 1 */
 	int cache = tmpl_param_index(sp.grids[0].tmpl, "cache");
 	int split = tmpl_param_index(sp.grids[0].tmpl, "split");
@@ -247,7 +249,10 @@ TEST(tiny_space)
 	for (int i = 0; i < sp.nshapes; i++)
 		for (int j = 0; j < sp.shapes[i].n_ms; j++)
 			total += space_enumerate(&sp, &sp.shapes[i], sp.shapes[i].ms[j], NULL, NULL);
-	CHECK_INT(total, 28);   /* 6 at m = 1 and 8 at m = 3, for each shape */
+	/* gemv: 6 at m = 1 and 8 at m = 3, for each shape; mma_skinny (bf16
+	 * only): 2 token tiles x 2 layouts x (split 1, split 2 partials and
+	 * cluster, split 4 atomic) = 16 at each m */
+	CHECK_INT(total, 28 + 2 * 16);
 	space_free(&sp);
 	CHECK(!sp.shapes && !sp.grids && !sp.path);
 }

@@ -222,7 +222,8 @@ TEST(hilo_adapter)
 	if (!t)
 		return;
 	CHECK_INT(t->nparams, 0);
-	CHECK_INT(t->relayout, RELAYOUT_HILO);
+	const struct relayout r = tmpl_relayout(t, NULL), none = { RELAYOUT_NONE, 0, 0 };
+	CHECK_INT(r.kind, RELAYOUT_HILO);
 	CHECK(t->source == NULL);
 	/* the router's dtypes only */
 	CHECK(t->check(&router, NULL) == NULL);
@@ -240,8 +241,10 @@ TEST(hilo_adapter)
 	CHECK_INT(pl.steps[1].beta, 1);
 	CHECK_INT(t->plan(&router, NULL, 0, &pl), -1);
 	/* the prepared weight holds both halves: as many bytes as fp32 W */
-	CHECK_INT(relayout_bytes(RELAYOUT_HILO, &router), (long long)router.n * router.k * 4);
-	CHECK_INT(relayout_bytes(RELAYOUT_NONE, &router), 0);
+	CHECK_INT(relayout_bytes(&r, &router), (long long)router.n * router.k * 4);
+	CHECK_INT(relayout_bytes(&none, &router), 0);
+	/* gemv reads W as given */
+	CHECK_INT(tmpl_relayout(tmpl_find("gemv"), NULL).kind, RELAYOUT_NONE);
 }
 
 TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order),
