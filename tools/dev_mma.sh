@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tools/dev_mma.sh: one device call for mma_skinny work (session 2):
+# SASS of the faulting layout, validation of every combine mode under both
+# weight layouts (tests/spaces/gpu_mma.yaml less the faulting tile), and a
+# speed screen (tests/spaces/mma_speed.yaml). Carry build/ and a cubin
+# cache in .h200build/mmacache. Outputs under $OUT.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}; mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=/usr/local/cuda
+G=build/bin/gemmtab
+C=.h200build/mmacache
+log=$OUT/log.txt
+step() { echo "== $* ($SECONDS s)" | tee -a "$log"; }
+
+if [ "${SASS:-1}" = 1 ]; then
+step "sass of the faulting layout"
+f=$(grep -h "ILi32ELi8ELi64ELi8ELi4ELi2ELi1ELi0ELi0EE" $C/i/* | head -1 | cut -d' ' -f1)
+cuobjdump -sass $C/b/$f.cubin > "$OUT/fault.sass" 2>&1
+awk '/mma_skinny_kernelILi32ELi8ELi64ELi8ELi4ELi2ELi1ELi0ELi0EE/{p=1} p' "$OUT/fault.sass" | sed -n 1,90p >>"$log"
+fi
+
+if [ "${VALIDATE:-1}" = 1 ]; then
+step "validate gpu_mma.yaml without the faulting tile's evict_first"
+sed 's/^    constraints:$/    constraints:\n      - "bm != 32 || cache == cg"/' tests/spaces/gpu_mma.yaml >/tmp/gpu_mma_nf.yaml
+$G sweep --space /tmp/gpu_mma_nf.yaml --db /tmp/mma.db --no-retest --deadline 10 --cache $C 2>&1 | tail -n 3 >>"$log"
+$G query --db /tmp/mma.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
+$G query --db /tmp/mma.db "SELECT c.params, s.family, r.m, r.status, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status <> 'ok' LIMIT 20" >>"$log" 2>&1
+$G query --db /tmp/mma.db "SELECT (c.params LIKE '%layout=tiles%') tiles, count(*), round(max(r.err_global), 5) worst_err FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' GROUP BY 1" >>"$log" 2>&1
+fi
+
+step "speed screen mma_speed.yaml"
+timeout -s INT ${SPEED_S:-300} $G sweep --space tests/spaces/mma_speed.yaml --db /tmp/speed.db --no-retest --cache $C 2>&1 | tail -n 3 >>"$log"
+$G query --db /tmp/speed.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
+$G query --db /tmp/speed.db "SELECT s.family, r.m, (c.params LIKE '%layout=tiles%') tiles, round(max(r.ratio), 3) best, round(min(r.cand_us), 2) us, round(avg(r.base_us), 2) base FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status = 'ok' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3" >>"$log" 2>&1
+$G query --db /tmp/speed.db "SELECT s.family, r.m, c.params, round(r.ratio, 3), round(r.cand_us, 2) FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status = 'ok' AND r.ratio = (SELECT max(r2.ratio) FROM result r2 WHERE r2.shape_id = r.shape_id AND r2.m = r.m AND r2.status = 'ok') ORDER BY 1, 2" >>"$log" 2>&1
+cp /tmp/speed.db "$OUT/" 2>/dev/null
+step done
+cat "$log"
