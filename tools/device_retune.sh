@@ -11,6 +11,8 @@
 # --cache DIR` and packed with tar (same NVRTC version and flags: its keys
 # match), which saves the sweep's compile time. Results come back under
 # $OUT: log.txt, h200.db, report.txt, h200.h, h200_kernels.cu, h200.md.
+# TESTGPU=1 then rebuilds everything and runs make test-gpu with the new
+# table compiled in.
 set -u
 cd "$(dirname "$0")/.."
 DEPS=$(cd "$1" && pwd)
@@ -51,6 +53,11 @@ $G emit --db db/h200.db --out runtime/tables/h200.h >>"$log" 2>&1 &&
 	cp runtime/tables/h200.h runtime/tables/h200_kernels.cu "$OUT/" &&
 	make -j16 STATIC_LIBS="$DEPS/lib/libsqlite3.a $DEPS/lib/libyaml.a" build/bin/gemmtab >>"$log" 2>&1 &&
 	$G bench --table runtime/tables/h200.h --format md --out "$OUT/h200.md" >>"$log" 2>&1
+if [ "${TESTGPU:-0}" = 1 ]; then
+	step "make test-gpu with the emitted table"
+	make -j16 STATIC_LIBS="$DEPS/lib/libsqlite3.a $DEPS/lib/libyaml.a" >>"$log" 2>&1
+	make test-gpu STATIC_LIBS="$DEPS/lib/libsqlite3.a $DEPS/lib/libyaml.a" 2>&1 | tail -n 15 >>"$log"
+fi
 step "done"
 tail -n 12 "$OUT/h200.md" 2>/dev/null
 tail -n 25 "$log"
