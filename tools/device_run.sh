@@ -5,6 +5,7 @@
 #   probe           gemmtab probe into $DB
 #   sweep SPACE     gemmtab sweep SPACE into $DB (resumable; bounded by $SWEEP_S)
 #   report          gemmtab report of $DB (text and md)
+#   bench           gemmtab bench of the compiled-in table (runtime/tables/h200.h)
 # Logs and the database come back under $OUT.
 set -u
 cd "$(dirname "$0")/.."
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
 		timeout -s INT "${SWEEP_S:-420}" $G sweep --space "$space" --db "$DB" 2>&1 | tail -n 30 | tee "$OUT/sweep.txt" ;;
 	report) $G report --db "$DB" 2>&1 | tee "$OUT/report.txt"
 		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
+	bench) $G bench --table runtime/tables/h200.h --format md --out "$OUT/h200.md" 2>&1 | tail -n 12 | tee "$OUT/bench.txt" ;;
 	*) echo "device_run: unknown step $step" >&2 ;;
 	esac
 	echo "== $step took $((SECONDS - t0)) s"

@@ -195,7 +195,7 @@ void bench_free(struct bench *b);
 /* --- validate.c --- */
 
 /* Replays of a graph before its output is checked (WORKLOAD.md: >= 3). */
-#define VALIDATE_REPLAYS 3
+#define VALIDATE_REPLAYS 10
 
 struct verdict {
 	int pass;

@@ -1,0 +1,21 @@
+# GPU: every mma_skinny combine mode (direct, partials + reduce, atomics
+# into a workspace zeroed inside the call, a cluster) under both weight
+# layouts, at every bf16 family and M = 1 .. 257 around each token-tile
+# edge (tests/spaces/gpu_mma.yaml), against the FP64 reference; each
+# output is the last of VALIDATE_REPLAYS (10) graph replays after one
+# poisoning, so a counter or zero-fill that is not reset fails.
+. "$(dirname "$0")/../cli/lib.sh"
+
+db=$TMP/mma.db
+expect_exit "sweep gpu_mma.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_mma.yaml --db "$db" --no-retest --deadline 10
+tail -n 2 "$TMP/err" | sed 's/^/    /'
+q() { "$GEMMTAB" query --db "$db" --format csv "$1" | tail -n +2; }
+check "3400 results" test "$(q "SELECT count(*) FROM result")" = 3400
+check "every one validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")" = 3400
+for mode in partials atomic cluster; do
+	check "combine $mode: validated under both layouts" \
+		test "$(q "SELECT count(DISTINCT c.params LIKE '%layout=tiles%') FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND c.params LIKE '%combine=$mode%' AND c.params NOT LIKE '%split=1,%'")" = 2
+done
+q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    status, count, worst error: /'
+q "SELECT r.status, c.params, r.m, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok' LIMIT 5" | sed 's/^/    /'
+finish
