@@ -32,6 +32,14 @@
  *                        order, so the sum is deterministic) and writes Y;
  *                        a second barrier keeps the tiles alive until all
  *                        ranks have read them. One kernel.
+ *   mma_hilo_kernel:     the router's hi/lo split (WORKLOAD.md): W is the
+ *                        prepared 2N x K bf16 matrix (hi = bf16(w) in rows
+ *                        0..N-1, lo = bf16(w - hi) in rows N..2N-1), Y is
+ *                        FP32 M x N, zeroed by the plan inside the same
+ *                        call, and every block red.global.adds its partial
+ *                        sums into Y at column row mod N: the hi and lo
+ *                        halves and every slice of K meet there. One kernel
+ *                        after the memset, whatever SPLIT is.
  *
  * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
  * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
@@ -72,6 +80,8 @@
 #define MMA_COMBINE_PARTIALS 0
 #define MMA_COMBINE_ATOMIC 1
 #define MMA_COMBINE_CLUSTER 2
+/* The router's hi/lo product (mma_hilo_kernel, not an adapter symbol). */
+#define MMA_COMBINE_HILO 3
 
 /* Threads per block of mma_splitk_reduce; the adapter launches this many. */
 #define MMA_REDUCE_THREADS 256
@@ -408,8 +418,8 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
 	static_assert(SPLIT >= 1 && SPLIT <= 16, "split must be in [1, 16]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
-	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_CLUSTER,
-		      "combine must be in [0, 2]");
+	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO,
+		      "combine must be in [0, 3]");
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
 		      "a cluster combine needs split in [2, 8]");
 	static_assert(LAYOUT == MMA_LAYOUT_ROWS || LAYOUT == MMA_LAYOUT_TILES, "layout must be 0 or 1");
@@ -572,6 +582,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 			for (int w = 1; w < WK; w++)
 				sum = mma_add4(sum, *reinterpret_cast<const float4 *>(
 					&E[(w * BN + token) * LD + row]));
+			if constexpr (COMBINE == MMA_COMBINE_HILO) {
+				/* rows n0.. of the 2N hi/lo rows: all hi or all lo (N % BM == 0) */
+				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 % N + row, sum);
+				continue;
+			}
 			const size_t at = (size_t)(t0 + token) * N + n0 + row;
 			if constexpr (SPLIT == 1)
 				mma_store_bf16x4(Y + at, sum);
@@ -614,6 +629,17 @@ mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_b
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT>(
 		W, X, Y, ws, M, N, K);
+}
+
+/* The router's hi/lo product into FP32 Y (see the top of this file): grid
+ * (ceil(M/BN), SPLIT, 2N/BM), Y zeroed before it in the same call. */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT>
+__global__ void
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
+mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N, int K)
+{
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, LAYOUT>(
+		W, X, nullptr, Y, M, N, K);
 }
 
 /* Y[i] = sum over splits of ws[split][i] in FP32, as bf16, for i < M*N

@@ -11,12 +11,14 @@
 extern const struct tmpl tmpl_gemv;
 extern const struct tmpl tmpl_hilo;
 extern const struct tmpl tmpl_mma;
+extern const struct tmpl tmpl_mma_hilo;
 extern const struct tmpl tmpl_planted;
 
 const struct tmpl *const tmpl_all[] = {
 	&tmpl_hilo,
 	&tmpl_gemv,
 	&tmpl_mma,
+	&tmpl_mma_hilo,
 	&tmpl_planted,
 	NULL,
 };

@@ -6,6 +6,7 @@
  * launch contract written at the top of mma_skinny.cuh.
  */
 #include "tmpl.h"
+#include "tmpl_mma.h"
 
 #include <stdio.h>
 
@@ -52,21 +53,59 @@ static long min_l(long a, long b)
 
 /* The warp layout of mma_warps_m/n/k: rows first (16 each), then tokens
  * (8 each), the rest split each stage's K. */
-static void warp_layout(const long *p, long *wm, long *wn, long *wk)
+static void warp_layout(const struct mma_tile *t, long *wm, long *wn, long *wk)
 {
-	*wm = min_l(p[P_WARPS], p[P_BM] / 16);
-	*wn = min_l(p[P_WARPS] / *wm, p[P_BN] / 8);
-	*wk = p[P_WARPS] / (*wm * *wn);
+	*wm = min_l(t->warps, t->bm / 16);
+	*wn = min_l(t->warps / *wm, t->bn / 8);
+	*wk = t->warps / (*wm * *wn);
 }
 
-/* mma_smem_bytes: the stage ring, or the FP32 epilogue tile if larger. */
-static long smem_bytes(const long *p)
+long mma_tile_smem(const struct mma_tile *t)
 {
 	long wm, wn, wk;
-	warp_layout(p, &wm, &wn, &wk);
-	long ring = p[P_STAGES] * (p[P_BM] + p[P_BN]) * p[P_BK] * 2;
-	long epilogue = wk * p[P_BN] * (p[P_BM] + EPI_PAD) * 4;
+	warp_layout(t, &wm, &wn, &wk);
+	long ring = t->stages * (t->bm + t->bn) * t->bk * 2;
+	long epilogue = wk * t->bn * (t->bm + EPI_PAD) * 4;
 	return ring > epilogue ? ring : epilogue;
+}
+
+const char *mma_tile_shape_check(const struct mma_tile *t)
+{
+	if (!is_pow2_in(t->bm, 32, 128))
+		return "bm must be 32, 64 or 128";
+	if (!is_pow2_in(t->bn, 8, 64))
+		return "bn must be 8, 16, 32 or 64";
+	if (!is_pow2_in(t->bk, 32, 128))
+		return "bk must be 32, 64 or 128";
+	if (!is_pow2_in(t->warps, 2, 8))
+		return "warps must be 2, 4 or 8";
+	return NULL;
+}
+
+const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
+{
+	if (rows % t->bm)
+		return "n not a multiple of bm";
+	if (k % (t->split * t->bk))
+		return "k not a multiple of split*bk";
+	if (rows / t->bm > MAX_GRID_YZ)
+		return "n/bm exceeds the grid";
+	long wm, wn, wk;
+	warp_layout(t, &wm, &wn, &wk);
+	if (wk > t->bk / 16)
+		return "more k-splitting warps than k16 steps in bk";
+	/* No register check: the largest tile a thread can own (bm 128 x bn 64
+	 * on 2 warps) is 128 FP32 accumulators, the template's static_assert
+	 * limit; ptxas reports 211 registers and no spills for it. */
+	if (mma_tile_smem(t) > MAX_SMEM)
+		return "shared memory exceeds 227 KiB";
+	return NULL;
+}
+
+static struct mma_tile tile_of(const long *p)
+{
+	return (struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
+				  p[P_SPLIT] };
 }
 
 static const char *mma_check(const struct shape *s, const long *p)
@@ -76,35 +115,16 @@ static const char *mma_check(const struct shape *s, const long *p)
 			return "parameter out of range";
 	if (s->w != DT_BF16 || s->x != DT_BF16 || s->y != DT_BF16)
 		return "w, x and y must be bf16";
-	if (!is_pow2_in(p[P_BM], 32, 128))
-		return "bm must be 32, 64 or 128";
-	if (!is_pow2_in(p[P_BN], 8, 64))
-		return "bn must be 8, 16, 32 or 64";
-	if (!is_pow2_in(p[P_BK], 32, 128))
-		return "bk must be 32, 64 or 128";
-	if (!is_pow2_in(p[P_WARPS], 2, 8))
-		return "warps must be 2, 4 or 8";
+	const struct mma_tile t = tile_of(p);
+	const char *bad = mma_tile_shape_check(&t);
+	if (bad)
+		return bad;
 	/* split 1 runs the same code whatever the combine: keep one */
 	if (p[P_SPLIT] == 1 && p[P_COMBINE] != COMBINE_PARTIALS)
 		return "split 1 takes combine partials";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > MAX_CLUSTER)
 		return "a cluster holds at most 8 blocks";
-	if (s->n % p[P_BM])
-		return "n not a multiple of bm";
-	if (s->k % (p[P_SPLIT] * p[P_BK]))
-		return "k not a multiple of split*bk";
-	if (s->n / p[P_BM] > MAX_GRID_YZ)
-		return "n/bm exceeds the grid";
-	long wm, wn, wk;
-	warp_layout(p, &wm, &wn, &wk);
-	if (wk > p[P_BK] / 16)
-		return "more k-splitting warps than k16 steps in bk";
-	/* No register check: the largest tile a thread can own (bm 128 x bn 64
-	 * on 2 warps) is 128 FP32 accumulators, the template's static_assert
-	 * limit; ptxas reports 211 registers and no spills for it. */
-	if (smem_bytes(p) > MAX_SMEM)
-		return "shared memory exceeds 227 KiB";
-	return NULL;
+	return mma_tile_fit_check(&t, s->n, s->k);
 }
 
 static int uses_reduce(const long *p)
@@ -189,7 +209,8 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 	set_dims(st->grid, (unsigned)((m + p[P_BN] - 1) / p[P_BN]), (unsigned)split,
 		 (unsigned)(s->n / p[P_BM]));
 	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
-	st->smem = (unsigned)smem_bytes(p);
+	const struct mma_tile t = tile_of(p);
+	st->smem = (unsigned)mma_tile_smem(&t);
 	add_arg(st, p[P_LAYOUT] == LAYOUT_TILES ? ARG_PREP : ARG_W, 0);
 	add_arg(st, ARG_X, 0);
 	add_arg(st, ARG_Y, 0);

@@ -304,6 +304,56 @@ TEST(plan_tiles_reads_the_packed_weight)
 	CHECK(!relayout_same(&a, &b));
 }
 
+/* mma_hilo: the router's hi/lo product in one kernel after a memset of
+ * the FP32 output; the kernel reads the 2N x K hi/lo matrix. */
+TEST(hilo_adapter)
+{
+	const struct tmpl *t = tmpl_find("mma_hilo");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_STR(t->source, "templates/mma_skinny.cuh");
+	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split", "cache" };
+	CHECK_INT(t->nparams, 7);
+	for (int i = 0; i < 7 && i < t->nparams; i++)
+		CHECK_STR(t->params[i].name, names[i]);
+	/* bm, bn, bk, warps, stages, split, cache */
+	const long p[] = { 64, 16, 64, 4, 4, 8, 1 };
+	CHECK(t->check(&router, p) == NULL);
+	CHECK_STR(t->check(&qkv, p), "hi/lo needs fp32 w, bf16 x, fp32 y");
+	const long b96[] = { 96, 16, 64, 4, 4, 8, 1 }, s3[] = { 64, 16, 64, 4, 4, 3, 1 };
+	CHECK_STR(t->check(&router, b96), "bm must be 32, 64 or 128");
+	CHECK_STR(t->check(&router, s3), "k not a multiple of split*bk");
+	struct shape odd = router;
+	odd.n = 96;     /* 2n = 192 is a multiple of 64, n is not */
+	CHECK_STR(t->check(&odd, p), "n not a multiple of bm");
+
+	char kn[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	CHECK_INT(t->kernels(&router, p, kn, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(kn[0], "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0>");
+
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&router, p, 33, &pl), 0);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK_INT(pl.steps[0].kind, STEP_MEMSET_Y);
+	CHECK_INT(pl.steps[0].bytes, 33 * 256 * 4);
+	const struct launch_step *st = &pl.steps[1];
+	CHECK_INT(st->kind, STEP_KERNEL);
+	CHECK_INT(st->grid[0], 3);              /* ceil(33 / 16) */
+	CHECK_INT(st->grid[1], 8);
+	CHECK_INT(st->grid[2], 2 * 256 / 64);   /* hi rows, then lo rows */
+	CHECK_INT(st->block[0], 128);
+	CHECK_INT(st->smem, 4 * (64 + 16) * 64 * 2);
+	static const enum arg_kind hilo_args[] = { ARG_PREP, ARG_X, ARG_Y, ARG_M, ARG_N, ARG_K };
+	CHECK(arg_kinds_are(st, hilo_args, 6));
+	CHECK_INT(t->plan(&router, p, 0, &pl), -1);
+	const struct relayout r = tmpl_relayout(t, p);
+	CHECK_INT(r.kind, RELAYOUT_HILO);
+	CHECK_INT(relayout_bytes(&r, &router), (long long)router.n * router.k * 4);
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_COMBINE_HILO"), 3);
+}
+
 TEST(plan_refuses_bad_input)
 {
 	const struct tmpl *t = mma();
@@ -488,7 +538,12 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 			n++;
 		}
 	}
-	CHECK_INT(n, 12);
+	/* and the router's hi/lo kernel */
+	memset(&items[n], 0, sizeof(items[n]));
+	items[n].source_name = t->source;
+	strcpy(items[n].name, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0>");
+	n++;
+	CHECK_INT(n, 13);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
@@ -512,5 +567,5 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
       T(plan_direct), T(plan_partials), T(plan_atomic_zeroes_inside_the_call),
       T(plan_cluster_is_one_kernel), T(plan_epilogue_larger_than_ring),
-      T(plan_tiles_reads_the_packed_weight), T(plan_refuses_bad_input), T(plan_invariants_over_the_grid),
-      T(gpu_test_space_covers_every_mode), T(nvrtc_compiles_every_combine_without_spills))
+      T(plan_tiles_reads_the_packed_weight), T(hilo_adapter), T(plan_refuses_bad_input),
+      T(plan_invariants_over_the_grid), T(gpu_test_space_covers_every_mode), T(nvrtc_compiles_every_combine_without_spills))

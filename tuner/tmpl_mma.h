@@ -1,0 +1,26 @@
+/*
+ * tmpl_mma.h: what the two adapters of templates/mma_skinny.cuh share
+ * (tuner/tmpl_mma.c for mma_skinny, tuner/tmpl_mma_hilo.c for the
+ * router's hi/lo product): the block tile and its static legality.
+ */
+#ifndef GT_TMPL_MMA_H
+#define GT_TMPL_MMA_H
+
+/* A block's tile: bm weight rows x bn tokens, bk of K per stage, on
+ * warps warps with stages stages, K split split ways. */
+struct mma_tile {
+	long bm, bn, bk, warps, stages, split;
+};
+
+/* Dynamic shared memory of mma_smem_bytes: the stage ring, or the FP32
+ * epilogue tile if larger. */
+long mma_tile_smem(const struct mma_tile *t);
+
+/* NULL if the template takes the tile's sizes, else a short static
+ * reason ("bm must be 32, 64 or 128"). */
+const char *mma_tile_shape_check(const struct mma_tile *t);
+/* NULL if a legal tile can run over a rows x k weight, else a short
+ * static reason ("k not a multiple of split*bk"). */
+const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k);
+
+#endif
