@@ -4,35 +4,36 @@
  * instantiated by nvcc from the template sources the tuner compiled
  * with NVRTC (the runtime build passes -Itemplates). Sorted by name.
  */
-#include "blas_hilo.cuh"
 #include "gemv.cuh"
+#include "mma_hilo.cuh"
 #include "mma_skinny.cuh"
 
 extern "C" const void *const gt_table_kernels[] = {
-	/* 0 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 1, 4, 1, 2, 1, 1>,
-	/* 1 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 0>,
-	/* 2 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 1>,
-	/* 3 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 4, 1, 2>,
-	/* 4 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 4, 1, 3>,
-	/* 5 */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 2, 1, 0>,
-	/* 6 */ (const void *)&gemv_kernel<float, float, 16, 1, 8, 1, 1, 2>,
-	/* 7 */ (const void *)&gemv_kernel<float, float, 2, 4, 16, 4, 8, 0>,
-	/* 8 */ (const void *)&gemv_kernel<float, float, 2, 4, 16, 4, 8, 1>,
-	/* 9 */ (const void *)&gemv_splitk_reduce<float>,
-	/* 10 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 128, 4, 4, 2, 1, 1>,
-	/* 11 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 2, 1, 0>,
-	/* 12 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 1>,
-	/* 13 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 1, 1>,
-	/* 14 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 8, 0, 0>,
-	/* 15 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 2, 0, 1>,
-	/* 16 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 2, 1, 1>,
-	/* 17 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1>,
-	/* 18 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 1, 0>,
-	/* 19 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 8, 1, 1>,
-	/* 20 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 4, 4, 0, 1>,
-	/* 21 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 4, 8, 0, 0>,
-	/* 22 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 4, 8, 1, 1>,
-	/* 23 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 6, 2, 0, 0>,
-	/* 24 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 6, 2, 1, 0>,
+	/* 0 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 0>,
+	/* 1 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 2>,
+	/* 2 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 1, 1, 1, 0>,
+	/* 3 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 8, 4, 1, 3>,
+	/* 4 */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 8, 4, 1, 1, 1, 2>,
+	/* 5 */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 1, 1, 2>,
+	/* 6 */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 1, 1, 3>,
+	/* 7 */ (const void *)&mma_hilo_kernel<128, 32, 64, 4, 4, 16, 1, 0>,
+	/* 8 */ (const void *)&mma_hilo_kernel<128, 64, 64, 4, 4, 16, 1, 0>,
+	/* 9 */ (const void *)&mma_hilo_kernel<128, 64, 64, 4, 4, 8, 1, 0>,
+	/* 10 */ (const void *)&mma_hilo_kernel<64, 16, 128, 4, 4, 16, 0, 0>,
+	/* 11 */ (const void *)&mma_hilo_kernel<64, 16, 128, 4, 4, 16, 1, 0>,
+	/* 12 */ (const void *)&mma_hilo_kernel<64, 8, 128, 4, 4, 16, 0, 0>,
+	/* 13 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 128, 4, 4, 4, 1, 0>,
+	/* 14 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 2, 0, 1>,
+	/* 15 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 1>,
+	/* 16 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 1, 1>,
+	/* 17 */ (const void *)&mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 8, 0, 1>,
+	/* 18 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 2, 0, 1>,
+	/* 19 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 2, 1, 1>,
+	/* 20 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1>,
+	/* 21 */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 8, 1, 0>,
+	/* 22 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 128, 4, 4, 4, 1, 1>,
+	/* 23 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 4, 2, 0, 0>,
+	/* 24 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 4, 4, 1, 1>,
+	/* 25 */ (const void *)&mma_skinny_cluster_kernel<64, 8, 64, 4, 4, 8, 1, 1>,
 };
-extern "C" const int gt_table_nkernels = 25;
+extern "C" const int gt_table_nkernels = 26;
