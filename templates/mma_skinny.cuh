@@ -76,6 +76,14 @@
 #define MMA_LAYOUT_ROWS 0
 #define MMA_LAYOUT_TILES 1
 
+/* The tensor-core instruction (the adapter's "mma" symbols, same order):
+ * warp-level mma.sync m16n8k16 fed by ldmatrix, or Hopper's warpgroup
+ * wgmma.mma_async m64nBNk16 reading both tiles straight from shared
+ * memory (bk 64: a tile row is one 128-byte swizzle line, which the ring's
+ * XOR swizzle already is; 4 warps per 64 weight rows). */
+#define MMA_SYNC 0
+#define MMA_WGMMA 1
+
 /* Split-K combines (the adapter's "combine" symbols, same order). */
 #define MMA_COMBINE_PARTIALS 0
 #define MMA_COMBINE_ATOMIC 1
@@ -137,9 +145,15 @@ __host__ __device__ constexpr int mma_epilogue_bytes(int BM, int BN, int WARPS)
 	return mma_warps_k(BM, BN, WARPS) * BN * (BM + MMA_EPI_PAD) * 4;
 }
 
-__host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WARPS, int STAGES)
+/* wgmma's 128-byte swizzle repeats every 1024 bytes: the ring starts on
+ * such a boundary, so the block asks for that much more to align it. */
+#define MMA_WGMMA_ALIGN 1024
+
+__host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WARPS, int STAGES,
+						 int MMA = MMA_SYNC)
 {
-	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS));
+	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS)) +
+	       (MMA == MMA_WGMMA ? MMA_WGMMA_ALIGN : 0);
 }
 
 /* Shared memory an SM gives its blocks, and what it reserves per block
@@ -153,9 +167,10 @@ __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WAR
 /* Blocks per SM to ask ptxas for: as many as shared memory allows, but
  * never so many that a thread would have fewer registers than its
  * accumulators plus MMA_REG_OVERHEAD (65536 registers per SM). */
-__host__ __device__ constexpr int mma_min_blocks(int BM, int BN, int BK, int WARPS, int STAGES)
+__host__ __device__ constexpr int mma_min_blocks(int BM, int BN, int BK, int WARPS, int STAGES,
+						 int MMA = MMA_SYNC)
 {
-	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES) +
+	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA) +
 						 MMA_BLOCK_SMEM_RESERVED),
 				  65536 / (WARPS * 32 * (mma_acc_per_thread(BM, BN, WARPS) +
 							 MMA_REG_OVERHEAD))));
@@ -301,6 +316,107 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4],
 	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/* wgmma: the shared-memory matrix descriptor of a K-major tile whose rows
+ * are 128-byte lines, 128-byte swizzled (the ring's layout at bk 64): start
+ * address, leading byte offset (unused by swizzled K-major tiles: 16),
+ * stride byte offset 1024 (eight rows), swizzle mode 1 (128 bytes). The
+ * k16 steps of a stage advance the start by 32 bytes. */
+__device__ __forceinline__ unsigned long long mma_wgmma_desc(unsigned addr)
+{
+	return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) |
+	       (1ull << 62);
+}
+
+__device__ __forceinline__ void mma_wgmma_fence()
+{
+	asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void mma_wgmma_commit_wait()
+{
+	asm volatile("wgmma.commit_group.sync.aligned;\n\t"
+		     "wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+
+/* cp.async wrote the ring through the generic proxy; wgmma reads it
+ * through the async proxy. */
+__device__ __forceinline__ void mma_fence_proxy_async()
+{
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/* d += A * B over one k16 step for a 64 x N tile (N/2 FP32 accumulators
+ * per thread, laid out per n8 column chunk as mma.sync's C fragment of the
+ * thread's warp's 16 rows). */
+template <int N>
+__device__ __forceinline__ void mma_wgmma_step(float *d, unsigned long long da, unsigned long long db);
+
+template <>
+__device__ __forceinline__ void mma_wgmma_step<8>(float *d, unsigned long long da,
+						   unsigned long long db)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %6, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\n\t}"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+		     : "l"(da), "l"(db), "r"(1) : "memory");
+}
+
+template <>
+__device__ __forceinline__ void mma_wgmma_step<16>(float *d, unsigned long long da,
+						   unsigned long long db)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %10, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n\t}"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+		     : "l"(da), "l"(db), "r"(1) : "memory");
+}
+
+template <>
+__device__ __forceinline__ void mma_wgmma_step<32>(float *d, unsigned long long da,
+						   unsigned long long db)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %18, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, 0, 0;\n\t}"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+		     : "l"(da), "l"(db), "r"(1) : "memory");
+}
+
+template <>
+__device__ __forceinline__ void mma_wgmma_step<64>(float *d, unsigned long long da,
+						   unsigned long long db)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %34, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n\t}"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(1) : "memory");
+}
+
+template <>
+__device__ __forceinline__ void mma_wgmma_step<128>(float *d, unsigned long long da,
+						   unsigned long long db)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n\t}"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(1) : "memory");
+}
+
+template <>
+__device__ __forceinline__ void mma_wgmma_step<256>(float *d, unsigned long long da,
+						   unsigned long long db)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n\t}"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		     : "l"(da), "l"(db), "r"(1) : "memory");
+}
+
 __device__ __forceinline__ void mma_red_v4(float *p, float4 v)
 {
 	asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
@@ -407,12 +523,17 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
  * tile, then the COMBINE-specific output. Shared by both kernels.
  */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
-	  int LAYOUT>
+	  int LAYOUT, int MMA>
 __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
 						 __nv_bfloat16 *Y, float *ws, int M, int N, int K)
 {
 	static_assert(BM == 32 || BM == 64 || BM == 128, "bm must be 32, 64 or 128");
-	static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64, "bn must be 8, 16, 32 or 64");
+	static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64 ||
+		      (MMA == MMA_WGMMA && (BN == 128 || BN == 256)),
+		      "bn must be 8, 16, 32 or 64 (128 or 256 with wgmma)");
+	static_assert(MMA == MMA_SYNC || MMA == MMA_WGMMA, "mma must be 0 or 1");
+	static_assert(MMA == MMA_SYNC || (BK == 64 && WARPS == BM / 16),
+		      "wgmma takes bk 64 and 4 warps per 64 weight rows");
 	static_assert(BK == 32 || BK == 64 || BK == 128, "bk must be 32, 64 or 128");
 	static_assert(WARPS == 2 || WARPS == 4 || WARPS == 8, "warps must be 2, 4 or 8");
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
@@ -457,11 +578,14 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	{
 		unsigned dyn;
 		asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES))
+		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA))
 			__trap();
 	}
 
-	const unsigned base = mma_smem_u32(mma_smem);
+	/* wgmma: the ring on a 1024-byte boundary (mma_smem_bytes left room) */
+	const unsigned raw = mma_smem_u32(mma_smem);
+	const unsigned base = MMA == MMA_WGMMA ? (raw + MMA_WGMMA_ALIGN - 1) & ~(MMA_WGMMA_ALIGN - 1u)
+					       : raw;
 	const unsigned long long policy = mma_make_policy<CACHE>();
 
 	/* prologue: STAGES-1 tiles in flight, one commit group each */
@@ -493,6 +617,8 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		/* tile kt has landed (at most STAGES-2 younger groups pending),
 		 * and every warp is done with the slot the prefetch overwrites */
 		mma_wait<STAGES - 2>();
+		if constexpr (MMA == MMA_WGMMA)
+			mma_fence_proxy_async();
 		__syncthreads();
 		const int pre = kt + STAGES - 1;
 		if (pre < ktiles) {
@@ -505,8 +631,20 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 
 		const unsigned sa = base + (kt % STAGES) * STAGE_BYTES;
 		const unsigned sb = sa + A_BYTES;
+		if constexpr (MMA == MMA_WGMMA) {
+			/* warpgroup warp/4 owns weight rows 64*(warp/4).., all BN tokens;
+			 * its accumulators are acc[0][..][..] of every warp in it */
+			const unsigned a = sa + (warp >> 2) * 64 * BK * 2;
+			mma_wgmma_fence();
 #pragma unroll
-		for (int ks = 0; ks < KSTEPS; ks++) {
+			for (int ks = 0; ks < BK / 16; ks++)
+				mma_wgmma_step<BN>(&acc[0][0][0], mma_wgmma_desc(a + ks * 32),
+						   mma_wgmma_desc(sb + ks * 32));
+			mma_wgmma_commit_wait();
+		}
+		/* mma.sync: per k16 step, ldmatrix the fragments and multiply */
+#pragma unroll
+		for (int ks = 0; ks < (MMA == MMA_SYNC ? KSTEPS : 0); ks++) {
 			const int kc = (wk * KSTEPS + ks) * 2;  /* first chunk of this k16 */
 			unsigned a[MT][4];
 #pragma unroll
@@ -608,37 +746,39 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 
 /* Split 1, or split-K combined through global memory (partials, atomic). */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
-	  int LAYOUT>
+	  int LAYOUT, int MMA = MMA_SYNC>
 __global__ void
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, float *ws,
 		  int M, int N, int K)
 {
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER, "the cluster combine is mma_skinny_cluster_kernel");
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT>(W, X, Y, ws, M,
-										  N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA>(W, X, Y, ws,
+										       M, N, K);
 }
 
 /* Split-K combined through distributed shared memory: a cluster is the
  * SPLIT blocks of one (token tile, weight tile). ws is unused. */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT>
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT,
+	  int MMA = MMA_SYNC>
 __global__ void __cluster_dims__(1, SPLIT, 1)
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y,
 			  float *ws, int M, int N, int K)
 {
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT>(
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT, MMA>(
 		W, X, Y, ws, M, N, K);
 }
 
 /* The router's hi/lo product into FP32 Y (see the top of this file): grid
  * (ceil(M/BN), SPLIT, 2N/BM), Y zeroed before it in the same call. */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT>
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT,
+	  int MMA = MMA_SYNC>
 __global__ void
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES))
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N, int K)
 {
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, LAYOUT>(
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, LAYOUT, MMA>(
 		W, X, nullptr, Y, M, N, K);
 }
 

@@ -3,13 +3,14 @@
 # SASS of the faulting layout, validation of every combine mode under both
 # weight layouts (tests/spaces/gpu_mma.yaml less the faulting tile), and a
 # speed screen (tests/spaces/mma_speed.yaml). Carry build/ and a cubin
-# cache in .h200build/mmacache. Outputs under $OUT.
+# cache in .h200build/mmacache (CACHE_DIR= another). SASS=0, VALIDATE=0
+# skip those steps; SPEED= names the space of the speed screen.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=/usr/local/cuda
 G=build/bin/gemmtab
-C=.h200build/mmacache
+C=${CACHE_DIR:-.h200build/mmacache}
 log=$OUT/log.txt
 step() { echo "== $* ($SECONDS s)" | tee -a "$log"; }
 
@@ -29,9 +30,11 @@ $G query --db /tmp/mma.db "SELECT c.params, s.family, r.m, r.status, r.reason FR
 $G query --db /tmp/mma.db "SELECT (c.params LIKE '%layout=tiles%') tiles, count(*), round(max(r.err_global), 5) worst_err FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' GROUP BY 1" >>"$log" 2>&1
 fi
 
-step "speed screen mma_speed.yaml"
-timeout -s INT ${SPEED_S:-300} $G sweep --space tests/spaces/mma_speed.yaml --db /tmp/speed.db --no-retest --cache $C 2>&1 | tail -n 3 >>"$log"
+SPEED=${SPEED:-tests/spaces/mma_speed.yaml}
+step "speed screen $SPEED"
+timeout -s INT ${SPEED_S:-300} $G sweep --space $SPEED --db /tmp/speed.db --no-retest --cache $C 2>&1 | tail -n 3 >>"$log"
 $G query --db /tmp/speed.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
+$G query --db /tmp/speed.db "SELECT s.family, r.m, r.status, c.params, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status <> 'ok' LIMIT 12" >>"$log" 2>&1
 $G query --db /tmp/speed.db "SELECT s.family, r.m, (c.params LIKE '%layout=tiles%') tiles, round(max(r.ratio), 3) best, round(min(r.cand_us), 2) us, round(avg(r.base_us), 2) base FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status = 'ok' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3" >>"$log" 2>&1
 $G query --db /tmp/speed.db "SELECT s.family, r.m, c.params, round(r.ratio, 3), round(r.cand_us, 2) FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status = 'ok' AND r.ratio = (SELECT max(r2.ratio) FROM result r2 WHERE r2.shape_id = r.shape_id AND r2.m = r.m AND r2.status = 'ok') ORDER BY 1, 2" >>"$log" 2>&1
 cp /tmp/speed.db "$OUT/" 2>/dev/null

@@ -10,7 +10,8 @@
 
 #include <stdio.h>
 
-enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_LAYOUT, NPARAMS };
+enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_LAYOUT, P_MMA,
+       NPARAMS };
 
 /* Same order as MMA_CACHE_*, MMA_COMBINE_* and MMA_LAYOUT_* in
  * mma_skinny.cuh: the index is the template argument. */
@@ -18,11 +19,12 @@ static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
 static const char *const combine_symbols[] = { "partials", "atomic", "cluster", NULL };
 enum { COMBINE_PARTIALS, COMBINE_ATOMIC, COMBINE_CLUSTER };
 static const char *const layout_symbols[] = { "rows", "tiles", NULL };
+const char *const mma_instr_symbols[] = { "sync", "wgmma", NULL };
 enum { LAYOUT_ROWS, LAYOUT_TILES };
 
 static const struct tmpl_param params[NPARAMS] = {
 	[P_BM]      = { "bm", 16, 256, NULL },
-	[P_BN]      = { "bn", 8, 64, NULL },
+	[P_BN]      = { "bn", 8, 256, NULL },
 	[P_BK]      = { "bk", 32, 128, NULL },
 	[P_WARPS]   = { "warps", 2, 8, NULL },
 	[P_STAGES]  = { "stages", 2, 6, NULL },
@@ -30,6 +32,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
 	[P_COMBINE] = { "combine", 0, 2, combine_symbols },
 	[P_LAYOUT]  = { "layout", 0, 1, layout_symbols },
+	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 };
 
 /* MMA_REDUCE_THREADS, MMA_EPI_PAD and MMA_MAX_CLUSTER in mma_skinny.cuh. */
@@ -66,13 +69,25 @@ long mma_tile_smem(const struct mma_tile *t)
 	warp_layout(t, &wm, &wn, &wk);
 	long ring = t->stages * (t->bm + t->bn) * t->bk * 2;
 	long epilogue = wk * t->bn * (t->bm + EPI_PAD) * 4;
-	return ring > epilogue ? ring : epilogue;
+	/* wgmma aligns the ring to its 1024-byte swizzle period (MMA_WGMMA_ALIGN) */
+	return (ring > epilogue ? ring : epilogue) + (t->mma == MMA_INSTR_WGMMA ? 1024 : 0);
 }
 
 const char *mma_tile_shape_check(const struct mma_tile *t)
 {
 	if (!is_pow2_in(t->bm, 32, 128))
 		return "bm must be 32, 64 or 128";
+	if (t->mma == MMA_INSTR_WGMMA) {
+		if (!is_pow2_in(t->bn, 8, 256))
+			return "bn must be a power of two in [8, 256]";
+		if (t->bk != 64)
+			return "wgmma takes bk 64";
+		if (t->bm != 64 && t->bm != 128)
+			return "wgmma takes bm 64 or 128";
+		if (t->warps != t->bm / 16)
+			return "wgmma takes 4 warps per 64 rows of bm";
+		return NULL;
+	}
 	if (!is_pow2_in(t->bn, 8, 64))
 		return "bn must be 8, 16, 32 or 64";
 	if (!is_pow2_in(t->bk, 32, 128))
@@ -105,7 +120,7 @@ const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
 static struct mma_tile tile_of(const long *p)
 {
 	return (struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
-				  p[P_SPLIT] };
+				  p[P_SPLIT], p[P_MMA] };
 }
 
 static const char *mma_check(const struct shape *s, const long *p)
@@ -141,14 +156,14 @@ static int mma_kernels(const struct shape *s, const long *p,
 		return -1;
 	if (p[P_COMBINE] == COMBINE_CLUSTER)
 		snprintf(names[0], TMPL_NAME_MAX,
-			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
-			 p[P_CACHE], p[P_LAYOUT]);
+			 p[P_CACHE], p[P_LAYOUT], p[P_MMA]);
 	else
 		snprintf(names[0], TMPL_NAME_MAX,
-			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
-			 p[P_CACHE], p[P_COMBINE], p[P_LAYOUT]);
+			 p[P_CACHE], p[P_COMBINE], p[P_LAYOUT], p[P_MMA]);
 	if (need == 2)
 		snprintf(names[1], TMPL_NAME_MAX, "mma_splitk_reduce");
 	return need;

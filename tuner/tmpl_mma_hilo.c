@@ -13,25 +13,26 @@
 
 #include <stdio.h>
 
-enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, NPARAMS };
+enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_MMA, NPARAMS };
 
 /* Same order as MMA_CACHE_* in mma_skinny.cuh. */
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
 
 static const struct tmpl_param params[NPARAMS] = {
 	[P_BM]      = { "bm", 16, 256, NULL },
-	[P_BN]      = { "bn", 8, 64, NULL },
+	[P_BN]      = { "bn", 8, 256, NULL },
 	[P_BK]      = { "bk", 32, 128, NULL },
 	[P_WARPS]   = { "warps", 2, 8, NULL },
 	[P_STAGES]  = { "stages", 2, 6, NULL },
 	[P_SPLIT]   = { "split", 1, 16, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
+	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 };
 
 static struct mma_tile tile_of(const long *p)
 {
 	return (struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
-				  p[P_SPLIT] };
+				  p[P_SPLIT], p[P_MMA] };
 }
 
 static const char *hilo_check(const struct shape *s, const long *p)
@@ -58,8 +59,10 @@ static int hilo_kernels(const struct shape *s, const long *p,
 	if (max < 1)
 		return -1;
 	/* the last argument is the weight layout: rows (the hi/lo matrix as is) */
-	snprintf(names[0], TMPL_NAME_MAX, "mma_hilo_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, 0>",
-		 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT], p[P_CACHE]);
+	snprintf(names[0], TMPL_NAME_MAX,
+		 "mma_hilo_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, 0, %ld>",
+		 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT], p[P_CACHE],
+		 p[P_MMA]);
 	return 1;
 }
 

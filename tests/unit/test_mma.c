@@ -20,15 +20,16 @@
 #include <stdlib.h>
 
 
-enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, NP };
+enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, NP };
+enum { SYNC, WGMMA };
 enum { ROWS, TILES };
 enum { PARTIALS, ATOMIC, CLUSTER };
 
-/* bm, bn, bk, warps, stages, split, cache, combine, layout */
-static const long direct[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, ROWS };
-static const long partials[] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS, ROWS };
-static const long atomic[] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC, ROWS };
-static const long cluster[] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER, ROWS };
+/* bm, bn, bk, warps, stages, split, cache, combine, layout (mma sync: 0) */
+static const long direct[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, ROWS, SYNC };
+static const long partials[] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS, ROWS, SYNC };
+static const long atomic[] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC, ROWS, SYNC };
+static const long cluster[] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER, ROWS, SYNC };
 
 static const struct tmpl *mma(void)
 {
@@ -52,9 +53,9 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(seen, 1);
 
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
-					     "cache", "combine", "layout" };
-	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0 };
-	static const long hi[] = { 256, 64, 128, 8, 6, 16, 1, 2, 1 };
+					     "cache", "combine", "layout", "mma" };
+	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0 };
+	static const long hi[] = { 256, 256, 128, 8, 6, 16, 1, 2, 1, 1 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
@@ -76,6 +77,10 @@ TEST(registered_with_parameters_in_order)
 	CHECK_STR(layout[0], "rows");
 	CHECK_STR(layout[1], "tiles");
 	CHECK(layout[2] == NULL);
+	const char *const *instr = t->params[MMA].symbols;
+	CHECK_STR(instr[0], "sync");
+	CHECK_STR(instr[1], "wgmma");
+	CHECK(instr[2] == NULL);
 	/* the symbol index is the template argument */
 	static const char *const file = "templates/mma_skinny.cuh";
 	CHECK_INT(define_in(file, "MMA_CACHE_CG"), 0);
@@ -85,12 +90,15 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(define_in(file, "MMA_COMBINE_CLUSTER"), CLUSTER);
 	CHECK_INT(define_in(file, "MMA_LAYOUT_ROWS"), ROWS);
 	CHECK_INT(define_in(file, "MMA_LAYOUT_TILES"), TILES);
+	CHECK_INT(define_in(file, "MMA_SYNC"), SYNC);
+	CHECK_INT(define_in(file, "MMA_WGMMA"), WGMMA);
+	CHECK_INT(define_in(file, "MMA_WGMMA_ALIGN"), 1024);
 
 	struct candidate c = { .tmpl = t };
 	memcpy(c.params, atomic, sizeof(atomic));
 	char buf[160];
 	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
-		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic,layout=rows");
+		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic,layout=rows,mma=sync");
 }
 
 TEST(kernel_names_per_combine)
@@ -98,15 +106,15 @@ TEST(kernel_names_per_combine)
 	const struct tmpl *t = mma();
 	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK_INT(t->kernels(&qkv, direct, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0, 0>");
 	CHECK_INT(t->kernels(&qkv, partials, names, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0, 0, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_INT(t->kernels(&qkv, atomic, names, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_INT(t->kernels(&qkv, cluster, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 0, 0>");
 	CHECK_INT(t->kernels(&qkv, atomic, names, 1), -1);
 	CHECK_INT(t->kernels(&qkv, cluster, names, 1), 1);
 }
@@ -145,6 +153,15 @@ TEST(static_checks)
 		/* 6 stages of (128 + 64) x 128 bf16 = 288 KiB */
 		{ { 128, 64, 128, 4, 6, 1, 0, 0 }, "shared memory exceeds 227 KiB" },
 		{ { 128, 64, 128, 4, 4, 1, 0, 0 }, NULL },       /* 192 KiB */
+		/* wgmma: bk 64, bm 64 or 128 on 4 warps per 64 rows, bn up to 256 */
+		{ { 64, 256, 64, 4, 3, 1, 0, 0, 0, WGMMA }, NULL },
+		{ { 64, 128, 64, 4, 3, 1, 0, 0, 0, SYNC }, "bn must be 8, 16, 32 or 64" },
+		{ { 64, 64, 128, 4, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes bk 64" },
+		{ { 32, 64, 64, 2, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes bm 64 or 128" },
+		{ { 128, 64, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes 4 warps per 64 rows of bm" },
+		{ { 64, 96, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "bn must be a power of two in [8, 256]" },
+		/* 6 stages of (64 + 256) x 64 bf16 = 240 KiB, + 1 KiB to align */
+		{ { 64, 256, 64, 4, 6, 1, 0, 0, 0, WGMMA }, "shared memory exceeds 227 KiB" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		const char *why = t->check(&qkv, bad[i].p);
@@ -313,15 +330,16 @@ TEST(hilo_adapter)
 	if (!t)
 		return;
 	CHECK_STR(t->source, "templates/mma_skinny.cuh");
-	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split", "cache" };
-	CHECK_INT(t->nparams, 7);
-	for (int i = 0; i < 7 && i < t->nparams; i++)
+	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split", "cache",
+					     "mma" };
+	CHECK_INT(t->nparams, 8);
+	for (int i = 0; i < 8 && i < t->nparams; i++)
 		CHECK_STR(t->params[i].name, names[i]);
-	/* bm, bn, bk, warps, stages, split, cache */
-	const long p[] = { 64, 16, 64, 4, 4, 8, 1 };
+	/* bm, bn, bk, warps, stages, split, cache, mma */
+	const long p[] = { 64, 16, 64, 4, 4, 8, 1, SYNC };
 	CHECK(t->check(&router, p) == NULL);
 	CHECK_STR(t->check(&qkv, p), "hi/lo needs fp32 w, bf16 x, fp32 y");
-	const long b96[] = { 96, 16, 64, 4, 4, 8, 1 }, s3[] = { 64, 16, 64, 4, 4, 3, 1 };
+	const long b96[] = { 96, 16, 64, 4, 4, 8, 1, SYNC }, s3[] = { 64, 16, 64, 4, 4, 3, 1, SYNC };
 	CHECK_STR(t->check(&router, b96), "bm must be 32, 64 or 128");
 	CHECK_STR(t->check(&router, s3), "k not a multiple of split*bk");
 	struct shape odd = router;
@@ -330,7 +348,7 @@ TEST(hilo_adapter)
 
 	char kn[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK_INT(t->kernels(&router, p, kn, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(kn[0], "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0>");
+	CHECK_STR(kn[0], "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0, 0>");
 
 	struct launch_plan pl;
 	CHECK_INT(t->plan(&router, p, 33, &pl), 0);
@@ -352,6 +370,24 @@ TEST(hilo_adapter)
 	CHECK_INT(r.kind, RELAYOUT_HILO);
 	CHECK_INT(relayout_bytes(&r, &router), (long long)router.n * router.k * 4);
 	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_COMBINE_HILO"), 3);
+}
+
+/* wgmma: the kernel name carries the instruction, the plan asks for the
+ * ring plus 1024 bytes to align it to the swizzle period. */
+TEST(plan_wgmma)
+{
+	const struct tmpl *t = mma();
+	const long p[NP] = { 128, 128, 64, 8, 4, 4, 0, ATOMIC, TILES, WGMMA };
+	char kn[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	CHECK(t->check(&qkv, p) == NULL);
+	CHECK_INT(t->kernels(&qkv, p, kn, TMPL_MAX_KERNELS), 2);
+	CHECK_STR(kn[0], "mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>");
+	struct launch_plan pl;
+	CHECK_INT(t->plan(&qkv, p, 256, &pl), 0);
+	CHECK_INT(pl.nsteps, 3);
+	CHECK_INT(pl.steps[1].grid[0], 2);
+	CHECK_INT(pl.steps[1].block[0], 256);
+	CHECK_INT(pl.steps[1].smem, 4 * (128 + 128) * 64 * 2 + 1024);
 }
 
 TEST(plan_refuses_bad_input)
@@ -524,7 +560,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	const long ta[] = { 32, 8, 128, 8, 4, 4, 1, ATOMIC, TILES };
 	const long tc[] = { 64, 16, 32, 4, 6, 8, 0, CLUSTER, TILES };
 	const long *cands[] = { direct, partials, atomic, cluster, big, c8, td, ta, tc };
-	struct jit_item items[24];
+	struct jit_item items[32];
 	int n = 0;
 	const struct tmpl *t = mma();
 	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
@@ -541,9 +577,23 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	/* and the router's hi/lo kernel */
 	memset(&items[n], 0, sizeof(items[n]));
 	items[n].source_name = t->source;
-	strcpy(items[n].name, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0>");
+	strcpy(items[n].name, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0, 0>");
 	n++;
-	CHECK_INT(n, 13);
+	/* and wgmma: 64 x 256 direct, 128 x 128 on 8 warps atomic and tiles, a
+	 * cluster, the router's hi/lo */
+	static const char *const wg[] = {
+		"mma_skinny_kernel<64, 256, 64, 4, 3, 1, 0, 0, 0, 1>",
+		"mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>",
+		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
+		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 0, 1>",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(wg); i++) {
+		memset(&items[n], 0, sizeof(items[n]));
+		items[n].source_name = t->source;
+		strcpy(items[n].name, wg[i]);
+		n++;
+	}
+	CHECK_INT(n, 17);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
@@ -557,7 +607,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	}
 	/* a cluster-size-1 instantiation trips the template's static_assert */
 	struct jit_item bad = { .source_name = t->source };
-	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0, 0>");
+	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0>");
 	CHECK_INT(jit_compile_all(&o, &bad, 1, NULL, NULL), 0);
 	CHECK_INT(bad.ok, 0);
 	CHECK(strstr(bad.error, "a cluster combine needs split in [2, 8]") != NULL);
@@ -567,5 +617,6 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
       T(plan_direct), T(plan_partials), T(plan_atomic_zeroes_inside_the_call),
       T(plan_cluster_is_one_kernel), T(plan_epilogue_larger_than_ring),
-      T(plan_tiles_reads_the_packed_weight), T(hilo_adapter), T(plan_refuses_bad_input),
+      T(plan_tiles_reads_the_packed_weight), T(hilo_adapter), T(plan_wgmma),
+      T(plan_refuses_bad_input),
       T(plan_invariants_over_the_grid), T(gpu_test_space_covers_every_mode), T(nvrtc_compiles_every_combine_without_spills))
