@@ -332,10 +332,16 @@ __device__ __forceinline__ void mma_wgmma_fence()
 	asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
 
-__device__ __forceinline__ void mma_wgmma_commit_wait()
+__device__ __forceinline__ void mma_wgmma_commit()
 {
-	asm volatile("wgmma.commit_group.sync.aligned;\n\t"
-		     "wgmma.wait_group.sync.aligned 0;" ::: "memory");
+	asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+/* Until at most N committed wgmma groups of this warpgroup are pending. */
+template <int N>
+__device__ __forceinline__ void mma_wgmma_wait()
+{
+	asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory");
 }
 
 /* cp.async wrote the ring through the generic proxy; wgmma reads it
@@ -532,10 +538,12 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		      (MMA == MMA_WGMMA && (BN == 128 || BN == 256)),
 		      "bn must be 8, 16, 32 or 64 (128 or 256 with wgmma)");
 	static_assert(MMA == MMA_SYNC || MMA == MMA_WGMMA, "mma must be 0 or 1");
-	static_assert(MMA == MMA_SYNC || (BK == 64 && WARPS == BM / 16),
-		      "wgmma takes bk 64 and 4 warps per 64 weight rows");
+	static_assert(MMA == MMA_SYNC || (BK == 64 && BM % 64 == 0 && WARPS % (BM / 16) == 0 &&
+					  STAGES >= 3),
+		      "wgmma takes bk 64, 4 or 8 warps per 64 weight rows and 3 or more stages");
 	static_assert(BK == 32 || BK == 64 || BK == 128, "bk must be 32, 64 or 128");
-	static_assert(WARPS == 2 || WARPS == 4 || WARPS == 8, "warps must be 2, 4 or 8");
+	static_assert(WARPS == 2 || WARPS == 4 || WARPS == 8 || (MMA == MMA_WGMMA && WARPS == 16),
+		      "warps must be 2, 4 or 8 (or 16 with wgmma)");
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
 	static_assert(SPLIT >= 1 && SPLIT <= 16, "split must be in [1, 16]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
@@ -559,6 +567,16 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		      "warps must tile bm x bn x bk");
 	static_assert(MT * NT * 4 == mma_acc_per_thread(BM, BN, WARPS) && MT * NT * 4 <= 128,
 		      "accumulators do not fit in registers");
+	/* wgmma: warpgroup g owns weight rows 64 * (g % (BM/64)).. and the
+	 * (g / (BM/64))-th of the WN token slices -- exactly the rows and
+	 * tokens the warp layout above gives its four warps (MT = 1, WK = 1),
+	 * so acc[0][j][c] is the wgmma accumulator 4j + c of N = BN/WN. */
+	static_assert(MMA == MMA_SYNC || (MT == 1 && WK == 1 && WM == BM / 16),
+		      "wgmma warps must tile 64-row groups");
+	/* Tiles loaded ahead of the one being multiplied: all but one slot with
+	 * mma.sync; wgmma leaves one more slot to the product still running
+	 * (it waits for the previous k tile's wgmma, not its own). */
+	constexpr int AHEAD = MMA == MMA_WGMMA ? STAGES - 2 : STAGES - 1;
 
 	extern __shared__ __align__(128) unsigned char mma_smem[];
 
@@ -588,9 +606,9 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 					       : raw;
 	const unsigned long long policy = mma_make_policy<CACHE>();
 
-	/* prologue: STAGES-1 tiles in flight, one commit group each */
+	/* prologue: AHEAD tiles in flight, one commit group each */
 #pragma unroll
-	for (int s = 0; s < STAGES - 1; s++) {
+	for (int s = 0; s < AHEAD; s++) {
 		if (s < ktiles)
 			mma_load_stage<BM, BN, BK, THREADS, CACHE, LAYOUT>(
 				base + s * STAGE_BYTES, base + s * STAGE_BYTES + A_BYTES,
@@ -614,13 +632,13 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	const int b_chunk = mma_b_lane_chunk(lane);
 
 	for (int kt = 0; kt < ktiles; kt++) {
-		/* tile kt has landed (at most STAGES-2 younger groups pending),
+		/* tile kt has landed (at most AHEAD-1 younger groups pending),
 		 * and every warp is done with the slot the prefetch overwrites */
-		mma_wait<STAGES - 2>();
+		mma_wait<AHEAD - 1>();
 		if constexpr (MMA == MMA_WGMMA)
 			mma_fence_proxy_async();
 		__syncthreads();
-		const int pre = kt + STAGES - 1;
+		const int pre = kt + AHEAD;
 		if (pre < ktiles) {
 			const int ps = pre % STAGES;
 			mma_load_stage<BM, BN, BK, THREADS, CACHE, LAYOUT>(
@@ -632,15 +650,17 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		const unsigned sa = base + (kt % STAGES) * STAGE_BYTES;
 		const unsigned sb = sa + A_BYTES;
 		if constexpr (MMA == MMA_WGMMA) {
-			/* warpgroup warp/4 owns weight rows 64*(warp/4).., all BN tokens;
-			 * its accumulators are acc[0][..][..] of every warp in it */
-			const unsigned a = sa + (warp >> 2) * 64 * BK * 2;
+			constexpr int WGM = BM / 64;
+			const int g = warp >> 2;
+			const unsigned a = sa + (g % WGM) * 64 * BK * 2;
+			const unsigned b = sb + (g / WGM) * (BN / WN) * BK * 2;
 			mma_wgmma_fence();
 #pragma unroll
 			for (int ks = 0; ks < BK / 16; ks++)
-				mma_wgmma_step<BN>(&acc[0][0][0], mma_wgmma_desc(a + ks * 32),
-						   mma_wgmma_desc(sb + ks * 32));
-			mma_wgmma_commit_wait();
+				mma_wgmma_step<BN / WN>(&acc[0][0][0], mma_wgmma_desc(a + ks * 32),
+							mma_wgmma_desc(b + ks * 32));
+			mma_wgmma_commit();
+			mma_wgmma_wait<1>();    /* the previous k tile's product is done */
 		}
 		/* mma.sync: per k16 step, ldmatrix the fragments and multiply */
 #pragma unroll
@@ -670,6 +690,8 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 					mma_16816(acc[i][j], a[i], b[j][0], b[j][1]);
 		}
 	}
+	if constexpr (MMA == MMA_WGMMA)
+		mma_wgmma_wait<0>();
 	mma_wait<0>();          /* only empty groups remain; the ring is reused below */
 	__syncthreads();
 

@@ -26,7 +26,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_BM]      = { "bm", 16, 256, NULL },
 	[P_BN]      = { "bn", 8, 256, NULL },
 	[P_BK]      = { "bk", 32, 128, NULL },
-	[P_WARPS]   = { "warps", 2, 8, NULL },
+	[P_WARPS]   = { "warps", 2, 16, NULL },
 	[P_STAGES]  = { "stages", 2, 6, NULL },
 	[P_SPLIT]   = { "split", 1, 16, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
@@ -84,8 +84,14 @@ const char *mma_tile_shape_check(const struct mma_tile *t)
 			return "wgmma takes bk 64";
 		if (t->bm != 64 && t->bm != 128)
 			return "wgmma takes bm 64 or 128";
-		if (t->warps != t->bm / 16)
-			return "wgmma takes 4 warps per 64 rows of bm";
+		/* 4 warps (one warpgroup) per 64 rows, once or twice over: two
+		 * warpgroups on the same rows split the tokens */
+		if (t->warps != t->bm / 16 && t->warps != t->bm / 8)
+			return "wgmma takes 4 or 8 warps per 64 rows of bm";
+		if (t->warps == t->bm / 8 && t->bn < 16)
+			return "two warpgroups per 64 rows need bn >= 16";
+		if (t->stages < 3)
+			return "wgmma takes 3 or more stages";
 		return NULL;
 	}
 	if (!is_pow2_in(t->bn, 8, 64))

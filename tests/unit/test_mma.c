@@ -55,7 +55,7 @@ TEST(registered_with_parameters_in_order)
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
 					     "cache", "combine", "layout", "mma" };
 	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0 };
-	static const long hi[] = { 256, 256, 128, 8, 6, 16, 1, 2, 1, 1 };
+	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 1 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
@@ -158,7 +158,11 @@ TEST(static_checks)
 		{ { 64, 128, 64, 4, 3, 1, 0, 0, 0, SYNC }, "bn must be 8, 16, 32 or 64" },
 		{ { 64, 64, 128, 4, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes bk 64" },
 		{ { 32, 64, 64, 2, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes bm 64 or 128" },
-		{ { 128, 64, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes 4 warps per 64 rows of bm" },
+		{ { 128, 64, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "wgmma takes 4 or 8 warps per 64 rows of bm" },
+		{ { 128, 64, 64, 16, 3, 1, 0, 0, 0, WGMMA }, NULL },
+		{ { 64, 8, 64, 8, 3, 1, 0, 0, 0, WGMMA }, "two warpgroups per 64 rows need bn >= 16" },
+		{ { 64, 64, 64, 4, 2, 1, 0, 0, 0, WGMMA }, "wgmma takes 3 or more stages" },
+		{ { 64, 64, 64, 16, 3, 1, 0, 0, 0, SYNC }, "warps must be 2, 4 or 8" },
 		{ { 64, 96, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "bn must be a power of two in [8, 256]" },
 		/* 6 stages of (64 + 256) x 64 bf16 = 240 KiB, + 1 KiB to align */
 		{ { 64, 256, 64, 4, 6, 1, 0, 0, 0, WGMMA }, "shared memory exceeds 227 KiB" },
@@ -582,7 +586,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	/* and wgmma: 64 x 256 direct, 128 x 128 on 8 warps atomic and tiles, a
 	 * cluster, the router's hi/lo */
 	static const char *const wg[] = {
-		"mma_skinny_kernel<64, 256, 64, 4, 3, 1, 0, 0, 0, 1>",
+		"mma_skinny_kernel<64, 256, 64, 8, 3, 1, 0, 0, 0, 1>",
 		"mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>",
 		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
 		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 0, 1>",
