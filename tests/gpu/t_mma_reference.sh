@@ -1,4 +1,5 @@
-# GPU: every mma_skinny combine mode and the router's hi/lo kernel (direct, partials + reduce, atomics
+# GPU: every mma_skinny combine mode (mma.sync and wgmma) and the router's
+# hi/lo kernel (direct, partials + reduce, atomics
 # into a workspace zeroed inside the call, a cluster) under both weight
 # layouts, at every bf16 family and M = 1 .. 257 around each token-tile
 # edge (tests/spaces/gpu_mma.yaml), against the FP64 reference; each
@@ -19,9 +20,15 @@ done
 q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    status, count, worst error: /'
 q "SELECT r.status, c.params, r.m, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok' LIMIT 5" | sed 's/^/    /'
 
+# wgmma (tests/spaces/gpu_wgmma.yaml): each combine, both layouts
+db=$TMP/wgmma.db
+expect_exit "sweep gpu_wgmma.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_wgmma.yaml --db "$db" --no-retest --deadline 10
+check "wgmma: 340 results, all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")" = 340/340
+q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    wgmma status, count, worst error: /'
+
 # the router's hi/lo kernel (tests/spaces/gpu_hilo.yaml): 1e-4 bounds
 db=$TMP/hilo.db
 expect_exit "sweep gpu_hilo.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_hilo.yaml --db "$db" --no-retest --deadline 10
-check "hi/lo: 68 results, all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")" = 68/68
+check "hi/lo: 102 results, all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")" = 102/102
 q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    hi\/lo status, count, worst global and row error: /'
 finish
