@@ -24,6 +24,42 @@
 
 #define MAX_KERNELS 4096
 
+/* Whether text defines the kernel called base: base, not inside a longer
+ * identifier, followed by '(' or '<' (a template's parameter list). */
+static int defines(const char *text, const char *base, size_t len)
+{
+	for (const char *p = strstr(text, base); p; p = strstr(p + 1, base)) {
+		char before = p == text ? ' ' : p[-1];
+		char after = p[len];
+		if ((before == '_' || (before >= 'a' && before <= 'z') || (before >= 'A' && before <= 'Z') ||
+		     (before >= '0' && before <= '9')))
+			continue;
+		if (after == '(' || after == '<')
+			return 1;
+	}
+	return 0;
+}
+
+/* The template whose source defines the kernel of name expression expr
+ * ("mma_splitk_reduce", "gemv_kernel<...>"): two adapters may share one
+ * source (mma_skinny and mma_hilo), and a kernel's name need not start
+ * with its template's stem, so the source text decides. */
+static const struct tmpl *template_defining(const char *expr)
+{
+	size_t len = strcspn(expr, "<");
+	char base[256];
+	if (len == 0 || len >= sizeof(base))
+		return NULL;
+	memcpy(base, expr, len);
+	base[len] = '\0';
+	for (int i = 0; tmpl_all[i]; i++) {
+		const char *text = tmpl_all[i]->source ? tmpl_source_text(tmpl_all[i]->source) : NULL;
+		if (text && defines(text, base, len))
+			return tmpl_all[i];
+	}
+	return NULL;
+}
+
 /* The name expressions of KERNELS.cu, in order; returns the count or -1. */
 static int read_names(const char *path, struct jit_item *items)
 {
@@ -42,16 +78,10 @@ static int read_names(const char *path, struct jit_item *items)
 			return error("%s: cannot parse '%s'", path, line);
 		}
 		*end = '\0';
-		/* the longest stem the name starts with: gemv_kernel and
-		 * gemv_splitk_reduce both live in templates/gemv.cuh */
-		const struct tmpl *t = NULL;
-		for (int i = 0; tmpl_all[i]; i++)
-			if (!strncmp(p, tmpl_all[i]->stem, strlen(tmpl_all[i]->stem)) &&
-			    (!t || strlen(tmpl_all[i]->stem) > strlen(t->stem)))
-				t = tmpl_all[i];
+		const struct tmpl *t = template_defining(p);
 		if (!t) {
 			free(text);
-			return error("%s: no template source for '%s'", path, p);
+			return error("%s: no template source defines '%s'", path, p);
 		}
 		memset(&items[n], 0, sizeof(items[n]));
 		items[n].source_name = t->source;

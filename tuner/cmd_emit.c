@@ -332,16 +332,22 @@ static void write_kernels(FILE *f, const struct emit_out *o, const char *header_
 	put_comment(f, header_name);
 	fputs(",\n * instantiated by nvcc from the template sources the tuner compiled\n"
 	      " * with NVRTC (the runtime build passes -Itemplates). Sorted by name.\n */\n", f);
+	/* each template file once (mma_skinny and mma_hilo share one; blas_hilo
+	 * has none) */
 	for (int i = 0; i < o->nentries; i++) {
+		const char *src = o->res[i].t->source;
+		if (!src)
+			continue;
+		const char *file = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
 		int seen = 0;
 		for (int j = 0; j < nstems; j++)
-			seen |= !strcmp(stems[j], o->res[i].t->stem);
+			seen |= !strcmp(stems[j], file);
 		if (!seen)
-			stems[nstems++] = o->res[i].t->stem;
+			stems[nstems++] = file;
 	}
 	qsort(stems, (size_t)nstems, sizeof(*stems), strp_cmp_void);
 	for (int i = 0; i < nstems; i++)
-		fprintf(f, "#include \"%s.cuh\"\n", stems[i]);
+		fprintf(f, "#include \"%s\"\n", stems[i]);
 	free(stems);
 	if (!o->nkernels) {
 		fputs("\n/* no entry, so no kernel: every M runs the baseline */\n"
