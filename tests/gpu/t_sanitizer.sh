@@ -27,5 +27,10 @@ for tool in memcheck racecheck; do
 	n=$("$GEMMTAB" query --db "$db" --format csv "SELECT count(*) FROM result WHERE status = 'ok'" | tail -n 1)
 	check "$tool: 6 configurations validated ok ($n)" test "$n" = 6
 	grep -E "ERROR SUMMARY|Program hit|Race|Invalid" "$TMP/$tool.log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
+	if [ $rc != 0 ] || [ "$n" != 6 ]; then
+		echo "    $tool log (last 25 lines):"
+		tail -n 25 "$TMP/$tool.log" | cut -c1-200 | sed 's/^/    | /'
+		"$GEMMTAB" query --db "$db" --format csv "SELECT r.status, c.params, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok'" 2>&1 | cut -c1-200 | sed 's/^/    | /'
+	fi
 done
 finish
