@@ -360,8 +360,61 @@ static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y
 	return a;
 }
 
+/*
+ * GEMMTAB_CHECK_ONLY=1 in the worker's environment: validate candidates
+ * against the FP64 reference and time nothing, so no cuBLAS kernel runs in
+ * the process (compute-sanitizer's racecheck fails inside cuBLAS's own
+ * kernels on the H200: tests/gpu/t_sanitizer.sh). Results are "ok" with
+ * errors and no times, baselines all NaN: a database for that run only.
+ */
+static int check_only(void)
+{
+	const char *v = getenv("GEMMTAB_CHECK_ONLY");
+	return v && !strcmp(v, "1");
+}
+
+/* Validate only (check_only()): the bench's buffers without its baseline. */
+static void run_check(struct gpu *g, struct eval *e)
+{
+	struct bench *b;
+	cudaGraphExec_t check = NULL;
+	void *prep = NULL, *ws = NULL;
+	struct verdict v;
+	int in_candidate = 0, rc;
+
+	if (bench_get(g, &e->shape, e->m, &b))
+		goto cuda_error;
+	in_candidate = 1;
+	rc = load_candidate(g, e);
+	if (rc == 1)
+		goto cleanup;
+	if (rc || gpu_ws_reserve(g, e->plan.ws_bytes, &ws))
+		goto cuda_error;
+	in_candidate = 0;
+	if (validate_inputs(g, b, hash_str(e->seed, "candidate")) ||
+	    prepare_weight(g, e, b->vw, &prep))
+		goto cuda_error;
+	in_candidate = 1;
+	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes, prep);
+	if (plan_capture(g, e->k, e->nk, &e->plan, &a, &check) ||
+	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v))
+		goto cuda_error;
+	reply_result(e, v.pass ? "ok" : "fail", &v, NULL, v.pass ? "checked only: not timed" : v.reason);
+	goto cleanup;
+cuda_error:
+	reply_eval_error(g, e, in_candidate);
+cleanup:
+	gpu_graph_destroy(&check);
+	if (!gpu_error_sticky(g))
+		cudaFree(prep);
+}
+
 static void run_eval(struct gpu *g, struct eval *e)
 {
+	if (check_only()) {
+		run_check(g, e);
+		return;
+	}
 	struct bench *b;
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
 	void *prep_check = NULL, *prep[BENCH_MAX_COPIES] = { 0 };
@@ -488,6 +541,16 @@ static void handle_baseline(struct gpu *g, const struct kv *r)
 		return;
 	}
 	gpu_error_clear();
+	if (check_only()) {     /* nothing timed, no cuBLAS: see check_only() */
+		struct kv_out o;
+		worker_begin(&o, "baseline", id);
+		kv_addf(&o, "cublas_us", "%.4f", NAN);
+		kv_addf(&o, "cublaslt_us", "%.4f", NAN);
+		kv_addf(&o, "ratio", "%.5f", NAN);
+		kv_add(&o, "lt_algo", "none (check only)");
+		worker_send(&o);
+		return;
+	}
 	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "baseline"), &b))
 		goto cuda_error;
 	int rc = lt_plan_create(g, &s, m, &lt);
