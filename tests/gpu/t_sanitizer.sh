@@ -29,10 +29,13 @@ for tool in memcheck racecheck; do
 		>"$TMP/$tool.log" 2>&1
 	rc=$?
 	check "$tool: exit 0 (no error reported)" test $rc = 0
-	check "$tool: summary says 0 errors" grep -q "ERROR SUMMARY: 0 errors" "$TMP/$tool.log"
+	# memcheck ends "ERROR SUMMARY: 0 errors", racecheck "RACECHECK SUMMARY:
+	# 0 hazards displayed (0 errors, 0 warnings)"
+	check "$tool: summary says 0 errors" grep -qE \
+		"ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$TMP/$tool.log"
 	n=$("$GEMMTAB" query --db "$db" --format csv "SELECT count(*) FROM result WHERE status = 'ok'" | tail -n 1)
 	check "$tool: 6 configurations validated ok ($n)" test "$n" = 6
-	grep -E "ERROR SUMMARY|Program hit|Race|Invalid" "$TMP/$tool.log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
+	grep -E "SUMMARY|Program hit|Race|Invalid" "$TMP/$tool.log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
 	if [ $rc != 0 ] || [ "$n" != 6 ]; then
 		echo "    $tool log (last 25 lines):"
 		tail -n 25 "$TMP/$tool.log" | cut -c1-200 | sed 's/^/    | /'
