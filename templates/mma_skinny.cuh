@@ -545,7 +545,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	static_assert(WARPS == 2 || WARPS == 4 || WARPS == 8 || (MMA == MMA_WGMMA && WARPS == 16),
 		      "warps must be 2, 4 or 8 (or 16 with wgmma)");
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
-	static_assert(SPLIT >= 1 && SPLIT <= 16, "split must be in [1, 16]");
+	static_assert(SPLIT >= 1 && SPLIT <= 32, "split must be in [1, 32]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
 	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO,
 		      "combine must be in [0, 3]");

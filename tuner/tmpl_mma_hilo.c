@@ -24,7 +24,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_BK]      = { "bk", 32, 128, NULL },
 	[P_WARPS]   = { "warps", 2, 16, NULL },
 	[P_STAGES]  = { "stages", 2, 6, NULL },
-	[P_SPLIT]   = { "split", 1, 16, NULL },
+	[P_SPLIT]   = { "split", 1, 32, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
 	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 };
