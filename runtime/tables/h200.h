@@ -14,23 +14,23 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   d2beb679977a4f12 (hash of the template sources)
+ *   sources   bbeeb6afa6ff7779 (hash of the template sources)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
- *     M 1..2, 3..7, 8, 9..16, 17..32, 33..128, 129..512 (7 entries, 512 Ms)
+ *     M 1..2, 3..16, 17..32, 33..127, 128, 129..512 (6 entries, 512 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler_slice (n 1024, k 4096, bf16 x bf16 -> bf16):
  *     M 1, 2, 3..8 (3 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2..8, 9..16, 17..32 (4 entries, 32 Ms)
+ *     M 1, 2..7, 8, 9..16, 17..32 (5 entries, 32 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2..7, 8, 9..16, 17..32, 128 (6 entries, 33 Ms)
+ *     M 1, 2, 3..7, 8..16, 17..32, 128 (6 entries, 33 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8..9, 16 (5 entries, 10 Ms)
+ *     M 1, 2, 3..8, 9 (4 entries, 9 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler (n 8192, k 4096, bf16 x bf16 -> bf16):
  *     M 9..16, 17..32 (2 entries, 24 Ms)
@@ -44,116 +44,112 @@
 /* n, k, w, x, y, m_lo, m_hi, tmpl, params (in the template's order),
  * nkernels, kernel[], ratio_min, pairs_min */
 static const struct gt_table_entry gt_table_entries[] = {
-	/* router, M 1..2: gemv warps=16,rows=1,tokens=1,unroll=1,split=1,cache=cg
-	 *   M 1: 1.989 (200 pairs), M 2: 2.992 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 1, 2, "gemv", { 16, 1, 1, 1, 1, 1 /* cg */ },
-	  1, { 5 }, 1.989, 200 },
-	/* router, M 3..7: mma_hilo bm=64,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync
-	 *   M 3: 2.816 (200 pairs), M 7: 4.739 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 3, 7, "mma_hilo", { 64, 8, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */ },
-	  1, { 9 }, 2.816, 200 },
-	/* router, M 8: mma_hilo bm=64,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync
-	 *   M 8: 4.981 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 8, 8, "mma_hilo", { 64, 16, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */ },
-	  1, { 7 }, 4.981, 200 },
-	/* router, M 9..16: mma_hilo bm=64,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync
-	 *   M 9: 4.799 (200 pairs), M 16: 4.858 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 9, 16, "mma_hilo", { 64, 8, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */ },
-	  1, { 9 }, 4.799, 200 },
-	/* router, M 17..32: mma_hilo bm=64,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync
-	 *   M 17: 3.131 (200 pairs), M 31: 3.068 (200 pairs), M 32: 3.132 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 17, 32, "mma_hilo", { 64, 16, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */ },
-	  1, { 7 }, 3.068, 200 },
-	/* router, M 33..128: mma_hilo bm=64,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,mma=wgmma
-	 *   M 33: 2.957 (200 pairs), M 127: 3.364 (200 pairs), M 128: 3.398 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 33, 128, "mma_hilo", { 64, 64, 64, 8, 6, 16, 0 /* cg */, 1 /* wgmma */ },
-	  1, { 8 }, 2.957, 200 },
+	/* router, M 1..2: gemv warps=16,rows=1,tokens=1,unroll=2,split=1,cache=default
+	 *   M 1: 2.039 (200 pairs), M 2: 3.568 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 1, 2, "gemv", { 16, 1, 1, 2, 1, 0 /* default */ },
+	  1, { 6 }, 2.039, 200 },
+	/* router, M 3..16: mma_hilo bm=64,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync
+	 *   M 3: 2.890 (200 pairs), M 7: 5.050 (200 pairs), M 8: 5.130 (200 pairs)
+	 *   M 9: 4.889 (200 pairs), M 16: 4.793 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 3, 16, "mma_hilo", { 64, 8, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */ },
+	  1, { 11 }, 2.890, 200 },
+	/* router, M 17..32: mma_hilo bm=64,bn=32,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync
+	 *   M 17: 3.201 (200 pairs), M 31: 3.051 (200 pairs), M 32: 3.070 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 17, 32, "mma_hilo", { 64, 32, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */ },
+	  1, { 8 }, 3.051, 200 },
+	/* router, M 33..127: mma_hilo bm=64,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,mma=wgmma
+	 *   M 33: 2.930 (200 pairs), M 127: 3.332 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 33, 127, "mma_hilo", { 64, 64, 64, 8, 6, 16, 0 /* cg */, 1 /* wgmma */ },
+	  1, { 10 }, 2.930, 200 },
+	/* router, M 128: mma_hilo bm=64,bn=64,bk=64,warps=4,stages=6,split=16,cache=cg,mma=wgmma
+	 *   M 128: 3.440 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 128, 128, "mma_hilo", { 64, 64, 64, 4, 6, 16, 0 /* cg */, 1 /* wgmma */ },
+	  1, { 9 }, 3.440, 200 },
 	/* router, M 129..512: mma_hilo bm=64,bn=128,bk=64,warps=8,stages=6,split=8,cache=cg,mma=wgmma
-	 *   M 129: 3.793 (200 pairs), M 255: 4.593 (200 pairs), M 256: 4.456 (200 pairs)
-	 *   M 257: 2.946 (200 pairs), M 512: 4.575 (200 pairs) */
+	 *   M 129: 3.737 (200 pairs), M 255: 4.442 (200 pairs), M 256: 4.492 (200 pairs)
+	 *   M 257: 2.965 (200 pairs), M 512: 4.584 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 129, 512, "mma_hilo", { 64, 128, 64, 8, 6, 8, 0 /* cg */, 1 /* wgmma */ },
-	  1, { 6 }, 2.946, 200 },
-	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
-	 *   M 1: 2.045 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
-	  1, { 1 }, 2.045, 200 },
-	/* unpooler_slice, M 2: gemv warps=8,rows=2,tokens=1,unroll=2,split=1,cache=default
-	 *   M 2: 1.457 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 2, 2, "gemv", { 8, 2, 1, 2, 1, 0 /* default */ },
-	  1, { 3 }, 1.457, 200 },
+	  1, { 7 }, 2.965, 200 },
+	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=cg
+	 *   M 1: 1.957 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 1 /* cg */ },
+	  1, { 1 }, 1.957, 200 },
+	/* unpooler_slice, M 2: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=evict_first
+	 *   M 2: 1.469 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 2, 2, "gemv", { 16, 4, 1, 1, 1, 3 /* evict_first */ },
+	  1, { 2 }, 1.469, 200 },
 	/* unpooler_slice, M 3..8: gemv warps=4,rows=4,tokens=8,unroll=4,split=1,cache=evict_first
-	 *   M 3: 1.293 (200 pairs), M 7: 1.275 (200 pairs), M 8: 1.258 (200 pairs) */
+	 *   M 3: 1.308 (200 pairs), M 7: 1.271 (200 pairs), M 8: 1.279 (200 pairs) */
 	{ 1024, 4096, 0, 0, 0, 3, 8, "gemv", { 4, 4, 8, 4, 1, 3 /* evict_first */ },
-	  1, { 2 }, 1.258, 200 },
-	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=cg
-	 *   M 1: 1.363 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 1 /* cg */ },
-	  1, { 4 }, 1.363, 200 },
-	/* qkv, M 2..8: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync
-	 *   M 2: 1.326 (200 pairs), M 3: 1.329 (200 pairs), M 7: 1.319 (200 pairs)
-	 *   M 8: 1.300 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 2, 8, "mma_skinny", { 64, 8, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
-	  1, { 19 }, 1.300, 200 },
+	  1, { 4 }, 1.271, 200 },
+	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=evict_first
+	 *   M 1: 1.318 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 3 /* evict_first */ },
+	  1, { 5 }, 1.318, 200 },
+	/* qkv, M 2..7: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync
+	 *   M 2: 1.268 (200 pairs), M 3: 1.262 (200 pairs), M 7: 1.263 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 2, 7, "mma_skinny", { 64, 8, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
+	  1, { 21 }, 1.262, 200 },
+	/* qkv, M 8: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=wgmma
+	 *   M 8: 1.268 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 64, 16, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */ },
+	  1, { 16 }, 1.268, 200 },
 	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync
-	 *   M 9: 1.239 (200 pairs), M 16: 1.241 (200 pairs) */
+	 *   M 9: 1.232 (200 pairs), M 16: 1.238 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
-	  1, { 11 }, 1.239, 200 },
+	  1, { 13 }, 1.232, 200 },
 	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=wgmma
-	 *   M 17: 1.202 (200 pairs), M 31: 1.176 (200 pairs), M 32: 1.172 (200 pairs) */
+	 *   M 17: 1.237 (200 pairs), M 31: 1.197 (200 pairs), M 32: 1.199 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */ },
-	  1, { 17 }, 1.172, 200 },
-	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
-	 *   M 1: 1.242 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
-	  1, { 1 }, 1.242, 200 },
-	/* pooler, M 2..7: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=tiles,mma=sync
-	 *   M 2: 1.203 (200 pairs), M 3: 1.182 (200 pairs), M 7: 1.184 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 2, 7, "mma_skinny", { 64, 8, 64, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
-	  1, { 18 }, 1.182, 200 },
-	/* pooler, M 8: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=wgmma
-	 *   M 8: 1.186 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
-	  1, { 22 }, 1.186, 200 },
-	/* pooler, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=wgmma
-	 *   M 9: 1.146 (200 pairs), M 16: 1.154 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
-	  1, { 14 }, 1.146, 200 },
-	/* pooler, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=rows,mma=wgmma
-	 *   M 17: 1.129 (200 pairs), M 31: 1.101 (200 pairs), M 32: 1.169 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */ },
-	  1, { 16 }, 1.101, 200 },
+	  1, { 19 }, 1.197, 200 },
+	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default
+	 *   M 1: 1.222 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 0 /* default */ },
+	  1, { 0 }, 1.222, 200 },
+	/* pooler, M 2: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=rows,mma=sync
+	 *   M 2: 1.170 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */ },
+	  1, { 23 }, 1.170, 200 },
+	/* pooler, M 3..7: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=wgmma
+	 *   M 3: 1.172 (200 pairs), M 7: 1.166 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 3, 7, "mma_skinny", { 64, 8, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
+	  1, { 24 }, 1.166, 200 },
+	/* pooler, M 8..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=wgmma
+	 *   M 8: 1.161 (200 pairs), M 9: 1.170 (200 pairs), M 16: 1.153 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 8, 16, "mma_skinny", { 64, 16, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
+	  1, { 15 }, 1.153, 200 },
+	/* pooler, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=wgmma
+	 *   M 17: 1.181 (200 pairs), M 31: 1.142 (200 pairs), M 32: 1.135 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
+	  1, { 18 }, 1.135, 200 },
 	/* pooler, M 128: mma_skinny bm=64,bn=128,bk=64,warps=8,stages=4,split=4,cache=cg,combine=partials,layout=tiles,mma=wgmma
-	 *   M 128: 1.031 (200 pairs) */
+	 *   M 128: 1.082 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 128, 128, "mma_skinny", { 64, 128, 64, 8, 4, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */ },
-	  2, { 23, 24 }, 1.031, 200 },
-	/* oproj, M 1: gemv warps=1,rows=4,tokens=1,unroll=2,split=1,cache=cg
-	 *   M 1: 1.207 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 1, 4, 1, 2, 1, 1 /* cg */ },
-	  1, { 0 }, 1.207, 200 },
-	/* oproj, M 2: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma
-	 *   M 2: 1.030 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
-	  1, { 21 }, 1.030, 200 },
-	/* oproj, M 3..7: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=rows,mma=sync
-	 *   M 3: 1.003 (200 pairs), M 7: 1.006 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 3, 7, "mma_skinny", { 64, 8, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */ },
-	  1, { 20 }, 1.003, 200 },
-	/* oproj, M 8..9: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma
-	 *   M 8: 1.003 (200 pairs), M 9: 1.017 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 8, 9, "mma_skinny", { 64, 16, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
-	  1, { 13 }, 1.003, 200 },
-	/* oproj, M 16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync
-	 *   M 16: 1.019 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 16, 16, "mma_skinny", { 64, 16, 64, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
-	  1, { 10 }, 1.019, 200 },
-	/* unpooler, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync
-	 *   M 9: 1.048 (200 pairs), M 16: 1.040 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
-	  1, { 12 }, 1.040, 200 },
+	  2, { 25, 26 }, 1.082, 200 },
+	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=evict_first
+	 *   M 1: 1.229 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 3 /* evict_first */ },
+	  1, { 3 }, 1.229, 200 },
+	/* oproj, M 2: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync
+	 *   M 2: 1.046 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
+	  1, { 22 }, 1.046, 200 },
+	/* oproj, M 3..8: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync
+	 *   M 3: 1.023 (200 pairs), M 7: 1.018 (200 pairs), M 8: 1.011 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 3, 8, "mma_skinny", { 64, 8, 64, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */ },
+	  1, { 20 }, 1.011, 200 },
+	/* oproj, M 9: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=rows,mma=sync
+	 *   M 9: 1.006 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 9, 9, "mma_skinny", { 64, 16, 64, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */ },
+	  1, { 12 }, 1.006, 200 },
+	/* unpooler, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma
+	 *   M 9: 1.037 (200 pairs), M 16: 1.042 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
+	  1, { 14 }, 1.037, 200 },
 	/* unpooler, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma
-	 *   M 17: 1.036 (200 pairs), M 31: 1.034 (200 pairs), M 32: 1.025 (200 pairs) */
+	 *   M 17: 1.045 (200 pairs), M 31: 1.022 (200 pairs), M 32: 1.020 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */ },
-	  1, { 15 }, 1.025, 200 },
+	  1, { 17 }, 1.020, 200 },
 };
 
 static const struct gt_table gt_compiled_table = {
@@ -162,8 +158,8 @@ static const struct gt_table gt_compiled_table = {
 	132,	/* sm_count */
 	"13.0",	/* cuda */
 	"13.1.0",	/* cublaslt */
-	"d2beb679977a4f12",	/* source_hash */
-	27,	/* nentries */
+	"bbeeb6afa6ff7779",	/* source_hash */
+	26,	/* nentries */
 	gt_table_entries
 };
 
