@@ -373,48 +373,9 @@ static int check_only(void)
 	return v && !strcmp(v, "1");
 }
 
-/* Validate only (check_only()): the bench's buffers without its baseline. */
-static void run_check(struct gpu *g, struct eval *e)
-{
-	struct bench *b;
-	cudaGraphExec_t check = NULL;
-	void *prep = NULL, *ws = NULL;
-	struct verdict v;
-	int in_candidate = 0, rc;
-
-	if (bench_get(g, &e->shape, e->m, &b))
-		goto cuda_error;
-	in_candidate = 1;
-	rc = load_candidate(g, e);
-	if (rc == 1)
-		goto cleanup;
-	if (rc || gpu_ws_reserve(g, e->plan.ws_bytes, &ws))
-		goto cuda_error;
-	in_candidate = 0;
-	if (validate_inputs(g, b, hash_str(e->seed, "candidate")) ||
-	    prepare_weight(g, e, b->vw, &prep))
-		goto cuda_error;
-	in_candidate = 1;
-	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes, prep);
-	if (plan_capture(g, e->k, e->nk, &e->plan, &a, &check) ||
-	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v))
-		goto cuda_error;
-	reply_result(e, v.pass ? "ok" : "fail", &v, NULL, v.pass ? "checked only: not timed" : v.reason);
-	goto cleanup;
-cuda_error:
-	reply_eval_error(g, e, in_candidate);
-cleanup:
-	gpu_graph_destroy(&check);
-	if (!gpu_error_sticky(g))
-		cudaFree(prep);
-}
-
 static void run_eval(struct gpu *g, struct eval *e)
 {
-	if (check_only()) {
-		run_check(g, e);
-		return;
-	}
+	const int timed_run = !check_only();
 	struct bench *b;
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
 	void *prep_check = NULL, *prep[BENCH_MAX_COPIES] = { 0 };
@@ -424,7 +385,9 @@ static void run_eval(struct gpu *g, struct eval *e)
 	int in_candidate = 0, rc;
 	uint64_t seed_base = hash_str(e->seed, "baseline"), seed_cand = hash_str(e->seed, "candidate");
 
-	if (worker_ready_bench(g, &e->shape, e->m, seed_base, &b))
+	/* check only: the bench's buffers, without validating its baseline */
+	if (timed_run ? worker_ready_bench(g, &e->shape, e->m, seed_base, &b)
+		      : bench_get(g, &e->shape, e->m, &b))
 		goto cuda_error;
 	in_candidate = 1;
 	rc = load_candidate(g, e);
@@ -443,6 +406,10 @@ static void run_eval(struct gpu *g, struct eval *e)
 		goto cuda_error;
 	if (!v.pass) {
 		reply_result(e, "fail", &v, NULL, v.reason);
+		goto cleanup;
+	}
+	if (!timed_run) {
+		reply_result(e, "ok", &v, NULL, "checked only: not timed");
 		goto cleanup;
 	}
 
