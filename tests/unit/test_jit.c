@@ -7,42 +7,10 @@
  * build (tuner/sources.c), as in gemmtab itself.
  */
 #include "check.h"
+#include "jit_test.h"
 #include "workload.h"
-#include "jit.h"
-#include "util.h"
 
 #include <dirent.h>
-#include <ftw.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-
-static char cache_dir[64];
-
-static struct jit_options options(void)
-{
-	const char *cuda = getenv("CUDA_HOME");
-	static char include[512];
-	snprintf(include, sizeof(include), "%s/include", cuda ? cuda : "/usr/local/cuda");
-	strcpy(cache_dir, "/tmp/gemmtab-test-jit-XXXXXX");
-	if (!mkdtemp(cache_dir))
-		die("cannot create a temporary directory");
-	return (struct jit_options){
-		.cuda_include = include, .arch = "sm_90a", .cache_dir = cache_dir,
-		.nproc = 2, .batch = 4, .deadline_s = 300,
-	};
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
-static void remove_cache(void)
-{
-	nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Files in the cache's subdirectory sub. */
 static int count_files(const char *sub)
@@ -59,21 +27,6 @@ static int count_files(const char *sub)
 }
 
 /* Append the kernels of one candidate of template stem to items. */
-static int add_candidate(struct jit_item *items, int n, const char *stem,
-			 const struct shape *s, const long *p)
-{
-	const struct tmpl *t = tmpl_find(stem);
-	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
-	int k = t->kernels(s, p, names, TMPL_MAX_KERNELS);
-	for (int i = 0; i < k; i++) {
-		memset(&items[n], 0, sizeof(items[n]));
-		items[n].source_name = t->source;
-		memcpy(items[n].name, names[i], sizeof(items[n].name));
-		n++;
-	}
-	return n;
-}
-
 static int is_elf(const char *path)
 {
 	size_t len = 0;
@@ -107,7 +60,7 @@ TEST(version_and_flags)
 
 TEST(compiles_then_finds_cached)
 {
-	struct jit_options o = options();
+	struct jit_options o = jit_test_options("jit", 2);
 	struct jit_item items[16];
 	int n = 0;
 	const long a[] = { 4, 1, 1, 8, 1, 2 }, b[] = { 8, 2, 1, 4, 1, 0 };
@@ -166,7 +119,7 @@ TEST(compiles_then_finds_cached)
 		reversed[i] = first[n - 1 - i];
 		reversed[i].ok = 0;
 	}
-	o = options();
+	o = jit_test_options("jit", 2);
 	CHECK_INT(jit_compile_all(&o, reversed, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(reversed[i].ok, 1);
@@ -177,7 +130,7 @@ TEST(compiles_then_finds_cached)
 
 TEST(illegal_candidate_fails_alone)
 {
-	struct jit_options o = options();
+	struct jit_options o = jit_test_options("jit", 2);
 	o.batch = 8;
 	struct jit_item items[8];
 	int n = 0;
@@ -185,15 +138,10 @@ TEST(illegal_candidate_fails_alone)
 	n = add_candidate(items, n, "gemv", &qkv, a);
 	n = add_candidate(items, n, "gemv", &qkv, b);
 	/* cache 9 trips a static_assert; a junk expression does not parse */
-	memset(&items[n], 0, sizeof(items[n]));
-	items[n].source_name = "templates/gemv.cuh";
-	strcpy(items[n++].name, "gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 1, 1, 8, 1, 9>");
-	memset(&items[n], 0, sizeof(items[n]));
-	items[n].source_name = "templates/gemv.cuh";
-	strcpy(items[n++].name, "gemv_kernel<no_such_type>");
-	memset(&items[n], 0, sizeof(items[n]));
-	items[n].source_name = "templates/none.cuh";
-	strcpy(items[n++].name, "x<1>");
+	n = add_item(items, n, "templates/gemv.cuh",
+		     "gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 1, 1, 8, 1, 9>");
+	n = add_item(items, n, "templates/gemv.cuh", "gemv_kernel<no_such_type>");
+	n = add_item(items, n, "templates/none.cuh", "x<1>");
 
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	CHECK_INT(items[0].ok, 1);
@@ -213,7 +161,7 @@ TEST(illegal_candidate_fails_alone)
 
 TEST(deadline_fails_the_batch)
 {
-	struct jit_options o = options();
+	struct jit_options o = jit_test_options("jit", 2);
 	o.deadline_s = 0.001;
 	struct jit_item items[2];
 	int n = 0;

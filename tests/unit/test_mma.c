@@ -10,15 +10,9 @@
  * templates/ from disk).
  */
 #include "check.h"
+#include "jit_test.h"
 #include "workload.h"
-#include "jit.h"
 #include "space.h"
-#include "tmpl.h"
-#include "util.h"
-
-#include <ftw.h>
-#include <stdlib.h>
-
 
 enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, NP };
 enum { SYNC, WGMMA };
@@ -530,30 +524,13 @@ TEST(gpu_test_space_covers_every_mode)
 	space_free(&sp);
 }
 
-static char cache_dir[64];
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
 /* One instantiation per combine mode (and the reduce kernel) through the
  * real NVRTC compile service: every one compiles for sm_90a, uses no local
  * memory (no spills) and no static shared memory (the plan's dynamic size
  * is all it gets). The register counts are printed for the report. */
 TEST(nvrtc_compiles_every_combine_without_spills)
 {
-	const char *cuda = getenv("CUDA_HOME");
-	static char include[512];
-	snprintf(include, sizeof(include), "%s/include", cuda ? cuda : "/usr/local/cuda");
-	strcpy(cache_dir, "/tmp/gemmtab-test-mma-XXXXXX");
-	if (!mkdtemp(cache_dir))
-		die("cannot create a temporary directory");
-	struct jit_options o = {
-		.cuda_include = include, .arch = "sm_90a", .cache_dir = cache_dir,
-		.nproc = 4, .batch = 4, .deadline_s = 300,
-	};
+	struct jit_options o = jit_test_options("mma", 4);
 	/* the four plans above, plus the largest tile (128 x 64 on 2 warps:
 	 * 128 accumulators per thread) and a cluster of 8 with evict_first */
 	const long big[] = { 128, 64, 32, 2, 6, 1, 0, PARTIALS, ROWS };
@@ -569,20 +546,10 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	const struct tmpl *t = mma();
 	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
 		CHECK(t->check(&qkv, cands[i]) == NULL);
-		char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
-		int k = t->kernels(&qkv, cands[i], names, TMPL_MAX_KERNELS);
-		for (int j = 0; j < k; j++) {
-			memset(&items[n], 0, sizeof(items[n]));
-			items[n].source_name = t->source;
-			memcpy(items[n].name, names[j], sizeof(items[n].name));
-			n++;
-		}
+		n = add_candidate(items, n, t->stem, &qkv, cands[i]);
 	}
 	/* and the router's hi/lo kernel */
-	memset(&items[n], 0, sizeof(items[n]));
-	items[n].source_name = t->source;
-	strcpy(items[n].name, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0, 0>");
-	n++;
+	n = add_item(items, n, t->source, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0, 0>");
 	/* and wgmma: 64 x 256 direct, 128 x 128 on 8 warps atomic and tiles, a
 	 * cluster, the router's hi/lo */
 	static const char *const wg[] = {
@@ -591,12 +558,8 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
 		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 0, 1>",
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(wg); i++) {
-		memset(&items[n], 0, sizeof(items[n]));
-		items[n].source_name = t->source;
-		strcpy(items[n].name, wg[i]);
-		n++;
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(wg); i++)
+		n = add_item(items, n, t->source, wg[i]);
 	CHECK_INT(n, 17);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
@@ -615,7 +578,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	CHECK_INT(jit_compile_all(&o, &bad, 1, NULL, NULL), 0);
 	CHECK_INT(bad.ok, 0);
 	CHECK(strstr(bad.error, "a cluster combine needs split in [2, 8]") != NULL);
-	nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_cache();
 }
 
 TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
