@@ -7,6 +7,18 @@
  */
 #include <cuda_bf16.h>
 
+/* Output o (row-major M x N) of X W^T in FP32: row o / n of X with row
+ * o % n of W. */
+__device__ float dot_bf16(const __nv_bfloat16 *w, const __nv_bfloat16 *x, long long o, int n,
+			  int k)
+{
+	int row = (int)(o / n), col = (int)(o % n);
+	float acc = 0.0f;
+	for (int c = 0; c < k; c++)
+		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
+	return acc;
+}
+
 /* Y = X W^T, bf16, one thread per output, FP32 accumulation. */
 extern "C" __global__ void naive_bf16(const __nv_bfloat16 *w, const __nv_bfloat16 *x,
 				      __nv_bfloat16 *y, int m, int n, int k)
@@ -14,11 +26,7 @@ extern "C" __global__ void naive_bf16(const __nv_bfloat16 *w, const __nv_bfloat1
 	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (o >= (long long)m * n)
 		return;
-	int row = (int)(o / n), col = (int)(o % n);
-	float acc = 0.0f;
-	for (int c = 0; c < k; c++)
-		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
-	y[o] = __float2bfloat16(acc);
+	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
 }
 
 /* The same, but the last row is never written. */
@@ -28,11 +36,7 @@ extern "C" __global__ void skip_last_row(const __nv_bfloat16 *w, const __nv_bflo
 	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (o >= (long long)(m - 1) * n)
 		return;
-	int row = (int)(o / n), col = (int)(o % n);
-	float acc = 0.0f;
-	for (int c = 0; c < k; c++)
-		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
-	y[o] = __float2bfloat16(acc);
+	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
 }
 
 /* Right, and also writes one element past the end of y. */
@@ -46,11 +50,7 @@ extern "C" __global__ void overrun(const __nv_bfloat16 *w, const __nv_bfloat16 *
 		y[o] = __float2bfloat16(1.0f);
 		return;
 	}
-	int row = (int)(o / n), col = (int)(o % n);
-	float acc = 0.0f;
-	for (int c = 0; c < k; c++)
-		acc += __bfloat162float(x[(size_t)row * k + c]) * __bfloat162float(w[(size_t)col * k + c]);
-	y[o] = __float2bfloat16(acc);
+	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
 }
 
 /* FP32 weights, bf16 X, FP32 Y: split-K over gridDim.y slices, partials
