@@ -42,9 +42,11 @@ RT_ALL_O   := $(RT_OBJ)/gemmtab_all.o
 RT_SYMS    := runtime/gemmtab.sym
 
 RT_C       := $(sort $(wildcard runtime/*.c))
-# Every template adapter the registry (tuner/tmpl.c) lists: pure C by
-# tmpl.h's contract; the shared library's --no-undefined link proves it.
-RT_TUNER_C := $(sort $(wildcard tuner/tmpl*.c)) tuner/types.c
+# The registry (tuner/registry.c, its lookups in tuner/tmpl.c) and every
+# template adapter it lists: pure C by tmpl.h's contract; the shared
+# library's --no-undefined link proves it.
+RT_REGISTRY_C := $(sort $(wildcard tuner/tmpl*.c)) tuner/registry.c
+RT_TUNER_C := $(RT_REGISTRY_C) tuner/types.c
 RT_CU      := $(sort $(wildcard runtime/*.cu))
 RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
 	$(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o) \
@@ -104,7 +106,7 @@ $(RT_OBJ)/%.cu.o: runtime/%.cu
 # same template text, NVRTC, flags and arch) and embedded as cubins: nvcc
 # compiled the same source into slower code (tools/gt_cubin.c says how much).
 RT_CUBIN_TOOL_OBJ := $(addprefix $(OBJ)/,jit.o util.o types.o sources.o embedded_data.o) \
-	$(patsubst tuner/%.c,$(OBJ)/%.o,$(sort $(wildcard tuner/tmpl*.c)))
+	$(patsubst tuner/%.c,$(OBJ)/%.o,$(RT_REGISTRY_C))
 $(BUILD)/tools/gt_cubin: tools/gt_cubin.c $(RT_CUBIN_TOOL_OBJ)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"

@@ -43,6 +43,25 @@ run_one() {   # name, command...
 	fi
 }
 
+# A prebuilt GPU test program older than a library it links would test
+# stale code (make test-gpu PREBUILT=1 rebuilds nothing): name the newer
+# library, or nothing when the program is up to date. The runtime's test
+# and the example link libgemmtab only (runtime/runtime.mk), the worker
+# tests the tuner's library too (Makefile).
+newer_lib() {
+	local lib libs=build/lib/libgemmtab.a
+	case $(basename "$1") in
+	gpu_test_runtime_gpu|linear) ;;
+	*) libs="$libs build/libtuner.a" ;;
+	esac
+	for lib in $libs; do
+		if [ "$lib" -nt "$1" ]; then
+			echo "$lib"
+			return
+		fi
+	done
+}
+
 case "$suite" in
 cpu)
 	for t in build/tests/test_*; do
@@ -53,6 +72,14 @@ cpu)
 	done
 	;;
 gpu)
+	for t in build/tests/gpu_* build/examples/linear; do
+		[ -x "$t" ] || continue
+		lib=$(newer_lib "$t")
+		if [ -n "$lib" ]; then
+			echo "not ok - $(basename "$t") (older than $lib: stale; run make tests)"
+			fail=$((fail + 1))
+		fi
+	done
 	for t in build/tests/gpu_*; do
 		[ -x "$t" ] && run_one "$(basename "$t")" "$t" build/tests/test_kernels.cubin
 	done

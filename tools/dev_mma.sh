@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# tools/dev_mma.sh: one device call for mma_skinny work (session 2):
-# SASS of the faulting layout, validation of every combine mode under both
-# weight layouts (tests/spaces/gpu_mma.yaml less the faulting tile), and a
-# speed screen (tests/spaces/mma_speed.yaml). Carry build/ and a cubin
-# cache in .h200build/mmacache (CACHE_DIR= another). SASS=0, VALIDATE=0
-# skip those steps; SPEED= names the space of the speed screen.
+# tools/dev_mma.sh: one device call for mma_skinny work: the SASS of the
+# layout ptxas mis-compiles (tests/spaces/mma_fault.yaml; its cubin must be
+# in the carried cache), the GPU reference test of every mma mode
+# (tests/gpu/t_mma_reference.sh), and a speed screen (SPEED=, default
+# tests/spaces/mma_speed.yaml). Carry build/ and a cubin cache in
+# .h200build/mmacache (CACHE_DIR= another). SASS=0, VALIDATE=0 skip those
+# steps.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -16,18 +17,14 @@ step() { echo "== $* ($SECONDS s)" | tee -a "$log"; }
 
 if [ "${SASS:-1}" = 1 ]; then
 step "sass of the faulting layout"
-f=$(grep -h "ILi32ELi8ELi64ELi8ELi4ELi2ELi1ELi0ELi0EE" $C/i/* | head -1 | cut -d' ' -f1)
+f=$(grep -h "ILi32ELi8ELi64ELi8ELi4ELi2ELi1ELi0ELi0ELi0EE" $C/i/* | head -1 | cut -d' ' -f1)
 cuobjdump -sass $C/b/$f.cubin > "$OUT/fault.sass" 2>&1
-awk '/mma_skinny_kernelILi32ELi8ELi64ELi8ELi4ELi2ELi1ELi0ELi0EE/{p=1} p' "$OUT/fault.sass" | sed -n 1,90p >>"$log"
+awk '/mma_skinny_kernelILi32ELi8ELi64ELi8ELi4ELi2ELi1ELi0ELi0ELi0EE/{p=1} p' "$OUT/fault.sass" | sed -n 1,90p >>"$log"
 fi
 
 if [ "${VALIDATE:-1}" = 1 ]; then
-step "validate gpu_mma.yaml without the faulting tile's evict_first"
-sed 's/^    constraints:$/    constraints:\n      - "bm != 32 || cache == cg"/' tests/spaces/gpu_mma.yaml >/tmp/gpu_mma_nf.yaml
-$G sweep --space /tmp/gpu_mma_nf.yaml --db /tmp/mma.db --no-retest --deadline 10 --cache $C 2>&1 | tail -n 3 >>"$log"
-$G query --db /tmp/mma.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
-$G query --db /tmp/mma.db "SELECT c.params, s.family, r.m, r.status, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status <> 'ok' LIMIT 20" >>"$log" 2>&1
-$G query --db /tmp/mma.db "SELECT (c.params LIKE '%layout=tiles%') tiles, count(*), round(max(r.err_global), 5) worst_err FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' GROUP BY 1" >>"$log" 2>&1
+step "tests/gpu/t_mma_reference.sh"
+bash tests/gpu/t_mma_reference.sh >>"$log" 2>&1
 fi
 
 SPEED=${SPEED:-tests/spaces/mma_speed.yaml}

@@ -26,7 +26,8 @@ while [ $# -gt 0 ]; do
 		timeout -s INT "${SWEEP_S:-420}" $G sweep --space "$space" --db "$DB" 2>&1 | tail -n 30 | tee "$OUT/sweep.txt" ;;
 	report) $G report --db "$DB" 2>&1 | tee "$OUT/report.txt"
 		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
-	bench) $G bench --table runtime/tables/h200.h --format md --out "$OUT/h200.md" 2>&1 | tail -n 12 | tee "$OUT/bench.txt" ;;
+	bench) $G bench --table runtime/tables/h200.h --format md --out "$OUT/h200.md" >"$OUT/bench.txt" 2>&1
+		tail -n 12 "$OUT/h200.md" ;;
 	*) echo "device_run: unknown step $step" >&2 ;;
 	esac
 	echo "== $step took $((SECONDS - t0)) s"

@@ -1,27 +1,11 @@
 /*
- * tmpl.c: the registry of kernel templates: the list every module walks
- * (tmpl_all) and lookups by stem and by parameter name. Each template's
- * adapter lives in its own tuner/tmpl_<stem>.c.
+ * tmpl.c: lookups in the registry of kernel templates (the list, tmpl_all,
+ * is tuner/registry.c): by stem, by parameter name, and a candidate's
+ * prepared weight.
  */
 #include "tmpl.h"
 
 #include <string.h>
-
-/* The adapters, one per templates/<stem>.cuh (blas_hilo has no file). */
-extern const struct tmpl tmpl_gemv;
-extern const struct tmpl tmpl_hilo;
-extern const struct tmpl tmpl_mma;
-extern const struct tmpl tmpl_mma_hilo;
-extern const struct tmpl tmpl_planted;
-
-const struct tmpl *const tmpl_all[] = {
-	&tmpl_hilo,
-	&tmpl_gemv,
-	&tmpl_mma,
-	&tmpl_mma_hilo,
-	&tmpl_planted,
-	NULL,
-};
 
 const struct tmpl *tmpl_find(const char *stem)
 {

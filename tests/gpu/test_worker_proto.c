@@ -74,20 +74,9 @@ static const struct tmpl probe_tmpl = {
 	.stem = "probe", .source = "tests/gpu/test_kernels.cu", .params = probe_params,
 	.nparams = 2, .check = probe_check, .kernels = probe_kernels, .plan = probe_plan,
 };
+/* Replaces tuner/registry.c: the worker knows only the probe template
+ * (tmpl.c's lookups walk this list). */
 const struct tmpl *const tmpl_all[] = { &probe_tmpl, NULL };
-
-const struct tmpl *tmpl_find(const char *stem)
-{
-	return strcmp(stem, "probe") ? NULL : &probe_tmpl;
-}
-
-int tmpl_param_index(const struct tmpl *t, const char *name)
-{
-	for (int i = 0; i < t->nparams; i++)
-		if (!strcmp(t->params[i].name, name))
-			return i;
-	return -1;
-}
 
 const char *jit_nvrtc_version(void)
 {
