@@ -18,6 +18,7 @@
 #include "tmpl.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,8 @@
 static int defines(const char *text, const char *base, size_t len)
 {
 	for (const char *p = strstr(text, base); p; p = strstr(p + 1, base)) {
-		char before = p == text ? ' ' : p[-1];
-		char after = p[len];
-		if ((before == '_' || (before >= 'a' && before <= 'z') || (before >= 'A' && before <= 'Z') ||
-		     (before >= '0' && before <= '9')))
-			continue;
-		if (after == '(' || after == '<')
+		unsigned char before = p == text ? ' ' : (unsigned char)p[-1];
+		if (!isalnum(before) && before != '_' && (p[len] == '(' || p[len] == '<'))
 			return 1;
 	}
 	return 0;

@@ -324,14 +324,14 @@ static void write_header(FILE *f, const struct emit_out *o)
 
 static void write_kernels(FILE *f, const struct emit_out *o, const char *header_name)
 {
-	const char **stems = xmalloc((size_t)(o->nentries ? o->nentries : 1) * sizeof(*stems));
-	int nstems = 0;
+	const char **files = xmalloc((size_t)(o->nentries ? o->nentries : 1) * sizeof(*files));
+	int nfiles = 0;
 
 	put_first_line(f, o);
 	fputs("/*\n * The kernels named by index in the entries of ", f);
 	put_comment(f, header_name);
-	fputs(",\n * instantiated by nvcc from the template sources the tuner compiled\n"
-	      " * with NVRTC (the runtime build passes -Itemplates). Sorted by name.\n */\n", f);
+	fputs(",\n * compiled at build time by tools/gt_cubin with the tuner's own NVRTC\n"
+	      " * path from the template files included below. Sorted by name.\n */\n", f);
 	/* each template file once (mma_skinny and mma_hilo share one; blas_hilo
 	 * has none) */
 	for (int i = 0; i < o->nentries; i++) {
@@ -340,15 +340,15 @@ static void write_kernels(FILE *f, const struct emit_out *o, const char *header_
 			continue;
 		const char *file = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
 		int seen = 0;
-		for (int j = 0; j < nstems; j++)
-			seen |= !strcmp(stems[j], file);
+		for (int j = 0; j < nfiles; j++)
+			seen |= !strcmp(files[j], file);
 		if (!seen)
-			stems[nstems++] = file;
+			files[nfiles++] = file;
 	}
-	qsort(stems, (size_t)nstems, sizeof(*stems), strp_cmp_void);
-	for (int i = 0; i < nstems; i++)
-		fprintf(f, "#include \"%s\"\n", stems[i]);
-	free(stems);
+	qsort(files, (size_t)nfiles, sizeof(*files), strp_cmp_void);
+	for (int i = 0; i < nfiles; i++)
+		fprintf(f, "#include \"%s\"\n", files[i]);
+	free(files);
 	if (!o->nkernels) {
 		fputs("\n/* no entry, so no kernel: every M runs the baseline */\n"
 		      "extern \"C\" const void *const gt_table_kernels[1] = { 0 };\n"

@@ -361,21 +361,18 @@ static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y
 }
 
 /*
- * GEMMTAB_CHECK_ONLY=1 in the worker's environment: validate candidates
- * against the FP64 reference and time nothing, so no cuBLAS kernel runs in
- * the process (compute-sanitizer's racecheck fails inside cuBLAS's own
- * kernels on the H200: tests/gpu/t_sanitizer.sh). Results are "ok" with
- * errors and no times, baselines all NaN: a database for that run only.
+ * GEMMTAB_CHECK_ONLY=1 in the worker's environment (read once, at start):
+ * validate candidates against the FP64 reference and time nothing, so no
+ * cuBLAS kernel runs in the process (compute-sanitizer's racecheck fails
+ * inside cuBLAS's own kernels on the H200: tests/gpu/t_sanitizer.sh).
+ * Results are "ok" with errors and no times, baselines all NaN: a
+ * database for that run only.
  */
-static int check_only(void)
-{
-	const char *v = getenv("GEMMTAB_CHECK_ONLY");
-	return v && !strcmp(v, "1");
-}
+static int check_only;
 
 static void run_eval(struct gpu *g, struct eval *e)
 {
-	const int timed_run = !check_only();
+	const int timed_run = !check_only;
 	struct bench *b;
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
 	void *prep_check = NULL, *prep[BENCH_MAX_COPIES] = { 0 };
@@ -508,7 +505,7 @@ static void handle_baseline(struct gpu *g, const struct kv *r)
 		return;
 	}
 	gpu_error_clear();
-	if (check_only()) {     /* nothing timed, no cuBLAS: see check_only() */
+	if (check_only) {       /* nothing timed, no cuBLAS: see check_only */
 		struct kv_out o;
 		worker_begin(&o, "baseline", id);
 		kv_addf(&o, "cublas_us", "%.4f", NAN);
@@ -691,6 +688,8 @@ int cmd_worker(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	int device = parse_device(argc, argv);
+	const char *only = getenv("GEMMTAB_CHECK_ONLY");
+	check_only = only && !strcmp(only, "1");
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
 
