@@ -57,7 +57,6 @@ struct rt_route {
 	size_t ws_bytes;                        /* largest plan workspace over its Ms */
 	struct relayout relayout;               /* the prepared weight its plans read */
 	void *prep;                             /* ... made once at prepare, or NULL */
-	size_t prep_bytes;
 	int owns_prep;                          /* 0: prep is an earlier route's */
 };
 

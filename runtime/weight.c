@@ -99,10 +99,8 @@ static int prepare_relayouts(gt_weight *wt)
 		if (!bytes)
 			continue;
 		for (int j = 0; j < i && !r->prep; j++)
-			if (wt->routes[j].prep && relayout_same(&wt->routes[j].relayout, &r->relayout)) {
+			if (wt->routes[j].prep && relayout_same(&wt->routes[j].relayout, &r->relayout))
 				r->prep = wt->routes[j].prep;
-				r->prep_bytes = wt->routes[j].prep_bytes;
-			}
 		if (r->prep)
 			continue;
 		int status = rt_cuda_status(cudaMalloc(&r->prep, bytes));
@@ -121,7 +119,6 @@ static int prepare_relayouts(gt_weight *wt)
 			status = rt_cuda_status(cudaStreamSynchronize(0));
 		if (status != GT_OK)
 			return status;
-		r->prep_bytes = bytes;
 	}
 	return GT_OK;
 }

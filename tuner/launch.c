@@ -216,11 +216,14 @@ static int launch_step(struct gpu *g, const struct kernel_info *k, const struct 
 	void *params[PLAN_MAX_ARGS];
 	for (int i = 0; i < s->nargs; i++) {
 		params[i] = &ptr[i];
-		if (s->args[i].kind == ARG_PREP && (!a->prep || !a->prep_bytes))
-			return gpu_fail("a kernel step takes the prepared weight and there is none");
 		switch (s->args[i].kind) {
 		case ARG_W: ptr[i] = a->w; break;
-		case ARG_PREP: ptr[i] = a->prep; break;
+		case ARG_PREP:
+			if (!a->prep || !a->prep_bytes)
+				return gpu_fail("plan step: a kernel takes the prepared weight and "
+						"there is none");
+			ptr[i] = a->prep;
+			break;
 		case ARG_X: ptr[i] = a->x; break;
 		case ARG_Y: ptr[i] = a->y; break;
 		case ARG_WS: ptr[i] = a->ws; break;
