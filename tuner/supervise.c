@@ -162,6 +162,12 @@ enum call_result worker_call(struct worker *w, const char *request, double deadl
 		if (line) {
 			int bad = kv_parse(line, reply);
 			free(line);
+			/* a worker whose context broke says status=fault, whatever
+			 * the request, and exits (EXIT_FAULT): reap it here, so the
+			 * next call starts a new one instead of writing to the dead */
+			const char *st = bad ? NULL : kv_get(reply, "status");
+			if (st && !strcmp(st, "fault"))
+				reap_dead(w, exit_status);
 			return bad ? CALL_BADREPLY : CALL_OK;
 		}
 		double left = end - now_seconds();

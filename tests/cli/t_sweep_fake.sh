@@ -19,6 +19,16 @@ check "planted hang: timeout" test "$(st planted mode=hang)" = timeout
 check "the gemv after them: ok" test "$(st gemv warps=4,rows=1,tokens=1,unroll=1,split=1,cache=cg)" = ok
 check "2 worker restarts" grep -q ' 2 worker restarts' "$TMP/err"
 
+# a fault outside any candidate (the router's baseline breaks the context):
+# the worker is replaced before the next request, so no candidate is blamed
+db=$TMP/basefault.db
+FAKE_WORKER_BASELINE_FAULT=router expect_exit "baseline-fault sweep: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --no-retest --cache "$cache"
+check "the baseline's fault is reported" grep -q 'illegal address in the baseline' "$TMP/err"
+check "no candidate recorded as a fault" test "$(q "$db" "SELECT count(*) FROM result WHERE status <> 'ok'")" = 0
+check "every router candidate measured" \
+	test "$(q "$db" "SELECT count(*) FROM result r JOIN shape s ON s.id = r.shape_id WHERE s.family = 'router' AND r.status = 'ok'")" -gt 0
+
 # a sweep with retests, then emit and report
 db=$TMP/fake.db
 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run >"$TMP/plan"

@@ -6,7 +6,10 @@
  * it. Its figures are made up but deterministic: a candidate's median
  * ratio is a function of its parameters, so finalists and tables are
  * reproducible. The planted template behaves as on a GPU: mode=fault
- * replies status=fault and exits 3, mode=hang never replies.
+ * replies status=fault and exits 3, mode=hang never replies. With
+ * FAKE_WORKER_BASELINE_FAULT=FAMILY a baseline request for that family
+ * breaks the "context" the same way, outside any candidate: an error
+ * reply with status=fault, then exit 3 (worker_reply_cuda_error).
  */
 #include "proto.h"
 #include "util.h"
@@ -95,6 +98,7 @@ int main(void)
 	size_t cap = 0;
 	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
+	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv r;
@@ -118,6 +122,15 @@ int main(void)
 			add_ok_figures(&o, &r, 5.0 + kv_get_long(&r, "m", 1) / 10.0);
 			kv_add(&o, "explain", "fake dispatch");
 			kv_send(&o, stdout);
+		} else if (!strcmp(r.op, "baseline") && baseline_fault && kv_get(&r, "family") &&
+			   !strcmp(kv_get(&r, "family"), baseline_fault)) {
+			kv_begin(&o, "error");
+			kv_add(&o, "id", kv_get(&r, "id"));
+			kv_add(&o, "status", "fault");
+			kv_add(&o, "reason", "fake worker: illegal address in the baseline");
+			kv_send(&o, stdout);
+			fflush(stdout);
+			_exit(3);
 		} else if (!strcmp(r.op, "baseline")) {
 			kv_begin(&o, "baseline");
 			kv_add(&o, "id", kv_get(&r, "id"));
