@@ -65,13 +65,6 @@ int rt_device_leave(int saved)
 	return status;
 }
 
-/* cuBLAS encodes versions as major * 10000 + minor * 100 + patch; the
- * tuner records "13.1.0" the same way (tuner/baseline.c). */
-static void version_text(size_t v, char *out, size_t len)
-{
-	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
-}
-
 int gt_context_create(int device, gt_context **out)
 {
 	struct cudaDeviceProp prop;

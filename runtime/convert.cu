@@ -78,10 +78,7 @@ extern "C" cudaError_t rt_split_hilo(const float *w, void *out, size_t count,
 				     cudaStream_t stream)
 {
 	__nv_bfloat16 *hi = (__nv_bfloat16 *)out;
-	size_t blocks = (count + CONVERT_THREADS - 1) / CONVERT_THREADS;
-	if (blocks > CONVERT_MAX_BLOCKS)
-		blocks = CONVERT_MAX_BLOCKS;
-	gt_split_hilo_kernel<<<(unsigned)(blocks ? blocks : 1), CONVERT_THREADS, 0, stream>>>(
-		w, hi, hi + count, count);
+	gt_split_hilo_kernel<<<blocks_for(count), CONVERT_THREADS, 0, stream>>>(w, hi, hi + count,
+									      count);
 	return cudaGetLastError();
 }

@@ -61,12 +61,14 @@ int gt_context_destroy(gt_context *ctx);
  * must stay valid while the handle lives, and must hold the weights when
  * this is called: re-laid copies (packed tiles, the router's hi/lo) are
  * made from it here on the legacy default stream, which does not wait for
- * writes pending on a non-blocking stream (synchronize that stream first). Supported (w, x, y): (bf16,
- * bf16, bf16) and (fp32, bf16, fp32); other valid dtypes give
- * GT_ERR_UNSUPPORTED, invalid ones GT_ERR_INVALID, a w_dev not aligned to
- * its element GT_ERR_MISALIGNED (all checked before the context or the
- * device is touched). Loads the kernels of the weight's table entries, so
- * gt_linear never loads one. *out is set only on success. */
+ * writes pending on a non-blocking stream (synchronize that stream
+ * first). Supported (w, x, y): (bf16, bf16, bf16) and (fp32, bf16, fp32);
+ * other valid dtypes give GT_ERR_UNSUPPORTED, invalid ones GT_ERR_INVALID,
+ * a w_dev not aligned to its element GT_ERR_MISALIGNED (all checked before
+ * the context or the device is touched). Checks the table's kernels of the
+ * weight's entries on the device (loaded by gt_context_create) and sets
+ * their shared-memory limits, so gt_linear only launches. *out is set
+ * only on success. */
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 		      gt_dtype x, gt_dtype y, gt_weight **out);
 /* Frees the handle and its device memory (synchronizing, as cudaFree

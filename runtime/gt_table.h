@@ -4,9 +4,9 @@
  * of one (N, K, dtypes) with one template configuration that retests
  * (>= 100 paired repetitions) showed faster than cuBLAS at every measured M
  * of the range; everything else runs the cuBLAS baseline. Kernels are
- * named by index into gt_table_kernels[], defined by the generated
- * runtime/tables/<name>_kernels.cu that instantiates them from the same
- * template source the tuner compiled with NVRTC.
+ * named by index into the list of the generated runtime/tables/
+ * <name>_kernels.cu, which the build compiles with the tuner's own NVRTC
+ * path (tools/gt_cubin) into cubins that gt_context_create loads.
  */
 #ifndef GT_RUNTIME_TABLE_H
 #define GT_RUNTIME_TABLE_H

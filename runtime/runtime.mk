@@ -2,9 +2,10 @@
 # defines CUDA_HOME, GPU_ARCH, NVCC, NVCC_GENCODE, BUILD, OBJ, Q, CC,
 # CFLAGS and PREFIX). Builds the static and shared library from the
 # runtime's sources, the tuner's pure template adapters (tuner/tmpl*.c,
-# tuner/types.c: the same launch plans the tuner timed) and the kernels of
-# one dispatch table, compiled by nvcc from templates/ with the arch the
-# tuner gives NVRTC. Only the gt_ API stays global in the libraries.
+# tuner/registry.c, tuner/types.c: the same launch plans the tuner timed)
+# and the kernels of one dispatch table, compiled by tools/gt_cubin with
+# the tuner's own NVRTC path and embedded as cubins. Only the gt_ API stays
+# global in the libraries.
 #
 # Knobs:
 #   TABLE   the dispatch table compiled in; its kernels are the same stem
@@ -54,11 +55,11 @@ RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
 
 RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Ituner -I$(CUDA_HOME)/include
 RT_CFLAGS   := $(CFLAGS) -std=c11 -fPIC -MMD -MP
-# The table's kernels: the tuner gives NVRTC --gpu-architecture=$(GPU_ARCH)
-# --std=c++17 (tuner/jit.c); the same arch and standard here. The runtime's
-# own kernel also carries PTX of the base arch, so the baseline runs (and
+# The runtime's own kernels (runtime/*.cu: conversions and re-layouts),
+# built by nvcc for the tuner's arch with the same C++ standard; they also
+# carry PTX of the base arch, so the baseline runs (and
 # a table tuned elsewhere falls back) on other GPUs too.
-RT_NVCCFLAGS := -std=c++17 -O3 -Xcompiler -fPIC,-Wall,-Wextra -Itemplates -Iruntime
+RT_NVCCFLAGS := -std=c++17 -O3 -Xcompiler -fPIC,-Wall,-Wextra -Iruntime
 RT_PTX_ARCH  := $(patsubst %a,%,$(GPU_NUM))
 RT_CONVERT_GENCODE := $(NVCC_GENCODE) -gencode=arch=compute_$(RT_PTX_ARCH),code=compute_$(RT_PTX_ARCH)
 

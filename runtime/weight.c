@@ -1,8 +1,9 @@
 /*
  * weight.c: preparing a weight: its arguments checked, the table entries
  * of its (N, K, dtypes) found and checked against the table's tuning
- * environment, the weight pointer and the device (each kernel loads here,
- * so gt_linear never loads one, even under capture), and everything
+ * environment, the weight pointer and the device (each kernel's attributes
+ * and shared-memory limit set here, so gt_linear only launches, even under
+ * capture), the prepared weights its routes read, and everything
  * gt_linear will need allocated once: the routes' workspace, the cuBLAS
  * handle and its workspace. Also the handle's teardown and its explain.
  */
@@ -93,6 +94,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
  * read the same one, so gt_linear only reads them. Returns a gt_status. */
 static int prepare_relayouts(gt_weight *wt)
 {
+	int made = 0;
 	for (int i = 0; i < wt->nroutes; i++) {
 		struct rt_route *r = &wt->routes[i];
 		size_t bytes = r->usable ? relayout_bytes(&r->relayout, &wt->shape) : 0;
@@ -115,26 +117,34 @@ static int prepare_relayouts(gt_weight *wt)
 			status = rt_cuda_status(rt_pack_tiles(wt->w, r->prep, wt->shape.n,
 							      wt->shape.k, r->relayout.rows,
 							      r->relayout.cols, 0));
-		if (status == GT_OK)
-			status = rt_cuda_status(cudaStreamSynchronize(0));
 		if (status != GT_OK)
 			return status;
+		made = 1;
 	}
-	return GT_OK;
+	/* the re-layouts ran on the legacy stream: done before prepare returns */
+	return made ? rt_cuda_status(cudaStreamSynchronize(0)) : GT_OK;
 }
 
-/* Free everything a (possibly half-built) weight holds, on its device;
+/* cudaFree(p) when p is set, keeping the first failure in *status. */
+static void free_keep_first(void *p, int *status)
+{
+	int st = p ? rt_cuda_status(cudaFree(p)) : GT_OK;
+	if (*status == GT_OK)
+		*status = st;
+}
+
+/* Free everything a (possibly half-built) weight holds, on its device:
+ * every allocation is attempted, a failure does not leak the rest;
  * returns the first failure's status. */
 static int weight_free(gt_weight *wt)
 {
 	int status = GT_OK, saved = 0;
 	int entered = rt_device_enter(wt->device, &saved) == GT_OK;
 	rt_blas_free(wt);
-	if (wt->ws)
-		status = rt_cuda_status(cudaFree(wt->ws));
-	for (int i = 0; i < wt->nroutes && status == GT_OK; i++)
-		if (wt->routes[i].owns_prep && wt->routes[i].prep)
-			status = rt_cuda_status(cudaFree(wt->routes[i].prep));
+	free_keep_first(wt->ws, &status);
+	for (int i = 0; i < wt->nroutes; i++)
+		if (wt->routes[i].owns_prep)
+			free_keep_first(wt->routes[i].prep, &status);
 	if (entered && rt_device_leave(saved) != GT_OK && status == GT_OK)
 		status = GT_ERR_CUDA;
 	free(wt->routes);

@@ -194,12 +194,8 @@ int lt_capture(struct gpu *g, const struct lt_plan *p, const void *w, const void
 	return gpu_capture_end(g, failed, out);
 }
 
-/* cuBLAS encodes versions as major * 10000 + minor * 100 + patch. */
-static void version_text(size_t v, char *out, size_t len)
-{
-	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
-}
-
+/* The cuBLAS and cuBLASLt versions as the runtime compares them
+ * (version_text, shared with runtime/context.c). */
 int blas_versions(struct gpu *g, char *cublas, char *cublaslt, size_t len)
 {
 	int v = 0;

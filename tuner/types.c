@@ -50,6 +50,11 @@ char *candidate_key(const struct candidate *c, char *buf, size_t len)
 	return buf;
 }
 
+void version_text(size_t v, char *out, size_t len)
+{
+	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+}
+
 size_t relayout_bytes(const struct relayout *r, const struct shape *s)
 {
 	switch (r->kind) {

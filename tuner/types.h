@@ -45,4 +45,8 @@ struct candidate {
  * (always NUL-terminated) and returns buf. */
 char *candidate_key(const struct candidate *c, char *buf, size_t len);
 
+/* A cuBLAS-style version number (major*10000 + minor*100 + patch) as
+ * "major.minor.patch": the text tables and environments compare. */
+void version_text(size_t v, char *out, size_t len);
+
 #endif
