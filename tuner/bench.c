@@ -19,32 +19,26 @@ static int same_problem(const struct bench *b, const struct shape *s, int m)
 	       t->w == s->w && t->x == s->x && t->y == s->y;
 }
 
-static void dev_free(void *p)
-{
-	if (p)
-		(void)CUDA_CHECK(cudaFree(p));
-}
-
 void bench_free(struct bench *b)
 {
 	if (!b)
 		return;
 	for (int i = 0; i < b->ncopies; i++) {
 		gpu_graph_destroy(&b->base_graph[i]);
-		dev_free(b->w[i]);
-		dev_free(b->x[i]);
-		dev_free(b->x32[i]);
-		dev_free(b->y[i]);
+		gpu_dev_free(b->w[i]);
+		gpu_dev_free(b->x[i]);
+		gpu_dev_free(b->x32[i]);
+		gpu_dev_free(b->y[i]);
 	}
-	dev_free(b->vw);
-	dev_free(b->vx);
-	dev_free(b->vx32);
-	dev_free(b->vy);
-	dev_free(b->vr);
-	dev_free(b->err2);
-	dev_free(b->ref2);
-	dev_free(b->nonfinite);
-	dev_free(b->mismatch);
+	gpu_dev_free(b->vw);
+	gpu_dev_free(b->vx);
+	gpu_dev_free(b->vx32);
+	gpu_dev_free(b->vy);
+	gpu_dev_free(b->vr);
+	gpu_dev_free(b->err2);
+	gpu_dev_free(b->ref2);
+	gpu_dev_free(b->nonfinite);
+	gpu_dev_free(b->mismatch);
 	free(b->h_err2);
 	free(b->h_ref2);
 	free(b->h_nonfinite);
@@ -150,9 +144,7 @@ int bench_get(struct gpu *g, const struct shape *s, int m, struct bench **out)
 	bench_free(g->bench);
 	g->bench = NULL;
 	/* a workspace grown for the old problem need not stay */
-	dev_free(g->ws);
-	g->ws = NULL;
-	g->ws_bytes = 0;
+	gpu_ws_release(g);
 	if (bench_alloc(g, s, m, &g->bench))
 		return -1;
 	*out = g->bench;

@@ -22,12 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Bounds on what a request may ask for: far above any real sweep, low
- * enough that a typo cannot ask for terabytes. */
-#define MAX_PAIRS 4096
-#define MAX_M (1 << 16)
-#define MAX_DIM (1 << 20)
-#define MAX_WEIGHT_BYTES ((size_t)8 << 30)
 #define DEFAULT_PAIRS 10
 
 void worker_send(struct kv_out *o)
@@ -398,7 +392,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 		goto cuda_error;
 	in_candidate = 1;
 	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes, prep_check);
-	if (plan_capture(g, e->k, e->nk, &e->plan, &a, &check) ||
+	if (plan_capture(g, e->k, &e->plan, &a, &check) ||
 	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v))
 		goto cuda_error;
 	if (!v.pass) {
@@ -419,7 +413,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	in_candidate = 1;
 	for (int i = 0; i < b->ncopies; i++) {
 		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes, prep[i]);
-		if (plan_capture(g, e->k, e->nk, &e->plan, &a, &timed[i]))
+		if (plan_capture(g, e->k, &e->plan, &a, &timed[i]))
 			goto cuda_error;
 	}
 	if (timing_pairs(g, b->base_graph, timed, b->ncopies, e->pairs, &ps))

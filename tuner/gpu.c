@@ -209,10 +209,17 @@ int gpu_open(struct gpu *g, int device)
 	return 0;
 }
 
-static void dev_free(void *p)
+void gpu_dev_free(void *p)
 {
 	if (p)
 		(void)CUDA_CHECK(cudaFree(p));
+}
+
+void gpu_ws_release(struct gpu *g)
+{
+	gpu_dev_free(g->ws);
+	g->ws = NULL;
+	g->ws_bytes = 0;
 }
 
 void gpu_close(struct gpu *g)
@@ -223,14 +230,14 @@ void gpu_close(struct gpu *g)
 	for (int i = 0; i < g->nevents; i++)
 		(void)CUDA_CHECK(cudaEventDestroy(g->events[i]));
 	free(g->events);
-	dev_free(g->ws);
-	dev_free(g->flush_buf);
-	dev_free(g->sink);
+	gpu_dev_free(g->ws);
+	gpu_dev_free(g->flush_buf);
+	gpu_dev_free(g->sink);
 	if (g->lt)
 		(void)CUBLAS_CHECK(cublasLtDestroy(g->lt));
 	if (g->blas)
 		(void)CUBLAS_CHECK(cublasDestroy(g->blas));
-	dev_free(g->blas_ws);
+	gpu_dev_free(g->blas_ws);
 	if (g->stream)
 		(void)CUDA_CHECK(cudaStreamDestroy(g->stream));
 	memset(g, 0, sizeof(*g));
@@ -262,9 +269,7 @@ int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out)
 	if (bytes < WS_MIN_BYTES)
 		bytes = WS_MIN_BYTES;
 	if (bytes > g->ws_bytes) {
-		dev_free(g->ws);
-		g->ws = NULL;
-		g->ws_bytes = 0;
+		gpu_ws_release(g);
 		size_t want = round_up(bytes, MIB);
 		if (CUDA_CHECK(cudaMalloc(&g->ws, want)))
 			return -1;

@@ -99,6 +99,10 @@ int gpu_events(struct gpu *g, int n, cudaEvent_t **out);
 int gpu_flush(struct gpu *g);
 /* The candidate workspace: at least bytes (and at least 256) bytes. */
 int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out);
+/* Free the candidate workspace (the next reserve allocates afresh). */
+void gpu_ws_release(struct gpu *g);
+/* cudaFree(p) when p is set; a failure is recorded (gpu_error), not fatal. */
+void gpu_dev_free(void *p);
 
 /* Stream capture on g->stream. gpu_capture_end always ends the capture;
  * when failed is set or anything goes wrong it returns -1 and *out is
@@ -147,11 +151,11 @@ struct plan_args {
 	size_t y_bytes, ws_bytes, prep_bytes;
 };
 /* Capture the plan's steps (kernels, memsets) into a graph over a's
- * buffers; plan_prepare must have passed it. Returns 0, or -1 recorded
- * (a memset larger than its buffer among the reasons). */
-int plan_capture(struct gpu *g, const struct kernel_info *k, int nk,
-		 const struct launch_plan *p, const struct plan_args *a,
-		 cudaGraphExec_t *out);
+ * buffers; plan_prepare must have passed it (it bounds the workspace
+ * memsets). Returns 0, or -1 recorded (a memset larger than the output
+ * among the reasons). */
+int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch_plan *p,
+		 const struct plan_args *a, cudaGraphExec_t *out);
 
 /* --- bench.c --- */
 

@@ -56,9 +56,11 @@ static int index_items(const struct space *sp, struct tasklist *tl)
 			continue;
 		const struct shape *s = &sp->shapes[t->shape];
 		t->nk = t->cand.tmpl->kernels(s, t->cand.params, names, TMPL_MAX_KERNELS);
-		if (t->nk < 0 || t->nk > TMPL_MAX_KERNELS)
+		if (t->nk < 0 || t->nk > TMPL_MAX_KERNELS) {
+			free(all);
 			return error("template %s gave %d kernels for %s", t->cand.tmpl->stem,
 				     t->nk, t->key);
+		}
 		for (int j = 0; j < t->nk; j++) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;

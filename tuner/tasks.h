@@ -13,7 +13,6 @@
 struct task {
 	int shape;                       /* index into space.shapes */
 	int m;
-	int neighbour;                   /* 1: a neighbour M (retest only) */
 	struct candidate cand;
 	const char *pruned;              /* static reason, or NULL */
 	int nk;
@@ -29,9 +28,9 @@ struct tasklist {
 	char *tried;                     /* per item: compile attempted */
 };
 
-/* Enumerate every (shape, tuned M, candidate) of the space (neighbours
- * are added later by the sweep from its finalists) and the distinct
- * instantiations they need. Returns 0 or -1. */
+/* Enumerate every (shape, tuned M, candidate) of the space and the
+ * distinct instantiations they need (the sweep retests finalists at other
+ * Ms through the same tasks). Returns 0 or -1. */
 int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out);
 void tasks_free(struct tasklist *tl);
 

@@ -14,6 +14,13 @@
 /* Exit status of a worker whose CUDA context is gone. */
 #define EXIT_FAULT 3
 
+/* Bounds on what a request may ask for: far above any real sweep, low
+ * enough that a typo cannot ask for terabytes. */
+#define MAX_PAIRS 4096
+#define MAX_M (1 << 16)
+#define MAX_DIM (1 << 20)
+#define MAX_WEIGHT_BYTES ((size_t)8 << 30)
+
 /* Why a request was malformed. */
 struct why {
 	char text[256];

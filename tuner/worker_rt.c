@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RT_MAX_PAIRS 4096
-
 static gt_context *rt_ctx;
 
 static int rt_check(int st, const char *what)
@@ -74,8 +72,8 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 	gt_weight *check_wt = NULL, *wts[BENCH_MAX_COPIES] = { 0 };
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
 
-	if (worker_get_shape(r, &s, 1, &w) || worker_get_int(r, "m", 1, 1 << 16, &m, &w) ||
-	    worker_get_int(r, "pairs", 1, RT_MAX_PAIRS, &pairs, &w)) {
+	if (worker_get_shape(r, &s, 1, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
+	    worker_get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w)) {
 		worker_reply_error(id, w.text);
 		return;
 	}

@@ -321,7 +321,7 @@ static int check_candidate(struct bench *b, const char *name, const struct launc
 	struct plan_args a = { .w = b->vw, .x = b->vx, .y = b->vy, .ws = ws, .m = b->m,
 			       .n = b->shape.n, .k = b->shape.k, .y_bytes = b->y_bytes,
 			       .ws_bytes = p->ws_bytes };
-	if (plan_capture(&g, &k, 1, p, &a, &exec) || validate_graph(&g, b, exec, ws, p->ws_bytes, v))
+	if (plan_capture(&g, &k, p, &a, &exec) || validate_graph(&g, b, exec, ws, p->ws_bytes, v))
 		return -2;
 	gpu_graph_destroy(&exec);
 	return v->pass;
@@ -360,7 +360,7 @@ TEST(candidate_kernels_from_a_cubin)
 	for (int i = 0; i < b->ncopies; i++) {
 		struct plan_args a = { .w = b->w[i], .x = b->x[i], .y = b->y[i], .ws = ws, .m = m,
 				       .n = 300, .k = 200, .y_bytes = b->y_bytes };
-		CHECK_INT(plan_capture(&g, &k, 1, &p, &a, &timed[i]), 0);
+		CHECK_INT(plan_capture(&g, &k, &p, &a, &timed[i]), 0);
 	}
 	CHECK_INT(timing_pairs(&g, b->base_graph, timed, b->ncopies, 10, &ps), 0);
 	fprintf(stderr, "  naive_bf16 m=7: base %.2f us, cand %.2f us, ratio %.3f [%.3f, %.3f]\n",
@@ -510,7 +510,7 @@ static int fault_child(void)
 	struct plan_args a = { .y = buf, .ws = buf, .m = 1, .n = 1, .k = 1, .y_bytes = 4096 };
 	if (gpu_load_kernel(&c, cubin, "fault", &k) ||
 	    plan_prepare(&c, &k, 1, &pl, &smem, reason, sizeof(reason)) ||
-	    plan_capture(&c, &k, 1, &pl, &a, &exec))
+	    plan_capture(&c, &k, &pl, &a, &exec))
 		return 14;
 	if (!CUDA_CHECK(cudaGraphLaunch(exec, c.stream)) &&
 	    !CUDA_CHECK(cudaStreamSynchronize(c.stream)))
