@@ -285,6 +285,23 @@ static int retest_ms(const struct shape *s, int m, int *out)
 	return n;
 }
 
+/* The most retest evals a sweep runs: retest_top finalists at every M
+ * retest_ms() names, for each tuned M of each shape (of family only, when
+ * given). The progress total and the --dry-run estimate both use it. */
+static long planned_retests(const struct sweep *sw, const char *family)
+{
+	long n = 0;
+	int ms[2 * MAX_MS + 3];
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		if (family && strcmp(family, s->family))
+			continue;
+		for (int j = 0; j < s->n_ms; j++)
+			n += (long)sw->sp.sweep.retest_top * retest_ms(s, s->ms[j], ms);
+	}
+	return n;
+}
+
 /* Retest the best screened candidates of (shape, m) with many pairs at
  * the Ms retest_ms() names, and record the baselines at the neighbours. */
 static void retest(struct sweep *sw, int si, int m)
@@ -344,13 +361,7 @@ static void print_plan(const struct sweep *sw)
 	 * per pair; retests likewise. Calibrated on GPU run 1 of docs/notes.md
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
-	long run = total - pruned, retests = 0;
-	for (int si = 0; si < sw->sp.nshapes; si++) {
-		int ms[2 * MAX_MS + 3];
-		for (int j = 0; j < sw->sp.shapes[si].n_ms; j++)
-			retests += (long)ss->retest_top *
-				   retest_ms(&sw->sp.shapes[si], sw->sp.shapes[si].ms[j], ms);
-	}
+	long run = total - pruned, retests = planned_retests(sw, NULL);
 	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
 		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
@@ -472,7 +483,7 @@ int cmd_sweep(int argc, char **argv)
 
 	for (int i = 0; i < sw.tl.n; i++)
 		sw.evals_total += !sw.done[i];
-	sw.evals_total += sw.retest ? (long)sw.sp.sweep.retest_top * 4 * sw.sp.nshapes : 0;
+	sw.evals_total += sw.retest ? planned_retests(&sw, family) : 0;
 	for (int si = 0; si < sw.sp.nshapes; si++) {
 		const struct shape *s = &sw.sp.shapes[si];
 		if (family && strcmp(family, s->family))

@@ -245,7 +245,8 @@ void progress_show(const char *label, long done, long total, double started)
 	if (!isatty(2) || total <= 0)
 		return;
 	const int width = 30;
-	int fill = (int)(width * done / total);
+	/* done may pass an estimated total: a full bar, not an overflow */
+	int fill = done >= total ? width : (int)(width * done / total);
 	double dt = now_seconds() - started;
 	char eta[32] = "--";
 	if (done > 0 && done < total) {
