@@ -44,8 +44,9 @@ for pat in 'sqlite3' 'yaml_' 'nvrtc'; do
 	fi
 done
 readelf -d "$LIB_SO" | awk '/NEEDED/ { print $NF }' >"$TMP/needed"
-check "shared library needs cudart, cublas, cublasLt" \
-	grep -qE 'libcudart|libcublas\.|libcublasLt' "$TMP/needed"
+for lib in 'libcudart\.' 'libcublas\.' 'libcublasLt\.'; do
+	check "shared library needs ${lib%\\.}" grep -q "^$lib" "$TMP/needed"
+done
 if grep -qiE 'sqlite|yaml|nvrtc' "$TMP/needed"; then
 	not_ok "no SQLite, libyaml or NVRTC library needed"
 	sed 's/^/    /' "$TMP/needed"

@@ -1,8 +1,7 @@
 /*
- * scratch.h: a scratch directory for a unit test: tmpdir is a mkdtemp(3)
- * template until the test creates it, and remove_scratch (registered
- * with atexit by the test) removes its plain files and the directory.
- * Header-only, like check.h.
+ * scratch.h: a scratch directory for a unit test, made on first use by
+ * whichever test case asks first (scratch_dir, scratch) and removed at
+ * exit with its plain files. Header-only, like check.h.
  */
 #ifndef GT_TEST_SCRATCH_H
 #define GT_TEST_SCRATCH_H
@@ -28,6 +27,25 @@ static void remove_scratch(void)
 	if (d)
 		closedir(d);
 	rmdir(tmpdir);
+}
+
+/* The scratch directory, created (and its removal registered) once. */
+static const char *scratch_dir(void)
+{
+	static int made;
+	if (!made) {
+		if (!mkdtemp(tmpdir))
+			die("mkdtemp %s", tmpdir);
+		atexit(remove_scratch);
+		made = 1;
+	}
+	return tmpdir;
+}
+
+/* A path in the scratch directory (caller frees the string). */
+static char *scratch(const char *name)
+{
+	return xasprintf("%s/%s", scratch_dir(), name);
 }
 
 #endif

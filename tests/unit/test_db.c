@@ -15,20 +15,6 @@
 
 #include "scratch.h"
 
-/* A fresh path in this run's scratch directory, removed at exit (caller
- * frees the string). */
-static char *scratch(const char *name)
-{
-	static int made;
-	if (!made) {
-		if (!mkdtemp(tmpdir))
-			die("mkdtemp %s", tmpdir);
-		atexit(remove_scratch);
-		made = 1;
-	}
-	return xasprintf("%s/%s", tmpdir, name);
-}
-
 /* The output of a query in format (caller frees); NULL if it failed. */
 static char *query(struct db *db, const char *sql, const char *format)
 {
