@@ -43,9 +43,10 @@ for pat in 'sqlite3' 'yaml_' 'nvrtc'; do
 		ok "no $pat symbol"
 	fi
 done
-readelf -d "$LIB_SO" | awk '/NEEDED/ { print $NF }' >"$TMP/needed"
-for lib in 'libcudart\.' 'libcublas\.' 'libcublasLt\.'; do
-	check "shared library needs ${lib%\\.}" grep -q "^$lib" "$TMP/needed"
+# one name per line, without readelf's brackets
+readelf -d "$LIB_SO" | awk '/NEEDED/ { print $NF }' | tr -d '[]' >"$TMP/needed"
+for lib in libcudart libcublas libcublasLt; do
+	check "shared library needs $lib" grep -q "^$lib\.so" "$TMP/needed"
 done
 if grep -qiE 'sqlite|yaml|nvrtc' "$TMP/needed"; then
 	not_ok "no SQLite, libyaml or NVRTC library needed"
