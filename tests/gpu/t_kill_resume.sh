@@ -1,7 +1,7 @@
 # GPU: kill -9 of a sweep mid-run, then the same command again: every row
 # recorded before the kill is still there, the rerun measures only what is
 # missing, and the end state holds each candidate exactly once.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 db=$TMP/resume.db
 space=tests/spaces/resume.yaml

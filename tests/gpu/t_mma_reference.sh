@@ -5,7 +5,7 @@
 # edge (tests/spaces/gpu_mma.yaml), against the FP64 reference; each
 # output is the last of VALIDATE_REPLAYS (10) graph replays after one
 # poisoning, so a counter or zero-fill that is not reset fails.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 db=$TMP/mma.db
 expect_exit "sweep gpu_mma.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_mma.yaml --db "$db" --no-retest --deadline 10

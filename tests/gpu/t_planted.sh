@@ -1,7 +1,7 @@
 # GPU: a planted faulting kernel and a planted hang are recorded as fault
 # and timeout, the worker is restarted each time, and the sweep goes on to
 # measure the candidates after them (tests/spaces/planted.yaml).
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 db=$TMP/planted.db
 expect_exit "sweep planted.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/planted.yaml --db "$db" --no-retest

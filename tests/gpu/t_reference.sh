@@ -1,7 +1,7 @@
 # GPU: the gemv template against the FP64 reference for every family at
 # M = 1..16, 31, 32, 33, split and unsplit (tests/spaces/gpu_ref.yaml):
 # every candidate must validate (status ok), none may fail.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 db=$TMP/ref.db
 expect_exit "sweep gpu_ref.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_ref.yaml --db "$db" --no-retest

@@ -2,7 +2,7 @@
 # libgemmtab (make runtime-example: build/examples/linear over
 # build/rt-prefix), runs one qkv projection on GPU 0 within WORKLOAD.md's
 # bound and names the dispatch entry it used.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 EXAMPLE=build/examples/linear
 check "example built" test -x "$EXAMPLE"

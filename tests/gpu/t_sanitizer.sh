@@ -10,7 +10,7 @@
 # run uses GEMMTAB_CHECK_ONLY=1, a worker that validates and times nothing),
 # and API errors are not reported: the worker counts a kernel's parameters
 # by probing cuFuncGetParamInfo until it answers CUDA_ERROR_INVALID_VALUE.
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 CS=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
 if [ ! -x "$CS" ]; then
