@@ -69,4 +69,9 @@ const char *tmpl_sources_hash(void);
  * 16 hex digits; the string lives as long as the program. */
 const char *tmpl_source_hash(const struct tmpl *t);
 
+/* Fill opts with defaults: CUDA include from $CUDA_HOME or the build's
+ * toolkit, arch from the build, cache under .cache/gemmtab, all CPUs,
+ * batches of 16, 120 s per batch. */
+void jit_options_default(struct jit_options *opts);
+
 #endif

@@ -49,11 +49,6 @@ void table_addf(struct table *t, const char *fmt, ...)
 	t->cells[t->ncells - 1] = s;
 }
 
-int table_rows(const struct table *t)
-{
-	return t->ncols ? t->ncells / t->ncols - 1 : 0;
-}
-
 void table_free(struct table *t)
 {
 	for (int i = 0; i < t->ncells; i++)

@@ -28,8 +28,6 @@ void table_init(struct table *t, int ncols);
 void table_add(struct table *t, const char *s);
 void table_addf(struct table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Number of complete data rows (header excluded). */
-int table_rows(const struct table *t);
 
 /*
  * Print t to out. text: columns padded to their widest cell, two spaces

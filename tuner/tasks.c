@@ -221,23 +221,6 @@ int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, i
 	return 0;
 }
 
-void jit_options_default(struct jit_options *o)
-{
-	static char inc[4096];
-	const char *home = getenv("CUDA_HOME");
-	if (home && *home)
-		snprintf(inc, sizeof(inc), "%s/include", home);
-	else
-		snprintf(inc, sizeof(inc), "%s", GT_DEFAULT_CUDA_INCLUDE);
-	memset(o, 0, sizeof(*o));
-	o->cuda_include = inc;
-	o->arch = GT_DEFAULT_ARCH;
-	o->cache_dir = ".cache/gemmtab";
-	o->nproc = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	o->batch = 16;
-	o->deadline_s = 120;
-}
-
 static int progress_drawn;
 
 void progress_show(const char *label, long done, long total, double started)

@@ -46,11 +46,6 @@ int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet
  * ready, 1 when one failed to compile, -1 on a setup error. */
 int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, int ti);
 
-/* Fill opts with defaults: CUDA include from $CUDA_HOME or the build's
- * toolkit, arch from the build, cache under .cache/gemmtab, all CPUs,
- * batches of 16, 120 s per batch. */
-void jit_options_default(struct jit_options *opts);
-
 /* Progress line on a terminal: "\r[#####     ] done/total label ETA".
  * Does nothing when stderr is not a terminal. */
 void progress_show(const char *label, long done, long total, double started);
