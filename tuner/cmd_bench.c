@@ -43,7 +43,6 @@ static const char usage_text[] =
 struct point {
 	const struct shape *s;
 	int m;
-	int load;                /* one of the six scored loads */
 	char status[16];
 	double base_us, lib_us, ratio, lo, hi, err;
 	char explain[512];
@@ -55,14 +54,6 @@ static int find_point(const struct point *p, int n, const char *family, int m)
 		if (p[i].m == m && !strcmp(p[i].s->family, family))
 			return i;
 	return -1;
-}
-
-static int is_load(int m)
-{
-	for (int i = 0; i < REPORT_NLOADS; i++)
-		if (report_loads[i] == m)
-			return 1;
-	return 0;
 }
 
 static void measure(struct worker *w, struct point *p, int pairs, int device)
@@ -128,13 +119,13 @@ static void print_points(const struct point *p, int n, enum table_format f, FILE
 }
 
 /* Per load: sums over the workload's families at that M. Returns the
- * score over the complete loads (NaN if none); *covered counts them. */
+ * score over the complete loads (report_score: NaN if none); *covered
+ * counts them. */
 static double print_loads(const struct point *p, int n,
 			  enum table_format f, FILE *out, int *covered)
 {
 	struct table t;
-	double logsum = 0;
-	*covered = 0;
+	struct load_figures loads[REPORT_NLOADS];
 	table_init(&t, 5);
 	table_add(&t, "M");
 	table_add(&t, "base_us");
@@ -157,21 +148,20 @@ static double print_loads(const struct point *p, int n,
 			base += p[i].base_us;
 			lib += p[i].lib_us;
 		}
+		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
+						  .speedup = base / lib, .complete = complete };
 		table_addf(&t, "%d", m);
 		table_addf(&t, "%.2f", base);
 		table_addf(&t, "%.2f", lib);
-		if (complete) {
-			table_addf(&t, "%.3f", base / lib);
-			logsum += log(base / lib);
-			(*covered)++;
-		} else {
+		if (complete)
+			table_addf(&t, "%.3f", loads[l].speedup);
+		else
 			table_add(&t, "-");
-		}
 		table_add(&t, missing);
 	}
 	table_print(&t, f, "-", out);
 	table_free(&t);
-	return *covered ? exp(logsum / *covered) : NAN;
+	return report_score(loads, REPORT_NLOADS, covered);
 }
 
 /* The first line of the table file must be the compiled-in table's. */
@@ -232,7 +222,6 @@ int cmd_bench(int argc, char **argv)
 			memset(&p[n], 0, sizeof(p[n]));
 			p[n].s = s;
 			p[n].m = j < s->n_ms ? s->ms[j] : s->neighbours[j - s->n_ms];
-			p[n].load = is_load(p[n].m);
 			n++;
 		}
 	}
