@@ -21,7 +21,7 @@ static char cache_dir[64];
 
 /* Options for sm_90a with nproc compile processes over a new, empty
  * cache directory /tmp/gemmtab-test-TAG-XXXXXX (in cache_dir). */
-static struct jit_options jit_test_options(const char *tag, int nproc)
+static inline struct jit_options jit_test_options(const char *tag, int nproc)
 {
 	const char *cuda = getenv("CUDA_HOME");
 	static char include[512];
@@ -35,19 +35,19 @@ static struct jit_options jit_test_options(const char *tag, int nproc)
 	};
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static inline int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st; (void)flag; (void)ftw;
 	return remove(path);
 }
 
-static void remove_cache(void)
+static inline void remove_cache(void)
 {
 	nftw(cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* items[n] := the name expression name of source; returns n + 1. */
-static int add_item(struct jit_item *items, int n, const char *source, const char *name)
+static inline int add_item(struct jit_item *items, int n, const char *source, const char *name)
 {
 	size_t len = strlen(name);
 	if (len >= sizeof(items[n].name))
@@ -60,7 +60,7 @@ static int add_item(struct jit_item *items, int n, const char *source, const cha
 
 /* Every kernel candidate p of template stem launches for shape s, from
  * items[n] on; returns the new count. */
-static int add_candidate(struct jit_item *items, int n, const char *stem,
+static inline int add_candidate(struct jit_item *items, int n, const char *stem,
 			 const struct shape *s, const long *p)
 {
 	const struct tmpl *t = tmpl_find(stem);
