@@ -40,6 +40,26 @@ expect_line() {
 	fi
 }
 
+# q SQL: the rows of a query of the database "$db" (csv, no header; empty
+# when the query fails).
+q() { "$GEMMTAB" query --db "$db" --format csv "$1" 2>/dev/null | tail -n +2; }
+
+# planned SPACE: the candidate total that `gemmtab sweep --dry-run` gives
+# (empty when it fails).
+planned() {
+	"$GEMMTAB" sweep --space "$1" --dry-run 2>/dev/null |
+		sed -n 's/^total: \([0-9]*\) candidates.*/\1/p'
+}
+
+# kill_tree PID: kill -9 a background process of this script and the
+# processes it started (a sweep and its worker), nothing else.
+kill_tree() {
+	local kids
+	kids=$(pgrep -P "$1")
+	kill -9 "$1" $kids 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 finish() {
 	echo "$_pass passed, $_fail failed"
 	[ "$_fail" -eq 0 ]

@@ -10,7 +10,6 @@
 db=$TMP/mma.db
 expect_exit "sweep gpu_mma.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_mma.yaml --db "$db" --no-retest --deadline 10
 tail -n 2 "$TMP/err" | sed 's/^/    /'
-q() { "$GEMMTAB" query --db "$db" --format csv "$1" | tail -n +2; }
 check "3400 results" test "$(q "SELECT count(*) FROM result")" = 3400
 check "every one validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")" = 3400
 for mode in partials atomic cluster; do

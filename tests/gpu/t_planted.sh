@@ -6,7 +6,6 @@
 db=$TMP/planted.db
 expect_exit "sweep planted.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/planted.yaml --db "$db" --no-retest
 cat "$TMP/err" | tail -n 3 | sed 's/^/    /'
-q() { "$GEMMTAB" query --db "$db" --format csv "$1" | tail -n +2; }
 st() { q "SELECT r.status FROM result r JOIN candidate c ON c.id=r.candidate_id WHERE c.template='$1' AND c.params='$2' AND r.phase='screen'"; }
 check "planted ok: status ok" test "$(st planted mode=ok)" = ok
 check "planted fault: status fault" test "$(st planted mode=fault)" = fault

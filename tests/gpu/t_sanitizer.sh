@@ -33,13 +33,13 @@ for tool in memcheck racecheck; do
 	# 0 hazards displayed (0 errors, 0 warnings)"
 	check "$tool: summary says 0 errors" grep -qE \
 		"ERROR SUMMARY: 0 errors|SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$TMP/$tool.log"
-	n=$("$GEMMTAB" query --db "$db" --format csv "SELECT count(*) FROM result WHERE status = 'ok'" | tail -n 1)
+	n=$(q "SELECT count(*) FROM result WHERE status = 'ok'")
 	check "$tool: 6 configurations validated ok ($n)" test "$n" = 6
 	grep -E "SUMMARY|Program hit|Race|Invalid" "$TMP/$tool.log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
 	if [ $rc != 0 ] || [ "$n" != 6 ]; then
 		echo "    $tool log (last 25 lines):"
 		tail -n 25 "$TMP/$tool.log" | cut -c1-200 | sed 's/^/    | /'
-		"$GEMMTAB" query --db "$db" --format csv "SELECT r.status, c.params, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok'" 2>&1 | cut -c1-200 | sed 's/^/    | /'
+		q "SELECT r.status, c.params, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok'" | cut -c1-200 | sed 's/^/    | /'
 	fi
 done
 finish
