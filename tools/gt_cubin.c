@@ -18,46 +18,25 @@
 #include "tmpl.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_KERNELS 4096
 
-/* Whether text defines the kernel called base: base, not inside a longer
- * identifier, followed by '(' or '<' (a template's parameter list). */
-static int defines(const char *text, const char *base, size_t len)
+/* The registered template source called path (a string that lives as
+ * long as the program), or NULL. */
+static const char *template_file(const char *path)
 {
-	for (const char *p = strstr(text, base); p; p = strstr(p + 1, base)) {
-		unsigned char before = p == text ? ' ' : (unsigned char)p[-1];
-		if (!isalnum(before) && before != '_' && (p[len] == '(' || p[len] == '<'))
-			return 1;
-	}
-	return 0;
-}
-
-/* The template whose source defines the kernel of name expression expr
- * ("mma_splitk_reduce", "gemv_kernel<...>"): two adapters may share one
- * source (mma_skinny and mma_hilo), and a kernel's name need not start
- * with its template's stem, so the source text decides. */
-static const struct tmpl *template_defining(const char *expr)
-{
-	size_t len = strcspn(expr, "<");
-	char base[256];
-	if (len == 0 || len >= sizeof(base))
-		return NULL;
-	memcpy(base, expr, len);
-	base[len] = '\0';
-	for (int i = 0; tmpl_all[i]; i++) {
-		const char *text = tmpl_all[i]->source ? tmpl_source_text(tmpl_all[i]->source) : NULL;
-		if (text && defines(text, base, len))
-			return tmpl_all[i];
-	}
+	for (int i = 0; tmpl_all[i]; i++)
+		if (tmpl_all[i]->source && !strcmp(tmpl_all[i]->source, path))
+			return tmpl_all[i]->source;
 	return NULL;
 }
 
-/* The name expressions of KERNELS.cu, in order; returns the count or -1. */
+/* The kernels of KERNELS.cu, in order, from the lines gemmtab emit writes:
+ * a comment holding the index and the template file, then
+ * "(const void *)&NAME,". Returns the count or -1. */
 static int read_names(const char *path, struct jit_item *items)
 {
 	char *text = read_file(path, NULL);
@@ -68,20 +47,23 @@ static int read_names(const char *path, struct jit_item *items)
 		char *p = strstr(line, "(const void *)&");
 		if (!p)
 			continue;
-		p += strlen("(const void *)&");
+		int index, at = 0;
+		char source[256];
 		char *end = strrchr(p, ',');
-		if (!end || n == MAX_KERNELS) {
+		if (sscanf(line, " /* %d %255s */ %n", &index, source, &at) != 2 || !at ||
+		    index != n || !end || n == MAX_KERNELS) {
 			free(text);
 			return error("%s: cannot parse '%s'", path, line);
 		}
-		*end = '\0';
-		const struct tmpl *t = template_defining(p);
-		if (!t) {
+		const char *src = template_file(source);
+		if (!src) {
 			free(text);
-			return error("%s: no template source defines '%s'", path, p);
+			return error("%s: kernel %d: %s is no template's source", path, n, source);
 		}
+		p += strlen("(const void *)&");
+		*end = '\0';
 		memset(&items[n], 0, sizeof(items[n]));
-		items[n].source_name = t->source;
+		items[n].source_name = src;
 		snprintf(items[n].name, sizeof(items[n].name), "%s", p);
 		n++;
 	}

@@ -52,6 +52,7 @@ struct emit_out {
 	int nentries;
 	struct resolved *res;           /* one per entry */
 	char (*kernels)[TMPL_NAME_MAX]; /* distinct kernel names, sorted */
+	const char **kernel_source;     /* the template file each one is in */
 	int nkernels;
 };
 
@@ -106,15 +107,10 @@ static char *command_line(int argc, char **argv)
 	return buf;
 }
 
-/* qsort comparators: fixed-size name buffers, and string pointers. */
+/* qsort comparator of fixed-size name buffers. */
 static int str_cmp_void(const void *a, const void *b)
 {
 	return strcmp(a, b);
-}
-
-static int strp_cmp_void(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Resolve every entry's template, parameter values and kernel names, and
@@ -158,12 +154,15 @@ static int resolve_entries(struct emit_out *o)
 				memcpy(o->kernels[n++], o->kernels[i], TMPL_NAME_MAX);
 		o->nkernels = n;
 	}
+	o->kernel_source = xcalloc((size_t)(o->nkernels ? o->nkernels : 1),
+				   sizeof(*o->kernel_source));
 	for (int i = 0; i < o->nentries; i++) {
 		struct resolved *r = &o->res[i];
 		for (int j = 0; j < r->nkernels; j++) {
 			char (*hit)[TMPL_NAME_MAX] = bsearch(r->names[j], o->kernels,
 				(size_t)o->nkernels, sizeof(*o->kernels), str_cmp_void);
 			r->kernel[j] = (int)(hit - o->kernels);
+			o->kernel_source[r->kernel[j]] = r->t->source;
 		}
 	}
 	return 0;
@@ -324,40 +323,24 @@ static void write_header(FILE *f, const struct emit_out *o)
 
 static void write_kernels(FILE *f, const struct emit_out *o, const char *header_name)
 {
-	const char **files = xmalloc((size_t)(o->nentries ? o->nentries : 1) * sizeof(*files));
-	int nfiles = 0;
-
 	put_first_line(f, o);
 	fputs("/*\n * The kernels named by index in the entries of ", f);
 	put_comment(f, header_name);
-	fputs(",\n * compiled at build time by tools/gt_cubin with the tuner's own NVRTC\n"
-	      " * path from the template files included below. Sorted by name.\n */\n", f);
-	/* each template file once (mma_skinny and mma_hilo share one; blas_hilo
-	 * has none) */
-	for (int i = 0; i < o->nentries; i++) {
-		const char *src = o->res[i].t->source;
-		if (!src)
-			continue;
-		const char *file = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
-		int seen = 0;
-		for (int j = 0; j < nfiles; j++)
-			seen |= !strcmp(files[j], file);
-		if (!seen)
-			files[nfiles++] = file;
-	}
-	qsort(files, (size_t)nfiles, sizeof(*files), strp_cmp_void);
-	for (int i = 0; i < nfiles; i++)
-		fprintf(f, "#include \"%s\"\n", files[i]);
-	free(files);
+	fputs(",\n * sorted by name, each with the template file it is in: read by\n"
+	      " * tools/gt_cubin, which compiles them at build time with the tuner's\n"
+	      " * own NVRTC path (the same code the tuner measured).\n */\n", f);
 	if (!o->nkernels) {
 		fputs("\n/* no entry, so no kernel: every M runs the baseline */\n"
 		      "extern \"C\" const void *const gt_table_kernels[1] = { 0 };\n"
 		      "extern \"C\" const int gt_table_nkernels = 0;\n", f);
 		return;
 	}
+	/* each line names its kernel's template file too: tools/gt_cubin
+	 * compiles the kernel from it */
 	fputs("\nextern \"C\" const void *const gt_table_kernels[] = {\n", f);
 	for (int i = 0; i < o->nkernels; i++)
-		fprintf(f, "\t/* %d */ (const void *)&%s,\n", i, o->kernels[i]);
+		fprintf(f, "\t/* %d %s */ (const void *)&%s,\n", i, o->kernel_source[i],
+			o->kernels[i]);
 	fprintf(f, "};\nextern \"C\" const int gt_table_nkernels = %d;\n", o->nkernels);
 }
 
@@ -511,6 +494,7 @@ cleanup:
 	free(entries);
 	free(o->res);
 	free(o->kernels);
+	free(o->kernel_source);
 	o->res = NULL;
 	o->kernels = NULL;
 	emit_groups_free(groups, ngroups);
