@@ -324,11 +324,14 @@ static void retest(struct sweep *sw, int si, int m)
 				run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
 		}
 	}
+	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
+	 * between two tuned Ms is in both their lists, and a resumed sweep
+	 * passes here again, so each is timed once */
 	for (int q = 1; q < nms; q++) {
 		int tuned = 0;
 		for (int j = 0; j < s->n_ms; j++)
 			tuned |= s->ms[j] == ms[q];
-		if (!tuned)
+		if (!tuned && db_has_baseline(sw->db, sw->env_id, sw->shape_id[si], ms[q]) == 0)
 			run_baseline(sw, si, ms[q]);
 	}
 }

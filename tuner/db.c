@@ -34,7 +34,7 @@ enum stmt_id {
 	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
 	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
 	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
-	ST_RESULT_RECORD, ST_RESULT_HAS, ST_SCREEN_BEST,
+	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_SCREEN_BEST,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
 	ST_BEST_ROWS, ST_RETEST_ROWS, ST_FLOORS,
 	NSTMT
@@ -68,6 +68,8 @@ static const char *const stmt_sql[NSTMT] = {
 		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
 	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5",
+	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
+		"AND m = ?3",
 	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
 		"AND shape_id = ?2 AND m = ?3 AND phase = 'screen' AND status = 'ok' "
 		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4",
@@ -458,6 +460,18 @@ int db_has_result(struct db *db, long long env, long long shape,
 	sqlite3_bind_int(st, 4, m);
 	bind_text(st, 5, phase);
 	return step_int64(db, st, "has result", &one);
+}
+
+int db_has_baseline(struct db *db, long long env, long long shape, int m)
+{
+	sqlite3_stmt *st = stmt(db, ST_BASELINE_HAS);
+	long long one;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int(st, 3, m);
+	return step_int64(db, st, "has baseline", &one);
 }
 
 int db_screen_best(struct db *db, long long env, long long shape, int m,

@@ -88,6 +88,9 @@ int db_candidate_get(struct db *db, long long cand, char **tmpl, char **params);
  * bytes absent (NaN or negative). Returns 0 or -1. */
 int db_record_probe(struct db *db, long long env, const char *what,
 		    const char *family, double bytes, double us, const char *config);
+/* 1 if the baselines at (env, shape, m) are recorded, 0 if not, -1 on
+ * error. */
+int db_has_baseline(struct db *db, long long env, long long shape, int m);
 /* Record the baselines at (env, shape, m), replacing an earlier row.
  * Figures may be absent (NaN or negative), lt_algo NULL. Returns 0 or -1. */
 int db_record_baseline(struct db *db, long long env, long long shape, int m,

@@ -31,14 +31,20 @@ check "every router candidate measured" \
 # a sweep with retests, then emit and report
 db=$TMP/fake.db
 want=$(planned tests/spaces/fake.yaml)
-expect_exit "fake sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+FAKE_WORKER_LOG=$TMP/requests expect_exit "fake sweep: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
 check "every candidate screened once ($want)" test "$(q "SELECT count(*) FROM result WHERE phase = 'screen'")" = "$want"
 check "finalists retested with 100 pairs" test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND pairs = 100")" -gt 0
 check "neighbour Ms retested" test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND m IN (2, 7)")" -gt 0
 check "the environment carries no source hash" test "$(q "SELECT count(*) FROM env WHERE source_hash = ''")" = 1
 check "every candidate carries a 16-digit code hash" test "$(q "SELECT count(*) FROM candidate WHERE length(source_hash) != 16")" = 0
 check "one hash per template" test "$(q "SELECT count(DISTINCT source_hash) FROM candidate")" = "$(q "SELECT count(DISTINCT template) FROM candidate")"
-expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+FAKE_WORKER_LOG=$TMP/requests expect_exit "rerun: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+# qkv's neighbour 2 lies between the tuned 1 and 8: both retests reach it
+twice=$(grep '^baseline ' "$TMP/requests" | sort | uniq -d | tr '\n' ' ')
+check "each baseline timed once over the sweep and the rerun (${twice:-none twice})" test -z "$twice"
+check "the neighbours' baselines were timed" grep -q '^baseline qkv 2$' "$TMP/requests"
 check "the rerun measured nothing" grep -qE '^sweep: 0 worker restarts' "$TMP/err"
 expect_exit "emit from it: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/fake.h"
 check "the table has entries" grep -q '"gemv", {' "$TMP/fake.h"

@@ -99,6 +99,8 @@ int main(void)
 	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
 	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
+	/* FAKE_WORKER_LOG=FILE: one line "op family m" per request, appended */
+	const char *log_path = getenv("FAKE_WORKER_LOG");
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv r;
@@ -107,6 +109,12 @@ int main(void)
 		if (!strcmp(r.op, "quit")) {
 			kv_free(&r);
 			break;
+		}
+		FILE *log = log_path ? fopen(log_path, "a") : NULL;
+		if (log) {
+			fprintf(log, "%s %s %s\n", r.op, kv_get(&r, "family") ? kv_get(&r, "family") : "-",
+				kv_get(&r, "m") ? kv_get(&r, "m") : "-");
+			fclose(log);
 		}
 		struct kv_out o;
 		if (!strcmp(r.op, "env")) {
