@@ -203,18 +203,20 @@ int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet
 int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, int ti)
 {
 	const struct task *t = &tl->t[ti];
-	char *want = xcalloc((size_t)tl->nitems, 1);
 	int missing = 0;
 	if (!tl->tried)
 		tl->tried = xcalloc((size_t)tl->nitems, 1);
-	for (int j = 0; j < t->nk; j++) {
-		want[t->item[j]] = 1;
+	for (int j = 0; j < t->nk; j++)
 		missing += !tl->tried[t->item[j]];
+	if (missing) {  /* a finalist of a resumed sweep: rare, so allocate here */
+		char *want = xcalloc((size_t)tl->nitems, 1);
+		for (int j = 0; j < t->nk; j++)
+			want[t->item[j]] = 1;
+		int rc = compile_items(tl, opts, want, NULL);
+		free(want);
+		if (rc < 0)
+			return -1;
 	}
-	int rc = missing ? compile_items(tl, opts, want, NULL) : 0;
-	free(want);
-	if (rc < 0)
-		return -1;
 	for (int j = 0; j < t->nk; j++)
 		if (!tl->items[t->item[j]].ok)
 			return 1;
