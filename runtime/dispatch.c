@@ -109,7 +109,8 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 {
 	if (!r->t || r->t->plan(s, r->e->params, m, plan))
 		return -1;
-	if (plan->nsteps < 1 || plan->nsteps > PLAN_MAX_STEPS || plan->ws_bytes > ws_limit)
+	if (plan->nsteps < 1 || plan->nsteps > PLAN_MAX_STEPS || plan->ws_bytes > ws_limit ||
+	    plan_pdl_misplaced(plan) >= 0)
 		return -1;
 	size_t y_bytes = (size_t)m * (size_t)s->n * dtype_size(s->y);
 	for (int i = 0; i < plan->nsteps; i++) {

@@ -58,11 +58,11 @@ int gt_context_destroy(gt_context *ctx);
 
 /* Prepare a weight: w_dev is a device pointer to N x K row-major elements
  * of type w. The handle owns every re-laid copy and all workspace; w_dev
- * must stay valid while the handle lives, and must hold the weights when
- * this is called: re-laid copies (packed tiles, the router's hi/lo) are
- * made from it here on the legacy default stream, which does not wait for
- * writes pending on a non-blocking stream (synchronize that stream
- * first). Supported (w, x, y): (bf16, bf16, bf16) and (fp32, bf16, fp32);
+ * must stay valid while the handle lives. Re-laid copies (packed tiles,
+ * the router's hi/lo) are made from it here, after waiting for all work
+ * already queued on the device (cudaDeviceSynchronize), so a fill of w_dev
+ * pending on any stream is complete first; the caller must not write w_dev
+ * while this runs or afterwards. Supported (w, x, y): (bf16, bf16, bf16) and (fp32, bf16, fp32);
  * other valid dtypes give GT_ERR_UNSUPPORTED, invalid ones GT_ERR_INVALID,
  * a w_dev not aligned to its element GT_ERR_MISALIGNED (all checked before
  * the context or the device is touched). Checks the table's kernels of the

@@ -34,8 +34,21 @@ static cudaError_t launch_step(const struct gt_weight *wt, const struct rt_route
 	}
 	const dim3 grid = { st->grid[0], st->grid[1], st->grid[2] };
 	const dim3 block = { st->block[0], st->block[1], st->block[2] };
-	return cudaLaunchKernel(gt_table_kernels[r->e->kernel[st->kernel]], grid, block, params,
-				st->smem, stream);
+	const void *fn = gt_table_kernels[r->e->kernel[st->kernel]];
+	if (!st->pdl)
+		return cudaLaunchKernel(fn, grid, block, params, st->smem, stream);
+	/* programmatic dependent launch (tmpl.h, struct launch_step) */
+	cudaLaunchAttribute attr;
+	attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	attr.val.programmaticStreamSerializationAllowed = 1;
+	cudaLaunchConfig_t cfg = { 0 };
+	cfg.gridDim = grid;
+	cfg.blockDim = block;
+	cfg.dynamicSmemBytes = st->smem;
+	cfg.stream = stream;
+	cfg.attrs = &attr;
+	cfg.numAttrs = 1;
+	return cudaLaunchKernelExC(&cfg, fn, params);
 }
 
 /* Enqueue a checked plan's steps in order; stops at the first failure. */

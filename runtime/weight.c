@@ -94,7 +94,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
  * read the same one, so gt_linear only reads them. Returns a gt_status. */
 static int prepare_relayouts(gt_weight *wt)
 {
-	int made = 0;
+	int made = 0, waited = 0;
 	for (int i = 0; i < wt->nroutes; i++) {
 		struct rt_route *r = &wt->routes[i];
 		size_t bytes = r->usable ? relayout_bytes(&r->relayout, &wt->shape) : 0;
@@ -105,7 +105,13 @@ static int prepare_relayouts(gt_weight *wt)
 				r->prep = wt->routes[j].prep;
 		if (r->prep)
 			continue;
-		int status = rt_cuda_status(cudaMalloc(&r->prep, bytes));
+		/* w_dev may still be filling on another stream, which the legacy
+		 * stream does not wait for (run 20: the runtime's GPU test filled
+		 * W on a non-blocking stream and got a partly stale tiled copy) */
+		int status = waited ? GT_OK : rt_cuda_status(cudaDeviceSynchronize());
+		waited = 1;
+		if (status == GT_OK)
+			status = rt_cuda_status(cudaMalloc(&r->prep, bytes));
 		if (status != GT_OK)
 			return status;
 		r->owns_prep = 1;

@@ -39,7 +39,20 @@
  *                        call, and every block red.global.adds its partial
  *                        sums into Y at column row mod N: the hi and lo
  *                        halves and every slice of K meet there. One kernel
- *                        after the memset, whatever SPLIT is.
+ *                        after the zero-fill, whatever SPLIT is.
+ *
+ * Programmatic dependent launch (PDL): the plan may zero Y or ws with
+ * mma_zero_f32 instead of a memset and launch the kernel after it, and
+ * mma_splitk_reduce after the main kernel, with programmatic stream
+ * serialization, so a kernel starts (and streams its weights) while the
+ * one before it finishes. Each kernel waits (griddepcontrol.wait) before
+ * its first access to what the previous one writes: the main kernel before
+ * its epilogue stores, the reduce kernel at its start; the main kernel
+ * lets its dependent launch (griddepcontrol.launch_dependents) once its
+ * K loop is done, mma_zero_f32 at once. Without the launch attribute both
+ * instructions do nothing, so one instantiation serves either plan. The
+ * first kernel of a call is never launched this way: X may be written by
+ * the work before the call, which only a normal launch waits for.
  *
  * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
  * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
@@ -53,8 +66,8 @@
  *       cuLaunchKernel launches it. Token tiles vary fastest, so the blocks
  *       that read one weight tile for different tokens run together and
  *       the second read finds it in L2.
- *   mma_splitk_reduce: any 1-D grid, block <= MMA_REDUCE_THREADS (grid-
- *       stride loop over float4s).
+ *   mma_splitk_reduce, mma_zero_f32: any 1-D grid, block <=
+ *       MMA_REDUCE_THREADS (grid-stride loops over float4s).
  * W is the weight as given (layout rows) or its packed copy (layout
  * tiles). Requires N % BM == 0, K % (SPLIT*BK) == 0, 16-byte aligned W,
  * X, Y and ws, and any M >= 1. The kernels check the dynamic shared memory they were
@@ -423,6 +436,19 @@ __device__ __forceinline__ void mma_wgmma_step<256>(float *d, unsigned long long
 		     : "l"(da), "l"(db), "r"(1) : "memory");
 }
 
+/* PDL (see the top of this file): wait for the kernel this one was
+ * launched after to complete with its writes visible; let the kernel
+ * launched after this one start. No-ops without the launch attribute. */
+__device__ __forceinline__ void mma_pdl_wait()
+{
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
+__device__ __forceinline__ void mma_pdl_launch_dependents()
+{
+	asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 __device__ __forceinline__ void mma_red_v4(float *p, float4 v)
 {
 	asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
@@ -694,6 +720,9 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_wgmma_wait<0>();
 	mma_wait<0>();          /* only empty groups remain; the ring is reused below */
 	__syncthreads();
+	/* PDL: the reduce may launch; Y or ws may have been zeroed just now */
+	mma_pdl_launch_dependents();
+	mma_pdl_wait();
 
 	/* accumulators to the epilogue tile E[wk][token][row] */
 	float *E = reinterpret_cast<float *>(mma_smem);
@@ -812,10 +841,24 @@ mma_splitk_reduce(const float *ws, __nv_bfloat16 *Y, int splits, int M, int N)
 	const size_t total = (size_t)M * N / 4;
 	const size_t stride = (size_t)gridDim.x * blockDim.x;
 	const float4 *ws4 = reinterpret_cast<const float4 *>(ws);
+	mma_pdl_wait();         /* PDL: the main kernel's partials are complete */
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
 		float4 sum = ws4[i];
 		for (int s = 1; s < splits; s++)
 			sum = mma_add4(sum, ws4[s * total + i]);
 		mma_store_bf16x4(Y + i * 4, sum);
 	}
+}
+
+/* p[0 .. 4*n4) = 0, the zero-fill of a PDL plan: lets the kernel launched
+ * after it start at once (that kernel waits for this one before it
+ * touches p). */
+__global__ void __launch_bounds__(MMA_REDUCE_THREADS)
+mma_zero_f32(float *p, int n4)
+{
+	mma_pdl_launch_dependents();
+	const int stride = gridDim.x * blockDim.x;
+	float4 *p4 = reinterpret_cast<float4 *>(p);
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
+		p4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }

@@ -35,7 +35,8 @@ int drv_load(void)
 	    resolve("cuFuncGetAttribute", (void **)&drv.FuncGetAttribute) ||
 	    resolve("cuFuncSetAttribute", (void **)&drv.FuncSetAttribute) ||
 	    resolve("cuFuncGetParamInfo", (void **)&drv.FuncGetParamInfo) ||
-	    resolve("cuLaunchKernel", (void **)&drv.LaunchKernel))
+	    resolve("cuLaunchKernel", (void **)&drv.LaunchKernel) ||
+	    resolve("cuLaunchKernelEx", (void **)&drv.LaunchKernelEx))
 		return -1;
 	loaded = 1;
 	return 0;

@@ -22,6 +22,7 @@ struct gt_drv {
 	__typeof__(&cuFuncSetAttribute) FuncSetAttribute;
 	__typeof__(&cuFuncGetParamInfo) FuncGetParamInfo;
 	__typeof__(&cuLaunchKernel) LaunchKernel;
+	__typeof__(&cuLaunchKernelEx) LaunchKernelEx;
 };
 
 extern struct gt_drv drv;

@@ -165,6 +165,10 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 		}
 	if (p->nsteps < 1 || p->nsteps > PLAN_MAX_STEPS)
 		return gpu_fail("plan has %d steps (1 to %d allowed)", p->nsteps, PLAN_MAX_STEPS);
+	int bad = plan_pdl_misplaced(p);
+	if (bad >= 0)
+		return gpu_fail("plan step %d asks for a programmatic launch but does not follow "
+				"a kernel step", bad);
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct launch_step *s = &p->steps[i];
 		if (s->kind == STEP_MEMSET_Y || s->kind == STEP_MEMSET_WS) {
@@ -233,9 +237,19 @@ static int launch_step(struct gpu *g, const struct kernel_info *k, const struct 
 		case ARG_INT: val[i] = (int)s->args[i].value; params[i] = &val[i]; break;
 		}
 	}
-	return CU_CHECK(drv.LaunchKernel(k[s->kernel].fn, s->grid[0], s->grid[1], s->grid[2],
-				       s->block[0], s->block[1], s->block[2], s->smem,
-				       (CUstream)g->stream, params, NULL));
+	if (!s->pdl)
+		return CU_CHECK(drv.LaunchKernel(k[s->kernel].fn, s->grid[0], s->grid[1],
+					       s->grid[2], s->block[0], s->block[1], s->block[2],
+					       s->smem, (CUstream)g->stream, params, NULL));
+	CUlaunchAttribute attr = { .id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION };
+	attr.value.programmaticStreamSerializationAllowed = 1;
+	CUlaunchConfig cfg = {
+		.gridDimX = s->grid[0], .gridDimY = s->grid[1], .gridDimZ = s->grid[2],
+		.blockDimX = s->block[0], .blockDimY = s->block[1], .blockDimZ = s->block[2],
+		.sharedMemBytes = s->smem, .hStream = (CUstream)g->stream,
+		.attrs = &attr, .numAttrs = 1,
+	};
+	return CU_CHECK(drv.LaunchKernelEx(&cfg, k[s->kernel].fn, params, NULL));
 }
 
 /* Enqueue one cuBLAS step: Y (+)= X * P^T with P the bf16 N x K matrix at

@@ -83,6 +83,11 @@ struct launch_step {
 	size_t bytes;           /* STEP_MEMSET_*: bytes set to zero from the start */
 	size_t w_offset;        /* STEP_GEMM_BF16: elements into the prepared weight */
 	int beta;               /* STEP_GEMM_BF16: 0 overwrites Y, 1 adds to it */
+	/* STEP_KERNEL after a STEP_KERNEL only: launched with programmatic
+	 * stream serialization (PDL), so it may start before the step before
+	 * it completes; the kernel waits (griddepcontrol.wait) before it
+	 * touches what that step writes. Never on a plan's first step. */
+	int pdl;
 };
 
 struct launch_plan {
@@ -114,6 +119,10 @@ struct tmpl {
 	/* The launch sequence for m tokens (any m >= 1). Returns 0 or -1. */
 	int (*plan)(const struct shape *s, const long *p, int m, struct launch_plan *out);
 };
+
+/* The first step whose pdl flag breaks its rule (a kernel step right after
+ * a kernel step), or -1 when none does. */
+int plan_pdl_misplaced(const struct launch_plan *p);
 
 /* NULL-terminated list of every template, and lookup by stem. */
 extern const struct tmpl *const tmpl_all[];

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_LAYOUT, P_MMA,
-       NPARAMS };
+       P_PDL, NPARAMS };
 
 /* Same order as MMA_CACHE_*, MMA_COMBINE_* and MMA_LAYOUT_* in
  * mma_skinny.cuh: the index is the template argument. */
@@ -33,6 +33,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_COMBINE] = { "combine", 0, 2, combine_symbols },
 	[P_LAYOUT]  = { "layout", 0, 1, layout_symbols },
 	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
+	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
 
 /* MMA_REDUCE_THREADS, MMA_EPI_PAD and MMA_MAX_CLUSTER in mma_skinny.cuh. */
@@ -145,6 +146,8 @@ static const char *mma_check(const struct shape *s, const long *p)
 		return "split 1 takes combine partials";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > MAX_CLUSTER)
 		return "a cluster holds at most 8 blocks";
+	if (p[P_PDL] && (p[P_SPLIT] == 1 || p[P_COMBINE] == COMBINE_CLUSTER))
+		return "pdl needs a second kernel (split with partials or atomic)";
 	return mma_tile_fit_check(&t, s->n, s->k);
 }
 
@@ -158,6 +161,8 @@ static int mma_kernels(const struct shape *s, const long *p,
 {
 	(void)s;
 	int need = uses_reduce(p) ? 2 : 1;
+	if (p[P_PDL] && p[P_COMBINE] == COMBINE_ATOMIC)
+		need = 3;       /* the zero-fill kernel replaces the memset */
 	if (max < need)
 		return -1;
 	if (p[P_COMBINE] == COMBINE_CLUSTER)
@@ -170,8 +175,10 @@ static int mma_kernels(const struct shape *s, const long *p,
 			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
 			 p[P_CACHE], p[P_COMBINE], p[P_LAYOUT], p[P_MMA]);
-	if (need == 2)
+	if (need >= 2)
 		snprintf(names[1], TMPL_NAME_MAX, "mma_splitk_reduce");
+	if (need == 3)
+		snprintf(names[2], TMPL_NAME_MAX, "mma_zero_f32");
 	return need;
 }
 
@@ -189,14 +196,20 @@ static void add_arg(struct launch_step *st, enum arg_kind kind, long value)
 	st->nargs++;
 }
 
+/* Blocks of REDUCE_THREADS over n4 float4s, at most MAX_REDUCE_BLOCKS. */
+static unsigned float4_blocks(long n4)
+{
+	return (unsigned)min_l((n4 + REDUCE_THREADS - 1) / REDUCE_THREADS, MAX_REDUCE_BLOCKS);
+}
+
 /* The reduce/convert kernel over m*n/4 float4s: splits = 1 converts. */
-static void add_reduce(struct launch_plan *out, long splits, long m, long n)
+static void add_reduce(struct launch_plan *out, long splits, long m, long n, int pdl)
 {
 	struct launch_step *st = &out->steps[out->nsteps++];
-	long blocks = (m * n / 4 + REDUCE_THREADS - 1) / REDUCE_THREADS;
 	st->kind = STEP_KERNEL;
 	st->kernel = 1;
-	set_dims(st->grid, (unsigned)min_l(blocks, MAX_REDUCE_BLOCKS), 1, 1);
+	st->pdl = pdl;
+	set_dims(st->grid, float4_blocks(m * n / 4), 1, 1);
 	set_dims(st->block, REDUCE_THREADS, 1, 1);
 	add_arg(st, ARG_WS, 0);
 	add_arg(st, ARG_Y, 0);
@@ -217,16 +230,28 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 	else if (split > 1 && combine == COMBINE_ATOMIC)
 		out->ws_bytes = out_floats * sizeof(float);
 
+	const int pdl = (int)p[P_PDL];
 	if (split > 1 && combine == COMBINE_ATOMIC) {
-		/* zeroed inside the captured call, so every replay starts clean */
+		/* zeroed inside the captured call, so every replay starts clean:
+		 * a memset, or with pdl a kernel the GEMM may start under */
 		struct launch_step *z = &out->steps[out->nsteps++];
-		z->kind = STEP_MEMSET_WS;
-		z->bytes = out->ws_bytes;
+		if (pdl) {
+			z->kind = STEP_KERNEL;
+			z->kernel = 2;
+			set_dims(z->grid, float4_blocks((long)(out->ws_bytes / 16)), 1, 1);
+			set_dims(z->block, REDUCE_THREADS, 1, 1);
+			add_arg(z, ARG_WS, 0);
+			add_arg(z, ARG_INT, (long)(out->ws_bytes / 16));
+		} else {
+			z->kind = STEP_MEMSET_WS;
+			z->bytes = out->ws_bytes;
+		}
 	}
 
 	struct launch_step *st = &out->steps[out->nsteps++];
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
+	st->pdl = pdl && out->nsteps > 1;
 	set_dims(st->grid, (unsigned)((m + p[P_BN] - 1) / p[P_BN]), (unsigned)split,
 		 (unsigned)(s->n / p[P_BM]));
 	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
@@ -241,7 +266,7 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 	add_arg(st, ARG_K, 0);
 
 	if (uses_reduce(p))
-		add_reduce(out, combine == COMBINE_ATOMIC ? 1 : split, m, s->n);
+		add_reduce(out, combine == COMBINE_ATOMIC ? 1 : split, m, s->n, pdl);
 	return 0;
 }
 

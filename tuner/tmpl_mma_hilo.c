@@ -6,14 +6,18 @@
  * first); a call zeroes the FP32 output and runs one mma_skinny pass over
  * all 2N rows whose blocks add their partial sums into Y with FP32 atomics
  * (row r and row N + r both land in column r), so the two products and
- * the split-K slices are summed in FP32 without a second kernel.
+ * the split-K slices are summed in FP32 without a second kernel. With
+ * pdl = 1 the zero-fill is the kernel mma_zero_f32 and the product is
+ * launched after it with programmatic dependent launch: it streams its
+ * weights while Y is zeroed and waits for the zero-fill only before its
+ * atomics (see the top of mma_skinny.cuh).
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
 
 #include <stdio.h>
 
-enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_MMA, NPARAMS };
+enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_MMA, P_PDL, NPARAMS };
 
 /* Same order as MMA_CACHE_* in mma_skinny.cuh. */
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
@@ -27,7 +31,11 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_SPLIT]   = { "split", 1, 32, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
 	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
+	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
+
+/* MMA_REDUCE_THREADS in mma_skinny.cuh: mma_zero_f32's block. */
+#define ZERO_THREADS 256
 
 static struct mma_tile tile_of(const long *p)
 {
@@ -56,14 +64,16 @@ static int hilo_kernels(const struct shape *s, const long *p,
 			char names[][TMPL_NAME_MAX], int max)
 {
 	(void)s;
-	if (max < 1)
+	if (max < 1 + (int)p[P_PDL])
 		return -1;
 	/* the last argument is the weight layout: rows (the hi/lo matrix as is) */
 	snprintf(names[0], TMPL_NAME_MAX,
 		 "mma_hilo_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, 0, %ld>",
 		 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT], p[P_CACHE],
 		 p[P_MMA]);
-	return 1;
+	if (p[P_PDL])
+		snprintf(names[1], TMPL_NAME_MAX, "mma_zero_f32");
+	return 1 + (int)p[P_PDL];
 }
 
 static void add_arg(struct launch_step *st, enum arg_kind kind)
@@ -78,15 +88,30 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	if (m < 1 || hilo_check(s, p))
 		return -1;
 	*out = (struct launch_plan){ 0 };
-	/* Y is the accumulator: zeroed inside the captured call every time */
+	/* Y is the accumulator: zeroed inside the captured call every time,
+	 * by a memset or (pdl) by a kernel the product may start under */
 	struct launch_step *z = &out->steps[out->nsteps++];
-	z->kind = STEP_MEMSET_Y;
-	z->bytes = (size_t)m * s->n * sizeof(float);
+	const long n4 = (long)m * s->n / 4;     /* n % bm == 0: a multiple of 4 */
+	if (p[P_PDL]) {
+		z->kind = STEP_KERNEL;
+		z->kernel = 1;
+		z->grid[0] = (unsigned)((n4 + ZERO_THREADS - 1) / ZERO_THREADS);
+		z->grid[1] = z->grid[2] = 1;
+		z->block[0] = ZERO_THREADS;
+		z->block[1] = z->block[2] = 1;
+		add_arg(z, ARG_Y);
+		z->args[z->nargs].kind = ARG_INT;
+		z->args[z->nargs++].value = n4;
+	} else {
+		z->kind = STEP_MEMSET_Y;
+		z->bytes = (size_t)m * s->n * sizeof(float);
+	}
 
 	struct launch_step *st = &out->steps[out->nsteps++];
 	const struct mma_tile t = tile_of(p);
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
+	st->pdl = (int)p[P_PDL];
 	st->grid[0] = (unsigned)((m + p[P_BN] - 1) / p[P_BN]);
 	st->grid[1] = (unsigned)p[P_SPLIT];
 	st->grid[2] = (unsigned)(2L * s->n / p[P_BM]);

@@ -71,3 +71,12 @@ int relayout_same(const struct relayout *a, const struct relayout *b)
 {
 	return a->kind == b->kind && a->rows == b->rows && a->cols == b->cols;
 }
+
+int plan_pdl_misplaced(const struct launch_plan *p)
+{
+	for (int i = 0; i < p->nsteps; i++)
+		if (p->steps[i].pdl && (i == 0 || p->steps[i].kind != STEP_KERNEL ||
+					p->steps[i - 1].kind != STEP_KERNEL))
+			return i;
+	return -1;
+}

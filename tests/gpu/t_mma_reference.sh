@@ -1,8 +1,10 @@
 # GPU: every mma_skinny combine mode (mma.sync and wgmma) and the router's
 # hi/lo kernel (direct, partials + reduce, atomics
 # into a workspace zeroed inside the call, a cluster) under both weight
-# layouts, at every bf16 family and M = 1 .. 257 around each token-tile
-# edge (tests/spaces/gpu_mma.yaml), against the FP64 reference; each
+# layouts, with and without programmatic dependent launch (pdl: the
+# zero-fill a kernel, the next kernel started under the one before), at
+# every bf16 family and M = 1 .. 257 around each token-tile edge
+# (tests/spaces/gpu_mma.yaml), against the FP64 reference; each
 # output is the last of VALIDATE_REPLAYS (10) graph replays after one
 # poisoning, so a counter or zero-fill that is not reset fails.
 . "$(dirname "$0")/lib.sh"
@@ -10,11 +12,15 @@
 db=$TMP/mma.db
 expect_exit "sweep gpu_mma.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_mma.yaml --db "$db" --no-retest --deadline 10
 tail -n 2 "$TMP/err" | sed 's/^/    /'
-check "3400 results" test "$(q "SELECT count(*) FROM result")" = 3400
-check "every one validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")" = 3400
+check "4760 results" test "$(q "SELECT count(*) FROM result")" = 4760
+check "every one validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")" = 4760
 for mode in partials atomic cluster; do
 	check "combine $mode: validated under both layouts" \
 		test "$(q "SELECT count(DISTINCT c.params LIKE '%layout=tiles%') FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND c.params LIKE '%combine=$mode%' AND c.params NOT LIKE '%split=1,%'")" = 2
+done
+for mode in partials atomic; do
+	check "combine $mode: validated with pdl" \
+		test "$(q "SELECT count(*) > 0 FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND c.params LIKE '%combine=$mode%' AND c.params LIKE '%pdl=1%'")" = 1
 done
 q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    status, count, worst error: /'
 q "SELECT r.status, c.params, r.m, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok' LIMIT 5" | sed 's/^/    /'
@@ -22,12 +28,12 @@ q "SELECT r.status, c.params, r.m, r.reason FROM result r JOIN candidate c ON c.
 # wgmma (tests/spaces/gpu_wgmma.yaml): each combine, both layouts
 db=$TMP/wgmma.db
 expect_exit "sweep gpu_wgmma.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_wgmma.yaml --db "$db" --no-retest --deadline 10
-check "wgmma: 340 results, all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")" = 340/340
+check "wgmma: 510 results, all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")" = 510/510
 q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    wgmma status, count, worst error: /'
 
 # the router's hi/lo kernel (tests/spaces/gpu_hilo.yaml): 1e-4 bounds
 db=$TMP/hilo.db
 expect_exit "sweep gpu_hilo.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_hilo.yaml --db "$db" --no-retest --deadline 10
-check "hi/lo: 102 results, all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")" = 102/102
+check "hi/lo: 204 results (half with pdl), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%pdl=1%'")" = 204/204/102
 q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    hi\/lo status, count, worst global and row error: /'
 finish

@@ -14,16 +14,16 @@
 #include "workload.h"
 #include "space.h"
 
-enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, NP };
+enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, PDL, NP };
 enum { SYNC, WGMMA };
 enum { ROWS, TILES };
 enum { PARTIALS, ATOMIC, CLUSTER };
 
 /* bm, bn, bk, warps, stages, split, cache, combine, layout (mma sync: 0) */
-static const long direct[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, ROWS, SYNC };
-static const long partials[] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS, ROWS, SYNC };
-static const long atomic[] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC, ROWS, SYNC };
-static const long cluster[] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER, ROWS, SYNC };
+static const long direct[NP] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, ROWS, SYNC };
+static const long partials[NP] = { 64, 8, 128, 4, 4, 4, 1, PARTIALS, ROWS, SYNC };
+static const long atomic[NP] = { 32, 8, 64, 8, 4, 4, 0, ATOMIC, ROWS, SYNC };
+static const long cluster[NP] = { 64, 16, 64, 4, 4, 4, 0, CLUSTER, ROWS, SYNC };
 
 static const struct tmpl *mma(void)
 {
@@ -47,16 +47,16 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(seen, 1);
 
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
-					     "cache", "combine", "layout", "mma" };
-	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0 };
-	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 1 };
+					     "cache", "combine", "layout", "mma", "pdl" };
+	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0, 0 };
+	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 1, 1 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
 		CHECK_INT(tmpl_param_index(t, names[i]), i);
 		CHECK_INT(t->params[i].min, lo[i]);
 		CHECK_INT(t->params[i].max, hi[i]);
-		CHECK((t->params[i].symbols != NULL) == (i >= CACHE));
+		CHECK((t->params[i].symbols != NULL) == (i >= CACHE && i <= MMA));
 	}
 	const char *const *cache = t->params[CACHE].symbols;
 	const char *const *combine = t->params[COMBINE].symbols;
@@ -92,7 +92,8 @@ TEST(registered_with_parameters_in_order)
 	memcpy(c.params, atomic, sizeof(atomic));
 	char buf[160];
 	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
-		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic,layout=rows,mma=sync");
+		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic,layout=rows,mma=sync,"
+		  "pdl=0");
 }
 
 TEST(kernel_names_per_combine)
@@ -329,15 +330,15 @@ TEST(hilo_adapter)
 		return;
 	CHECK_STR(t->source, "templates/mma_skinny.cuh");
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split", "cache",
-					     "mma" };
-	CHECK_INT(t->nparams, 8);
-	for (int i = 0; i < 8 && i < t->nparams; i++)
+					     "mma", "pdl" };
+	CHECK_INT(t->nparams, 9);
+	for (int i = 0; i < 9 && i < t->nparams; i++)
 		CHECK_STR(t->params[i].name, names[i]);
-	/* bm, bn, bk, warps, stages, split, cache, mma */
-	const long p[] = { 64, 16, 64, 4, 4, 8, 1, SYNC };
+	/* bm, bn, bk, warps, stages, split, cache, mma, pdl */
+	const long p[] = { 64, 16, 64, 4, 4, 8, 1, SYNC, 0 };
 	CHECK(t->check(&router, p) == NULL);
 	CHECK_STR(t->check(&qkv, p), "hi/lo needs fp32 w, bf16 x, fp32 y");
-	const long b96[] = { 96, 16, 64, 4, 4, 8, 1, SYNC }, s3[] = { 64, 16, 64, 4, 4, 3, 1, SYNC };
+	const long b96[] = { 96, 16, 64, 4, 4, 8, 1, SYNC, 0 }, s3[] = { 64, 16, 64, 4, 4, 3, 1, SYNC, 0 };
 	CHECK_STR(t->check(&router, b96), "bm must be 32, 64 or 128");
 	CHECK_STR(t->check(&router, s3), "k not a multiple of split*bk");
 	struct shape odd = router;
@@ -368,6 +369,83 @@ TEST(hilo_adapter)
 	CHECK_INT(r.kind, RELAYOUT_HILO);
 	CHECK_INT(relayout_bytes(&r, &router), (long long)router.n * router.k * 4);
 	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_COMBINE_HILO"), 3);
+
+	/* pdl: the zero-fill is a kernel and the product launches after it */
+	const long q[] = { 64, 16, 64, 4, 4, 8, 1, SYNC, 1 };
+	CHECK(t->check(&router, q) == NULL);
+	CHECK_INT(t->kernels(&router, q, kn, TMPL_MAX_KERNELS), 2);
+	CHECK_STR(kn[1], "mma_zero_f32");
+	CHECK_INT(t->kernels(&router, q, kn, 1), -1);
+	CHECK_INT(t->plan(&router, q, 33, &pl), 0);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK_INT(plan_pdl_misplaced(&pl), -1);
+	const struct launch_step *z = &pl.steps[0];
+	CHECK_INT(z->kind, STEP_KERNEL);
+	CHECK_INT(z->kernel, 1);
+	CHECK_INT(z->pdl, 0);
+	static const enum arg_kind zero_args[] = { ARG_Y, ARG_INT };
+	CHECK(arg_kinds_are(z, zero_args, 2));
+	CHECK_INT(z->args[1].value, 33 * 256 / 4);
+	CHECK_INT(z->grid[0] * z->block[0] >= 33 * 256 / 4, 1);
+	CHECK_INT(pl.steps[1].kernel, 0);
+	CHECK_INT(pl.steps[1].pdl, 1);
+}
+
+/* pdl: partials launch the reduce programmatically; atomic zeroes ws with a
+ * kernel and launches the GEMM and the convert programmatically; a plan
+ * with one kernel has nothing to overlap. */
+TEST(plan_pdl)
+{
+	const struct tmpl *t = mma();
+	struct launch_plan pl;
+	long p[NP];
+	memcpy(p, partials, sizeof(partials));
+	p[PDL] = 1;
+	CHECK(t->check(&qkv, p) == NULL);
+	CHECK_INT(t->plan(&qkv, p, 5, &pl), 0);
+	CHECK_INT(pl.nsteps, 2);
+	CHECK_INT(pl.steps[0].pdl, 0);
+	CHECK_INT(pl.steps[1].pdl, 1);
+	CHECK_INT(plan_pdl_misplaced(&pl), -1);
+
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	memcpy(p, atomic, sizeof(atomic));
+	p[PDL] = 1;
+	CHECK(t->check(&qkv, p) == NULL);
+	CHECK_INT(t->kernels(&qkv, p, names, TMPL_MAX_KERNELS), 3);
+	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0, 0>");
+	CHECK_STR(names[1], "mma_splitk_reduce");
+	CHECK_STR(names[2], "mma_zero_f32");
+	CHECK_INT(t->plan(&qkv, p, 9, &pl), 0);
+	CHECK_INT(pl.nsteps, 3);
+	CHECK_INT(plan_pdl_misplaced(&pl), -1);
+	CHECK_INT(pl.steps[0].kind, STEP_KERNEL);
+	CHECK_INT(pl.steps[0].kernel, 2);
+	CHECK_INT(pl.steps[0].pdl, 0);
+	CHECK_INT(pl.steps[0].args[0].kind, ARG_WS);
+	CHECK_INT(pl.steps[0].args[1].value, 9 * 2304 / 4);
+	CHECK_INT(pl.steps[1].kernel, 0);
+	CHECK_INT(pl.steps[1].pdl, 1);
+	CHECK_INT(pl.steps[2].kernel, 1);
+	CHECK_INT(pl.steps[2].pdl, 1);
+
+	memcpy(p, cluster, sizeof(cluster));
+	p[PDL] = 1;
+	CHECK_STR(t->check(&qkv, p), "pdl needs a second kernel (split with partials or atomic)");
+	memcpy(p, direct, sizeof(direct));
+	p[PDL] = 1;
+	CHECK_STR(t->check(&qkv, p), "pdl needs a second kernel (split with partials or atomic)");
+
+	/* the rule itself: never the first step, only a kernel after a kernel */
+	pl = (struct launch_plan){ .nsteps = 2 };
+	pl.steps[0].kind = STEP_MEMSET_WS;
+	pl.steps[1].kind = STEP_KERNEL;
+	pl.steps[1].pdl = 1;
+	CHECK_INT(plan_pdl_misplaced(&pl), 1);
+	pl.steps[0].kind = STEP_KERNEL;
+	CHECK_INT(plan_pdl_misplaced(&pl), -1);
+	pl.steps[0].pdl = 1;
+	CHECK_INT(plan_pdl_misplaced(&pl), 0);
 }
 
 /* wgmma: the kernel name carries the instruction, the plan asks for the
@@ -414,9 +492,10 @@ TEST(plan_invariants_over_the_grid)
 	for (long split = 1; split <= 16; split++)
 	for (long cache = 0; cache <= 1; cache++)
 	for (long combine = 0; combine <= 2; combine++)
-	for (long layout = 0; layout <= 1; layout++) {
+	for (long layout = 0; layout <= 1; layout++)
+	for (long pdl = 0; pdl <= 1; pdl++) {
 		const long p[NP] = { bms[a], bns[b], bks[c], warps[d], stages, split, cache, combine,
-				     layout };
+				     layout, SYNC, pdl };
 		total++;
 		struct launch_plan pl;
 		if (t->check(&qkv, p)) {
@@ -451,15 +530,19 @@ TEST(plan_invariants_over_the_grid)
 			bad += k->smem < (unsigned)(stages * (p[BM] + p[BN]) * p[BK] * 2);
 			bad += k->smem < (unsigned)(p[BN] * (p[BM] + 4) * 4);
 			const int reduce = split > 1 && combine != CLUSTER;
-			bad += kernels != 1 + reduce;
-			bad += memsets != (split > 1 && combine == ATOMIC);
+			const int zero = split > 1 && combine == ATOMIC;
+			/* with pdl the zero-fill is a kernel, not a memset */
+			bad += kernels != 1 + reduce + (zero && pdl);
+			bad += memsets != (zero && !pdl);
+			bad += plan_pdl_misplaced(&pl) != -1;
+			bad += k->pdl != (pdl && zero);
 			size_t ws = split == 1 || combine == CLUSTER ? 0 :
 				    (size_t)(combine == ATOMIC ? 1 : split) * m * qkv.n * 4;
 			bad += pl.ws_bytes != ws;
 			bad += (k->args[0].kind == ARG_PREP) != (layout == TILES);
 		}
 	}
-	CHECK_INT(total, 3 * 4 * 3 * 3 * 5 * 16 * 2 * 3 * 2);
+	CHECK_INT(total, 3 * 4 * 3 * 3 * 5 * 16 * 2 * 3 * 2 * 2);
 	CHECK(legal > 1000);
 	CHECK_INT(bad, 0);
 }
@@ -469,6 +552,7 @@ struct coverage {
 	int combos[3];                  /* per combine; split 1 counted apart */
 	int direct;
 	int layouts[2];
+	int pdl;                        /* candidates with pdl = 1 */
 	const char *first_reason;
 };
 
@@ -486,6 +570,7 @@ static void visit(void *ctx, const struct shape *s, int m, const struct candidat
 		return;
 	}
 	cov->layouts[c->params[LAYOUT]]++;
+	cov->pdl += c->params[PDL] == 1;
 	if (c->params[SPLIT] == 1)
 		cov->direct++;
 	else
@@ -508,17 +593,19 @@ TEST(gpu_test_space_covers_every_mode)
 			CHECK_INT(s->ms[j], want_ms[j]);
 			struct coverage cov = { 0 };
 			space_enumerate(&sp, s, s->ms[j], visit, &cov);
-			CHECK_INT(cov.visited, 40);
+			CHECK_INT(cov.visited, 56);
 			CHECK_INT(cov.pruned, 0);
 			if (cov.first_reason)
 				fprintf(stderr, "  %s m=%d: %s\n", s->family, s->ms[j],
 					cov.first_reason);
 			CHECK_INT(cov.direct, 8);
-			CHECK_INT(cov.combos[PARTIALS], 8);
-			CHECK_INT(cov.combos[ATOMIC], 8);
+			/* partials and atomic twice: without and with pdl */
+			CHECK_INT(cov.combos[PARTIALS], 16);
+			CHECK_INT(cov.combos[ATOMIC], 16);
 			CHECK_INT(cov.combos[CLUSTER], 16);
-			CHECK_INT(cov.layouts[ROWS], 20);
-			CHECK_INT(cov.layouts[TILES], 20);
+			CHECK_INT(cov.pdl, 16);
+			CHECK_INT(cov.layouts[ROWS], 28);
+			CHECK_INT(cov.layouts[TILES], 28);
 		}
 	}
 	space_free(&sp);
@@ -533,13 +620,13 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	struct jit_options o = jit_test_options("mma", 4);
 	/* the four plans above, plus the largest tile (128 x 64 on 2 warps:
 	 * 128 accumulators per thread) and a cluster of 8 with evict_first */
-	const long big[] = { 128, 64, 32, 2, 6, 1, 0, PARTIALS, ROWS };
-	const long c8[] = { 32, 8, 64, 8, 4, 8, 1, CLUSTER, ROWS };
+	const long big[NP] = { 128, 64, 32, 2, 6, 1, 0, PARTIALS, ROWS };
+	const long c8[NP] = { 32, 8, 64, 8, 4, 8, 1, CLUSTER, ROWS };
 	/* and the tiles layout with each combine (and a 2-pass copy: 256
 	 * threads over 32 x 128 / 8 = 512 chunks) */
-	const long td[] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, TILES };
-	const long ta[] = { 32, 8, 128, 8, 4, 4, 1, ATOMIC, TILES };
-	const long tc[] = { 64, 16, 32, 4, 6, 8, 0, CLUSTER, TILES };
+	const long td[NP] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, TILES };
+	const long ta[NP] = { 32, 8, 128, 8, 4, 4, 1, ATOMIC, TILES };
+	const long tc[NP] = { 64, 16, 32, 4, 6, 8, 0, CLUSTER, TILES };
 	const long *cands[] = { direct, partials, atomic, cluster, big, c8, td, ta, tc };
 	struct jit_item items[32];
 	int n = 0;
@@ -557,10 +644,11 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		"mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>",
 		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
 		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 0, 1>",
+		"mma_zero_f32",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(wg); i++)
 		n = add_item(items, n, t->source, wg[i]);
-	CHECK_INT(n, 17);
+	CHECK_INT(n, 18);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
@@ -584,6 +672,6 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
       T(plan_direct), T(plan_partials), T(plan_atomic_zeroes_inside_the_call),
       T(plan_cluster_is_one_kernel), T(plan_epilogue_larger_than_ring),
-      T(plan_tiles_reads_the_packed_weight), T(hilo_adapter), T(plan_wgmma),
+      T(plan_tiles_reads_the_packed_weight), T(hilo_adapter), T(plan_pdl), T(plan_wgmma),
       T(plan_refuses_bad_input),
       T(plan_invariants_over_the_grid), T(gpu_test_space_covers_every_mode), T(nvrtc_compiles_every_combine_without_spills))

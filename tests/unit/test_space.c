@@ -251,9 +251,10 @@ TEST(tiny_space)
 			total += space_enumerate(&sp, &sp.shapes[i], sp.shapes[i].ms[j], NULL, NULL);
 	/* gemv: 6 at m = 1 and 8 at m = 3, for each shape; mma_skinny (bf16
 	 * only): 2 token tiles x 2 layouts x (split 1, split 2 partials and
-	 * cluster, split 4 atomic) = 16 at each m with mma.sync, and the 4
-	 * split 2 clusters again with wgmma */
-	CHECK_INT(total, 28 + 2 * (16 + 4));
+	 * cluster, split 4 atomic) = 16 at each m with mma.sync, the 8
+	 * partials and atomic ones again with pdl, and the 4 split 2 clusters
+	 * again with wgmma */
+	CHECK_INT(total, 28 + 2 * (16 + 8 + 4));
 	space_free(&sp);
 	CHECK(!sp.shapes && !sp.grids && !sp.path);
 }
