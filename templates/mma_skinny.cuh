@@ -69,7 +69,9 @@
  *   mma_splitk_reduce, mma_zero_f32: any 1-D grid, block <=
  *       MMA_REDUCE_THREADS (grid-stride loops over float4s).
  * W is the weight as given (layout rows) or its packed copy (layout
- * tiles). Requires N % BM == 0, K % (SPLIT*BK) == 0, 16-byte aligned W,
+ * tiles). Requires N % BM == 0, K % BK == 0, K / BK >= SPLIT (the split
+ * s takes k tiles [s*T/SPLIT, (s+1)*T/SPLIT) of the T = K/BK, so any SPLIT
+ * that divides nothing still spreads them within one), 16-byte aligned W,
  * X, Y and ws, and any M >= 1. The kernels check the dynamic shared memory they were
  * given and trap when it is short of what the layout needs.
  */
@@ -615,9 +617,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	const int t0 = blockIdx.x * BN;
 	const int split = blockIdx.y;
 	const int n0 = blockIdx.z * BM;
-	const int kslice = K / SPLIT;
-	const int kbegin = split * kslice;
-	const int ktiles = kslice / BK;
+	/* this split's k tiles: an even share of the K/BK, within one */
+	const int ktotal = K / BK;
+	const int kt_first = (int)((long long)split * ktotal / SPLIT);
+	const int kbegin = kt_first * BK;
+	const int ktiles = (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first;
 
 	{
 		unsigned dyn;

@@ -4,7 +4,8 @@
 # a fresh db/h200.db, emit runtime/tables/h200.h, rebuild libgemmtab and
 # gemmtab there, and bench the library. With VALIDATE_MMA=1 it first runs
 # the tensor-core reference test (tests/gpu/t_mma_reference.sh) and stops
-# when it fails. DEPS holds lib/libsqlite3.a, lib/libyaml.a and
+# when it fails. RESUME=1 keeps the db/h200.db of the tree and sweeps
+# only what it has not measured (a widened space). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
 # include/{sqlite3,yaml}.h, carried from the build machine (the GPU machine
 # has neither library); build/ is carried too. CACHE.tgz, if given, is a
 # cubin cache made here with `gemmtab compile --space search_spaces/h200.yaml
@@ -38,8 +39,12 @@ if [ "${VALIDATE_MMA:-0}" = 1 ]; then
 fi
 
 step "sweep search_spaces/h200.yaml"
-rm -f db/h200.db db/h200.db-wal db/h200.db-shm
-$G probe --db db/h200.db --space search_spaces/h200.yaml >>"$log" 2>&1
+if [ "${RESUME:-0}" = 1 ]; then
+	step "resuming the carried db/h200.db (only what it lacks is measured)"
+else
+	rm -f db/h200.db db/h200.db-wal db/h200.db-shm
+	$G probe --db db/h200.db --space search_spaces/h200.yaml >>"$log" 2>&1
+fi
 timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 --cache "$CACHE" 2>&1 | tail -n 3 >>"$log"
 $G report --db db/h200.db >"$OUT/report.txt" 2>&1
 cp db/h200.db "$OUT/"

@@ -108,8 +108,11 @@ const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
 {
 	if (rows % t->bm)
 		return "n not a multiple of bm";
-	if (k % (t->split * t->bk))
-		return "k not a multiple of split*bk";
+	if (k % t->bk)
+		return "k not a multiple of bk";
+	/* every split gets at least one k tile (uneven shares differ by one) */
+	if (k / t->bk < t->split)
+		return "fewer k tiles than splits";
 	if (rows / t->bm > MAX_GRID_YZ)
 		return "n/bm exceeds the grid";
 	long wm, wn, wk;

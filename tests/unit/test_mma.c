@@ -139,7 +139,8 @@ TEST(static_checks)
 		{ { 64, 16, 64, 4, 3, 1, 0, ATOMIC }, "split 1 takes combine partials" },
 		{ { 64, 16, 64, 4, 3, 1, 0, CLUSTER }, "split 1 takes combine partials" },
 		{ { 64, 16, 32, 4, 3, 16, 0, CLUSTER }, "a cluster holds at most 8 blocks" },
-		{ { 64, 16, 64, 4, 3, 3, 0, 0 }, "k not a multiple of split*bk" },
+		{ { 64, 16, 64, 4, 3, 3, 0, 0 }, NULL },      /* 128 k tiles in 3 uneven shares */
+		{ { 64, 16, 64, 4, 3, 7, 0, CLUSTER }, NULL },
 		/* 32 rows x 8 tokens is 2 fragments: 8 warps split k 4 ways, bk 32 has 2 */
 		{ { 32, 8, 32, 8, 3, 1, 0, 0 }, "more k-splitting warps than k16 steps in bk" },
 		/* the largest per-warp tile: 2 warps of 64 rows x 64 tokens, 4 x 8
@@ -178,7 +179,10 @@ TEST(static_checks)
 	/* oproj's k = 1024 takes split 8 at bk 128, not split 16 */
 	const long s8[NP] = { 64, 16, 128, 4, 3, 8, 0, CLUSTER }, s16[NP] = { 64, 16, 128, 4, 3, 16, 0, 1 };
 	CHECK(t->check(&oproj, s8) == NULL);
-	CHECK_STR(t->check(&oproj, s16), "k not a multiple of split*bk");
+	CHECK_STR(t->check(&oproj, s16), "fewer k tiles than splits");
+	struct shape odd_k = qkv;
+	odd_k.k = 8192 + 32;
+	CHECK_STR(t->check(&odd_k, direct), "k not a multiple of bk");
 }
 
 TEST(plan_direct)
@@ -340,7 +344,10 @@ TEST(hilo_adapter)
 	CHECK_STR(t->check(&qkv, p), "hi/lo needs fp32 w, bf16 x, fp32 y");
 	const long b96[] = { 96, 16, 64, 4, 4, 8, 1, SYNC, 0 }, s3[] = { 64, 16, 64, 4, 4, 3, 1, SYNC, 0 };
 	CHECK_STR(t->check(&router, b96), "bm must be 32, 64 or 128");
-	CHECK_STR(t->check(&router, s3), "k not a multiple of split*bk");
+	CHECK(t->check(&router, s3) == NULL);  /* uneven k shares */
+	struct shape odd_k = router;
+	odd_k.k = 8192 + 32;
+	CHECK_STR(t->check(&odd_k, s3), "k not a multiple of bk");
 	struct shape odd = router;
 	odd.n = 96;     /* 2n = 192 is a multiple of 64, n is not */
 	CHECK_STR(t->check(&odd, p), "n not a multiple of bm");
