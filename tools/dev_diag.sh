@@ -27,6 +27,7 @@ fi
 if [ "${PROFILE:-1}" = 1 ]; then
 	ncu --clock-control none --target-processes all -k "regex:${KERNEL:-mma_skinny}" -c 1 \
 		--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+		--section ComputeWorkloadAnalysis \
 		--section Occupancy --section LaunchStats --section SchedulerStats \
 		$G sweep --space "${PROFILE_SPACE:-tests/spaces/mma_best.yaml}" --db /tmp/b.db \
 		--no-retest > "$OUT/ncu.txt" 2>&1

@@ -5,7 +5,8 @@
 # gemmtab there, and bench the library. With VALIDATE_MMA=1 it first runs
 # the tensor-core reference test (tests/gpu/t_mma_reference.sh) and stops
 # when it fails. RESUME=1 keeps the db/h200.db of the tree and sweeps
-# only what it has not measured (a widened space). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
+# only what it has not measured (a widened space; another H200 unit is
+# the same environment, db_env_id). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
 # include/{sqlite3,yaml}.h, carried from the build machine (the GPU machine
 # has neither library); build/ is carried too. CACHE.tgz, if given, is a
 # cubin cache made here with `gemmtab compile --space search_spaces/h200.yaml

@@ -130,6 +130,31 @@ TEST(reopen_is_idempotent)
 	free(path);
 }
 
+/* A sweep resumed on another unit of the same GPU (the next lent H200)
+ * keeps its env, so nothing is measured twice; other software does not. */
+TEST(env_ignores_the_unit)
+{
+	struct db *db;
+	struct env_info e;
+	long long id1, id2, id3;
+	char *path = scratch("units.db");
+	fixture_env(&e, "580.82.07");
+	CHECK_INT(db_open(path, &db), 0);
+	strcpy(e.gpu_uuid, "GPU-unit-one");
+	CHECK_INT(db_env_id(db, &e, &id1), 0);
+	strcpy(e.gpu_uuid, "GPU-unit-two");
+	CHECK_INT(db_env_id(db, &e, &id2), 0);
+	CHECK_INT(id2, id1);
+	CHECK_QUERY(db, "SELECT count(*) AS n, min(gpu_uuid) AS u FROM env",
+		    "n,u\n1,GPU-unit-one\n");
+	strcpy(e.driver, "580.99.99");
+	CHECK_INT(db_env_id(db, &e, &id3), 0);
+	CHECK(id3 != id1);
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM env", "n\n2\n");
+	db_close(db);
+	free(path);
+}
+
 TEST(ids_are_stable)
 {
 	struct db *db;
@@ -459,7 +484,7 @@ TEST(query_formats)
 	free(path);
 }
 
-TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(ids_are_stable),
+TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
       T(screen_best_order), T(absent_figures_are_null),
       T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
