@@ -98,11 +98,6 @@
  * XOR swizzle already is; 4 warps per 64 weight rows). */
 #define MMA_SYNC 0
 #define MMA_WGMMA 1
-/* wgmma, warp-specialized (see mma_ws_block): one producer warpgroup
- * copies the tiles into an mbarrier ring (W, packed in tiles, by one bulk
- * copy per stage), BM/64 consumer warpgroups multiply; no block-wide
- * barrier in the K loop. WARPS = BM/16 + 4, bk 64, tiles layout. */
-#define MMA_WS 2
 
 /* Split-K combines (the adapter's "combine" symbols, same order). */
 #define MMA_COMBINE_PARTIALS 0
@@ -169,21 +164,11 @@ __host__ __device__ constexpr int mma_epilogue_bytes(int BM, int BN, int WARPS)
  * such a boundary, so the block asks for that much more to align it. */
 #define MMA_WGMMA_ALIGN 1024
 
-/* MMA_WS: the full and empty mbarriers of every stage, after the ring
- * and the (one) epilogue tile. */
-__host__ __device__ constexpr int mma_ws_data_bytes(int BM, int BN, int BK, int STAGES)
-{
-	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), BN * (BM + MMA_EPI_PAD) * 4);
-}
-
 __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WARPS, int STAGES,
 						 int MMA = MMA_SYNC)
 {
-	return MMA == MMA_WS ? mma_ws_data_bytes(BM, BN, BK, STAGES) + 2 * STAGES * 8 +
-				       MMA_WGMMA_ALIGN
-			     : mma_max(mma_ring_bytes(BM, BN, BK, STAGES),
-				       mma_epilogue_bytes(BM, BN, WARPS)) +
-				       (MMA == MMA_WGMMA ? MMA_WGMMA_ALIGN : 0);
+	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS)) +
+	       (MMA == MMA_WGMMA ? MMA_WGMMA_ALIGN : 0);
 }
 
 /* Shared memory an SM gives its blocks, and what it reserves per block
@@ -200,9 +185,7 @@ __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WAR
 __host__ __device__ constexpr int mma_min_blocks(int BM, int BN, int BK, int WARPS, int STAGES,
 						 int MMA = MMA_SYNC)
 {
-	/* MMA_WS: its consumers hold BN/2 accumulators each, its producer
-	 * few; one block per SM, registers as ptxas needs them */
-	return MMA == MMA_WS ? 1 : mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA) +
+	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA) +
 						 MMA_BLOCK_SMEM_RESERVED),
 				  65536 / (WARPS * 32 * (mma_acc_per_thread(BM, BN, WARPS) +
 							 MMA_REG_OVERHEAD))));
@@ -515,55 +498,6 @@ __device__ __forceinline__ float4 mma_add4(float4 a, float4 b)
 	return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
-/* mbarriers of MMA_WS's ring (shared::cta addresses). A phase completes
- * when its count of arrivals is in and, for a full barrier, the bytes it
- * was told to expect have landed. */
-__device__ __forceinline__ void mma_bar_init(unsigned bar, unsigned count)
-{
-	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
-}
-
-/* One arrival that also expects `bytes` from the bulk copies of this phase. */
-__device__ __forceinline__ void mma_bar_arrive_expect(unsigned bar, unsigned bytes)
-{
-	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-		     :: "r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mma_bar_arrive(unsigned bar)
-{
-	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
-}
-
-/* An arrival once every cp.async this thread issued so far has landed (not
- * counted up front: the barrier's count includes it). */
-__device__ __forceinline__ void mma_bar_arrive_cp_async(unsigned bar)
-{
-	asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(bar) : "memory");
-}
-
-/* Until the phase of parity `parity` has completed. */
-__device__ __forceinline__ void mma_bar_wait(unsigned bar, unsigned parity)
-{
-	unsigned done;
-	do {
-		asm volatile("{\n\t.reg .pred p;\n\t"
-			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-			     "selp.u32 %0, 1, 0, p;\n\t}"
-			     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-	} while (!done);
-}
-
-/* bytes (a multiple of 16) global to shared in one bulk copy, completing
- * on the mbarrier bar. */
-__device__ __forceinline__ void mma_bulk_copy(unsigned dst, const void *src, unsigned bytes,
-					      unsigned bar)
-{
-	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-		     "[%0], [%1], %2, [%3];"
-		     :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
-}
-
 /* Four FP32 values as four bf16 (round to nearest), one 8-byte store. */
 __device__ __forceinline__ void mma_store_bf16x4(__nv_bfloat16 *p, float4 v)
 {
@@ -615,68 +549,6 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 		const __nv_bfloat16 *src = X + (size_t)(token < M ? token : 0) * K + k0 + chunk * 8;
 		if (BN % ROWS_PER_PASS == 0 || row < BN)
 			mma_copy_x(sb + mma_tile_offset<BK>(row, chunk), src, token < M ? 16 : 0);
-	}
-}
-
-/*
- * The block's FP32 tile -- WK partial sums E[w][token][row], rows of
- * BM + MMA_EPI_PAD floats, complete in shared memory -- to its output
- * under COMBINE, by every thread of the block.
- */
-template <int BM, int BN, int WK, int SPLIT, int COMBINE>
-__device__ __forceinline__ void mma_combine(const float *E, __nv_bfloat16 *Y, float *ws, int M,
-					    int N, int t0, int n0, int split)
-{
-	constexpr int LD = BM + MMA_EPI_PAD;
-	const int tid = threadIdx.x;
-	const int threads = blockDim.x;
-	constexpr int UNITS = BN * BM / 4;      /* float4s of one K partial */
-	if constexpr (COMBINE == MMA_COMBINE_CLUSTER) {
-		mma_cluster_sync();     /* every rank's tile is complete */
-		const unsigned rank = mma_cluster_rank();
-		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
-		const int first = rank * PER_RANK;
-		const int last = mma_min(first + PER_RANK, UNITS);
-		for (int u = first + tid; u < last; u += threads) {
-			const int token = u / (BM / 4);
-			const int row = u % (BM / 4) * 4;
-			if (t0 + token >= M)
-				continue;
-			float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-			for (int r = 0; r < SPLIT; r++)
-#pragma unroll
-				for (int w = 0; w < WK; w++)
-					sum = mma_add4(sum, mma_load_peer(
-						mma_smem_u32(&E[(w * BN + token) * LD + row]), r));
-			mma_store_bf16x4(Y + (size_t)(t0 + token) * N + n0 + row, sum);
-		}
-		mma_cluster_sync_relaxed();     /* no rank leaves while a peer reads its tile */
-	} else {
-		__syncthreads();
-		for (int u = tid; u < UNITS; u += threads) {
-			const int token = u / (BM / 4);
-			const int row = u % (BM / 4) * 4;
-			if (t0 + token >= M)
-				continue;
-			float4 sum = *reinterpret_cast<const float4 *>(&E[token * LD + row]);
-#pragma unroll
-			for (int w = 1; w < WK; w++)
-				sum = mma_add4(sum, *reinterpret_cast<const float4 *>(
-					&E[(w * BN + token) * LD + row]));
-			if constexpr (COMBINE == MMA_COMBINE_HILO) {
-				/* rows n0.. of the 2N hi/lo rows: all hi or all lo (N % BM == 0) */
-				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 % N + row, sum);
-				continue;
-			}
-			const size_t at = (size_t)(t0 + token) * N + n0 + row;
-			if constexpr (SPLIT == 1)
-				mma_store_bf16x4(Y + at, sum);
-			else if constexpr (COMBINE == MMA_COMBINE_PARTIALS)
-				*reinterpret_cast<float4 *>(ws + (size_t)split * M * N + at) = sum;
-			else
-				mma_red_v4(ws + at, sum);
-		}
 	}
 }
 
@@ -869,145 +741,54 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 				E[(wk * BN + token) * LD + row] = acc[i][j][c];
 			}
 
-	mma_combine<BM, BN, WK, SPLIT, COMBINE>(E, Y, ws, M, N, t0, n0, split);
-}
-
-
-/*
- * MMA_WS: the same product, warp-specialized. Warpgroup 0 produces: per k
- * tile, thread 0 asks the stage's full barrier to expect the W tile's
- * bytes and bulk-copies the tile (the tiles layout holds it as one
- * contiguous, already swizzled image), and the 128 threads cp.async the
- * token tile into the swizzled slot, each then arriving on the same
- * barrier once its copies have landed. Warpgroups 1..BM/64 consume: each
- * waits for the stage's full barrier, multiplies its 64 weight rows by all
- * BN tokens with wgmma, and after the next stage's product is issued
- * (wgmma.wait_group 1) releases the previous stage on its empty barrier,
- * which the producer waits on before refilling that slot. The ring is
- * never behind a block-wide barrier, so loads run STAGES tiles ahead of
- * the tensor cores. Then every thread joins the epilogue of mma_combine.
- */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int COMBINE>
-__device__ __forceinline__ void mma_ws_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
-					     __nv_bfloat16 *Y, float *ws, int M, int N, int K)
-{
-	constexpr int CWG = BM / 64;            /* consumer warpgroups */
-	static_assert(BK == 64 && (BM == 64 || BM == 128) && WARPS == 4 * (CWG + 1),
-		      "ws takes bk 64, bm 64 or 128 and 4 warps per 64 rows plus 4");
-	static_assert(BN >= 8 && BN <= 256 && (BN & (BN - 1)) == 0, "ws takes bn 8 .. 256");
-	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
-	static_assert(SPLIT >= 1 && SPLIT <= 32, "split must be in [1, 32]");
-	static_assert(COMBINE != MMA_COMBINE_CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
-		      "a cluster combine needs split in [2, 8]");
-	constexpr int A_BYTES = BM * BK * 2;
-	constexpr int STAGE_BYTES = (BM + BN) * BK * 2;
-	constexpr int LD = BM + MMA_EPI_PAD;
-	constexpr int NACC = BN / 2;            /* m64nBN: BN/2 FP32 per thread */
-
-	extern __shared__ __align__(128) unsigned char mma_smem[];
-	{
-		unsigned dyn;
-		asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA_WS))
-			__trap();
-	}
-	const int tid = threadIdx.x;
-	const int warp = tid >> 5;
-	const int lane = tid & 31;
-	const int t0 = blockIdx.x * BN;
-	const int split = blockIdx.y;
-	const int n0 = blockIdx.z * BM;
-	const int ktotal = K / BK;
-	const int kt_first = (int)((long long)split * ktotal / SPLIT);
-	const int ktiles = (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first;
-
-	const unsigned raw = mma_smem_u32(mma_smem);
-	const unsigned base = (raw + MMA_WGMMA_ALIGN - 1) & ~(MMA_WGMMA_ALIGN - 1u);
-	const unsigned full = base + mma_ws_data_bytes(BM, BN, BK, STAGES);
-	const unsigned empty = full + STAGES * 8;
-	if (tid == 0) {
-		for (int s = 0; s < STAGES; s++) {
-			mma_bar_init(full + s * 8, 128 + 1);    /* 128 cp.async + the W tile */
-			mma_bar_init(empty + s * 8, CWG);
-		}
-		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-	}
-	__syncthreads();
-
-	float acc[NACC];
+	constexpr int UNITS = BN * BM / 4;      /* float4s of one K partial */
+	if constexpr (COMBINE == MMA_COMBINE_CLUSTER) {
+		mma_cluster_sync();     /* every rank's tile is complete */
+		const unsigned rank = mma_cluster_rank();
+		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
+		const int first = rank * PER_RANK;
+		const int last = mma_min(first + PER_RANK, UNITS);
+		for (int u = first + tid; u < last; u += THREADS) {
+			const int token = u / (BM / 4);
+			const int row = u % (BM / 4) * 4;
+			if (t0 + token >= M)
+				continue;
+			float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-	for (int i = 0; i < NACC; i++)
-		acc[i] = 0.0f;
-
-	if (warp < 4) {
-		/* producer */
-		constexpr int CPR = BK / 8;
-		const int chunk = tid % CPR;
-		const int first = tid / CPR;
-		const __nv_bfloat16 *wtiles = W + (size_t)(n0 / BM) * ktotal * (BM * BK);
-		for (int kt = 0; kt < ktiles; kt++) {
-			const int s = kt % STAGES;
-			if (kt >= STAGES)
-				mma_bar_wait(empty + s * 8, (kt / STAGES - 1) & 1);
-			const unsigned sa = base + s * STAGE_BYTES;
-			const unsigned sb = sa + A_BYTES;
-			const int k0 = (kt_first + kt) * BK;
-			if (tid == 0) {
-				mma_bar_arrive_expect(full + s * 8, A_BYTES);
-				mma_bulk_copy(sa, wtiles + (size_t)(kt_first + kt) * (BM * BK), A_BYTES,
-					      full + s * 8);
-			}
+			for (int r = 0; r < SPLIT; r++)
 #pragma unroll
-			for (int r = 0; r < BN; r += 128 / CPR) {
-				const int row = r + first;
-				const int token = t0 + row;
-				const __nv_bfloat16 *src =
-					X + (size_t)(token < M ? token : 0) * K + k0 + chunk * 8;
-				if (BN % (128 / CPR) == 0 || row < BN)
-					mma_copy_x(sb + mma_tile_offset<BK>(row, chunk), src,
-						   token < M ? 16 : 0);
-			}
-			mma_bar_arrive_cp_async(full + s * 8);
+				for (int w = 0; w < WK; w++)
+					sum = mma_add4(sum, mma_load_peer(
+						mma_smem_u32(&E[(w * BN + token) * LD + row]), r));
+			mma_store_bf16x4(Y + (size_t)(t0 + token) * N + n0 + row, sum);
 		}
+		mma_cluster_sync_relaxed();     /* no rank leaves while a peer reads its tile */
 	} else {
-		/* consumers: warpgroup g owns weight rows 64 * g .. */
-		const int g = warp / 4 - 1;
-		for (int kt = 0; kt < ktiles; kt++) {
-			const int s = kt % STAGES;
-			mma_bar_wait(full + s * 8, (kt / STAGES) & 1);
-			mma_fence_proxy_async();        /* the token tile came by cp.async */
-			const unsigned a = base + s * STAGE_BYTES + g * 64 * BK * 2;
-			const unsigned b = base + s * STAGE_BYTES + A_BYTES;
-			mma_wgmma_fence();
+		__syncthreads();
+		for (int u = tid; u < UNITS; u += THREADS) {
+			const int token = u / (BM / 4);
+			const int row = u % (BM / 4) * 4;
+			if (t0 + token >= M)
+				continue;
+			float4 sum = *reinterpret_cast<const float4 *>(&E[token * LD + row]);
 #pragma unroll
-			for (int ks = 0; ks < BK / 16; ks++)
-				mma_wgmma_step<BN>(acc, mma_wgmma_desc(a + ks * 32),
-						   mma_wgmma_desc(b + ks * 32));
-			mma_wgmma_commit();
-			mma_wgmma_wait<1>();    /* the previous tile's product is done */
-			if (kt > 0 && (tid & 127) == 0)
-				mma_bar_arrive(empty + ((kt - 1) % STAGES) * 8);
-		}
-		mma_wgmma_wait<0>();
-	}
-	__syncthreads();        /* every tile consumed: the ring is free */
-	/* PDL: the reduce may launch; Y or ws may have been zeroed just now */
-	mma_pdl_launch_dependents();
-	mma_pdl_wait();
-
-	float *E = reinterpret_cast<float *>(mma_smem);
-	if (warp >= 4) {
-		const int cw = warp - 4;        /* 16 weight rows per consumer warp */
-#pragma unroll
-		for (int j = 0; j < BN / 8; j++)
-#pragma unroll
-			for (int c = 0; c < 4; c++) {
-				const int row = cw * 16 + mma_c_row(lane, c);
-				const int token = j * 8 + mma_c_col(lane, c);
-				E[token * LD + row] = acc[4 * j + c];
+			for (int w = 1; w < WK; w++)
+				sum = mma_add4(sum, *reinterpret_cast<const float4 *>(
+					&E[(w * BN + token) * LD + row]));
+			if constexpr (COMBINE == MMA_COMBINE_HILO) {
+				/* rows n0.. of the 2N hi/lo rows: all hi or all lo (N % BM == 0) */
+				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 % N + row, sum);
+				continue;
 			}
+			const size_t at = (size_t)(t0 + token) * N + n0 + row;
+			if constexpr (SPLIT == 1)
+				mma_store_bf16x4(Y + at, sum);
+			else if constexpr (COMBINE == MMA_COMBINE_PARTIALS)
+				*reinterpret_cast<float4 *>(ws + (size_t)split * M * N + at) = sum;
+			else
+				mma_red_v4(ws + at, sum);
+		}
 	}
-	mma_combine<BM, BN, 1, SPLIT, COMBINE>(E, Y, ws, M, N, t0, n0, split);
 }
 
 /*
@@ -1027,13 +808,8 @@ mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 
 		  int M, int N, int K)
 {
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER, "the cluster combine is mma_skinny_cluster_kernel");
-	static_assert(MMA != MMA_WS || (LAYOUT == MMA_LAYOUT_TILES && CACHE == MMA_CACHE_CG),
-		      "ws reads W packed in tiles, cache cg");
-	if constexpr (MMA == MMA_WS)
-		mma_ws_block<BM, BN, BK, WARPS, STAGES, SPLIT, COMBINE>(W, X, Y, ws, M, N, K);
-	else
-		mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA>(
-			W, X, Y, ws, M, N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA>(W, X, Y, ws,
+										       M, N, K);
 }
 
 /* Split-K combined through distributed shared memory: a cluster is the
@@ -1045,14 +821,8 @@ __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y,
 			  float *ws, int M, int N, int K)
 {
-	static_assert(MMA != MMA_WS || (LAYOUT == MMA_LAYOUT_TILES && CACHE == MMA_CACHE_CG),
-		      "ws reads W packed in tiles, cache cg");
-	if constexpr (MMA == MMA_WS)
-		mma_ws_block<BM, BN, BK, WARPS, STAGES, SPLIT, MMA_COMBINE_CLUSTER>(W, X, Y, ws, M, N,
-										       K);
-	else
-		mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER,
-				 LAYOUT, MMA>(W, X, Y, ws, M, N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT, MMA>(
+		W, X, Y, ws, M, N, K);
 }
 
 /* The router's hi/lo product into FP32 Y (see the top of this file): grid

@@ -19,7 +19,7 @@ static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
 static const char *const combine_symbols[] = { "partials", "atomic", "cluster", NULL };
 enum { COMBINE_PARTIALS, COMBINE_ATOMIC, COMBINE_CLUSTER };
 static const char *const layout_symbols[] = { "rows", "tiles", NULL };
-const char *const mma_instr_symbols[] = { "sync", "wgmma", "ws", NULL };
+const char *const mma_instr_symbols[] = { "sync", "wgmma", NULL };
 enum { LAYOUT_ROWS, LAYOUT_TILES };
 
 static const struct tmpl_param params[NPARAMS] = {
@@ -32,7 +32,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
 	[P_COMBINE] = { "combine", 0, 2, combine_symbols },
 	[P_LAYOUT]  = { "layout", 0, 1, layout_symbols },
-	[P_MMA]     = { "mma", 0, 2, mma_instr_symbols },
+	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
 
@@ -64,19 +64,8 @@ static void warp_layout(const struct mma_tile *t, long *wm, long *wn, long *wk)
 	*wk = t->warps / (*wm * *wn);
 }
 
-/* MMA_WS (mma_ws_block): the ring and one epilogue tile, the larger, then
- * a full and an empty mbarrier per stage, plus the 1024-byte alignment. */
-static long ws_smem(const struct mma_tile *t)
-{
-	long ring = t->stages * (t->bm + t->bn) * t->bk * 2;
-	long epilogue = t->bn * (t->bm + EPI_PAD) * 4;
-	return (ring > epilogue ? ring : epilogue) + 2 * t->stages * 8 + 1024;
-}
-
 long mma_tile_smem(const struct mma_tile *t)
 {
-	if (t->mma == MMA_INSTR_WS)
-		return ws_smem(t);
 	long wm, wn, wk;
 	warp_layout(t, &wm, &wn, &wk);
 	long ring = t->stages * (t->bm + t->bn) * t->bk * 2;
@@ -89,18 +78,6 @@ const char *mma_tile_shape_check(const struct mma_tile *t)
 {
 	if (!is_pow2_in(t->bm, 32, 128))
 		return "bm must be 32, 64 or 128";
-	if (t->mma == MMA_INSTR_WS) {
-		if (!is_pow2_in(t->bn, 8, 256))
-			return "bn must be a power of two in [8, 256]";
-		if (t->bk != 64)
-			return "ws takes bk 64";
-		if (t->bm != 64 && t->bm != 128)
-			return "ws takes bm 64 or 128";
-		/* a producer warpgroup and one consumer warpgroup per 64 rows */
-		if (t->warps != t->bm / 16 + 4)
-			return "ws takes 4 warps per 64 rows of bm plus 4";
-		return NULL;
-	}
 	if (t->mma == MMA_INSTR_WGMMA) {
 		if (!is_pow2_in(t->bn, 8, 256))
 			return "bn must be a power of two in [8, 256]";
@@ -140,7 +117,7 @@ const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
 		return "n/bm exceeds the grid";
 	long wm, wn, wk;
 	warp_layout(t, &wm, &wn, &wk);
-	if (t->mma != MMA_INSTR_WS && wk > t->bk / 16)
+	if (wk > t->bk / 16)
 		return "more k-splitting warps than k16 steps in bk";
 	/* No register check: the largest tile a thread can own (bm 128 x bn 64
 	 * on 2 warps) is 128 FP32 accumulators, the template's static_assert
@@ -174,9 +151,6 @@ static const char *mma_check(const struct shape *s, const long *p)
 		return "a cluster holds at most 8 blocks";
 	if (p[P_PDL] && (p[P_SPLIT] == 1 || p[P_COMBINE] == COMBINE_CLUSTER))
 		return "pdl needs a second kernel (split with partials or atomic)";
-	/* ws bulk-copies each W tile: one contiguous packed image */
-	if (p[P_MMA] == MMA_INSTR_WS && (p[P_LAYOUT] != LAYOUT_TILES || p[P_CACHE] != 0))
-		return "ws reads W packed in tiles, cache cg";
 	return mma_tile_fit_check(&t, s->n, s->k);
 }
 

@@ -10,12 +10,12 @@
  * warps warps with stages stages, K split split ways. */
 struct mma_tile {
 	long bm, bn, bk, warps, stages, split;
-	long mma;       /* MMA_SYNC (0), MMA_WGMMA (1) or MMA_WS (2) of mma_skinny.cuh */
+	long mma;       /* MMA_SYNC (0) or MMA_WGMMA (1) of mma_skinny.cuh */
 };
 
 /* The "mma" parameter's symbols, shared by both adapters. */
 extern const char *const mma_instr_symbols[];
-enum { MMA_INSTR_SYNC, MMA_INSTR_WGMMA, MMA_INSTR_WS };
+enum { MMA_INSTR_SYNC, MMA_INSTR_WGMMA };
 
 /* Dynamic shared memory of mma_smem_bytes: the stage ring, or the FP32
  * epilogue tile if larger. */

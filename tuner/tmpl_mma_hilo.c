@@ -30,7 +30,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_STAGES]  = { "stages", 2, 6, NULL },
 	[P_SPLIT]   = { "split", 1, 32, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
-	[P_MMA]     = { "mma", 0, 2, mma_instr_symbols },
+	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
 
@@ -50,8 +50,6 @@ static const char *hilo_check(const struct shape *s, const long *p)
 			return "parameter out of range";
 	if (s->w != DT_FP32 || s->x != DT_BF16 || s->y != DT_FP32)
 		return "hi/lo needs fp32 w, bf16 x, fp32 y";
-	if (p[P_MMA] == MMA_INSTR_WS)
-		return "hi/lo runs mma sync or wgmma";
 	const struct mma_tile t = tile_of(p);
 	const char *bad = mma_tile_shape_check(&t);
 	if (bad)

@@ -15,7 +15,7 @@
 #include "space.h"
 
 enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, PDL, NP };
-enum { SYNC, WGMMA, WS };
+enum { SYNC, WGMMA };
 enum { ROWS, TILES };
 enum { PARTIALS, ATOMIC, CLUSTER };
 
@@ -49,7 +49,7 @@ TEST(registered_with_parameters_in_order)
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
 					     "cache", "combine", "layout", "mma", "pdl" };
 	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0, 0 };
-	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 2, 1 };
+	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 1, 1 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
@@ -74,8 +74,7 @@ TEST(registered_with_parameters_in_order)
 	const char *const *instr = t->params[MMA].symbols;
 	CHECK_STR(instr[0], "sync");
 	CHECK_STR(instr[1], "wgmma");
-	CHECK_STR(instr[2], "ws");
-	CHECK(instr[3] == NULL);
+	CHECK(instr[2] == NULL);
 	/* the symbol index is the template argument */
 	static const char *const file = "templates/mma_skinny.cuh";
 	CHECK_INT(define_in(file, "MMA_CACHE_CG"), 0);
@@ -87,7 +86,6 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(define_in(file, "MMA_LAYOUT_TILES"), TILES);
 	CHECK_INT(define_in(file, "MMA_SYNC"), SYNC);
 	CHECK_INT(define_in(file, "MMA_WGMMA"), WGMMA);
-	CHECK_INT(define_in(file, "MMA_WS"), WS);
 	CHECK_INT(define_in(file, "MMA_WGMMA_ALIGN"), 1024);
 
 	struct candidate c = { .tmpl = t };
@@ -162,16 +160,6 @@ TEST(static_checks)
 		{ { 64, 64, 64, 4, 2, 1, 0, 0, 0, WGMMA }, "wgmma takes 3 or more stages" },
 		{ { 64, 64, 64, 16, 3, 1, 0, 0, 0, SYNC }, "warps must be 2, 4 or 8" },
 		{ { 64, 96, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "bn must be a power of two in [8, 256]" },
-		/* ws: a producer warpgroup plus one per 64 rows, packed tiles, cg */
-		{ { 128, 128, 64, 12, 6, 7, 0, PARTIALS, TILES, WS }, NULL },
-		{ { 64, 256, 64, 8, 4, 1, 0, PARTIALS, TILES, WS }, NULL },
-		{ { 128, 128, 64, 8, 6, 7, 0, PARTIALS, TILES, WS }, "ws takes 4 warps per 64 rows of bm plus 4" },
-		{ { 128, 128, 64, 12, 6, 7, 0, PARTIALS, ROWS, WS }, "ws reads W packed in tiles, cache cg" },
-		{ { 128, 128, 64, 12, 6, 7, 1, PARTIALS, TILES, WS }, "ws reads W packed in tiles, cache cg" },
-		{ { 128, 128, 128, 12, 6, 7, 0, PARTIALS, TILES, WS }, "ws takes bk 64" },
-		{ { 32, 128, 64, 6, 6, 7, 0, PARTIALS, TILES, WS }, "ws takes bm 64 or 128" },
-		/* 6 stages of (128 + 256) x 64 bf16 = 288 KiB */
-		{ { 128, 256, 64, 12, 6, 2, 0, PARTIALS, TILES, WS }, "shared memory exceeds 227 KiB" },
 		/* 6 stages of (64 + 256) x 64 bf16 = 240 KiB, + 1 KiB to align */
 		{ { 64, 256, 64, 4, 6, 1, 0, 0, 0, WGMMA }, "shared memory exceeds 227 KiB" },
 	};
@@ -664,16 +652,10 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
 		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 0, 1>",
 		"mma_zero_f32",
-		/* ws: partials (uneven split 7), atomics on 256 tokens, a cluster,
-		 * split 1 on 64 rows */
-		"mma_skinny_kernel<128, 128, 64, 12, 6, 7, 0, 0, 1, 2>",
-		"mma_skinny_kernel<128, 256, 64, 12, 4, 2, 0, 1, 1, 2>",
-		"mma_skinny_cluster_kernel<64, 64, 64, 8, 4, 4, 0, 1, 2>",
-		"mma_skinny_kernel<64, 128, 64, 8, 4, 1, 0, 0, 1, 2>",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(wg); i++)
 		n = add_item(items, n, t->source, wg[i]);
-	CHECK_INT(n, 22);
+	CHECK_INT(n, 18);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);

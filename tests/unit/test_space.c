@@ -253,8 +253,8 @@ TEST(tiny_space)
 	 * only): 2 token tiles x 2 layouts x (split 1, split 2 partials and
 	 * cluster, split 4 atomic) = 16 at each m with mma.sync, the 8
 	 * partials and atomic ones again with pdl, and the 4 split 2 clusters
-	 * again with wgmma, and 4 ws (2 token tiles, with and without pdl) */
-	CHECK_INT(total, 28 + 2 * (16 + 8 + 4 + 4));
+	 * again with wgmma */
+	CHECK_INT(total, 28 + 2 * (16 + 8 + 4));
 	space_free(&sp);
 	CHECK(!sp.shapes && !sp.grids && !sp.path);
 }
