@@ -47,7 +47,7 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_ENV_INSERT] = "INSERT INTO env (" ENV_COLS ") VALUES "
 		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING",
 	/* the unit (gpu_uuid, ?2) is recorded, not matched: see db_env_id */
-	[ST_ENV_SELECT] = "SELECT min(id) FROM env WHERE gpu_name = ?1 AND ?2 IS NOT NULL "
+	[ST_ENV_SELECT] = "SELECT max(id) FROM env WHERE gpu_name = ?1 AND ?2 IS NOT NULL "
 		"AND sm_count = ?3 AND sm_clock_mhz = ?4 AND mem_clock_mhz = ?5 "
 		"AND l2_bytes = ?6 AND driver = ?7 AND cuda = ?8 AND nvrtc = ?9 "
 		"AND cublas = ?10 AND cublaslt = ?11 AND source_hash = ?12",
@@ -376,7 +376,8 @@ static void bind_env(sqlite3_stmt *st, const struct env_info *e)
 /* Another unit of the same GPU model, clocks, driver and libraries is the
  * same environment: a sweep resumed on the next lent H200 (a different
  * gpu_uuid every device call) skips what the last one measured, and its
- * rows join the first unit's env. Only a new combination adds a row. */
+ * rows join that env (the newest such, as report and emit read by
+ * default). Only a new combination adds a row. */
 int db_env_id(struct db *db, const struct env_info *e, long long *id)
 {
 	sqlite3_stmt *ins = stmt(db, ST_ENV_INSERT), *sel = stmt(db, ST_ENV_SELECT);

@@ -213,8 +213,9 @@ int validate_inputs(struct gpu *g, struct bench *b, uint64_t seed);
 
 /*
  * Poison b->vy (NaN), its guard and ws (ws_bytes of it; ws may be NULL),
- * replay exec VALIDATE_REPLAYS times, then judge the output of the last
- * replay. exec must have been captured on b's validation buffers. Returns
+ * replay exec VALIDATE_REPLAYS times, poison b->vy and ws again, replay
+ * once more and judge that output. exec must have been captured on b's
+ * validation buffers. Returns
  * 0 with *v filled, or -1 on a CUDA error (the candidate's or ours).
  */
 int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *ws,
@@ -239,8 +240,9 @@ int timing_overhead(struct gpu *g, int reps, double *us);
 /*
  * Paired timing: one untimed replay of every graph, then `pairs` pairs;
  * pair i even replays base then cand, odd cand then base; every replay
- * after an L2 flush, on the next copy in rotation, between two events.
- * Measures the overhead first if the worker has not yet.
+ * after an L2 flush, on the next copy in rotation, between two events;
+ * each pair followed by a replay of an empty graph, whose median is the
+ * overhead subtracted from this batch (g->overhead_us is not used).
  */
 int timing_pairs(struct gpu *g, cudaGraphExec_t *base, cudaGraphExec_t *cand, int ncopies,
 		 int pairs, struct pair_stats *out);

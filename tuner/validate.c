@@ -88,6 +88,14 @@ int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *w
 	for (int r = 0; r < VALIDATE_REPLAYS; r++)
 		if (CUDA_CHECK(cudaGraphLaunch(exec, g->stream)))
 			return -1;
+	/* Then poison the output and workspace again and judge one more
+	 * replay: a step that reads what an earlier step of the same call
+	 * writes before that step is done (a reduce launched too early) would
+	 * otherwise find the previous replay's identical values and pass. */
+	if (CUDA_CHECK(cudaMemsetAsync(b->vy, POISON_BYTE, b->y_bytes, g->stream)) ||
+	    (ws && ws_bytes && CUDA_CHECK(cudaMemsetAsync(ws, POISON_BYTE, ws_bytes, g->stream))) ||
+	    CUDA_CHECK(cudaGraphLaunch(exec, g->stream)))
+		return -1;
 	if (CUDA_CHECK(cudaStreamSynchronize(g->stream)))
 		return -1;      /* the candidate's own failure shows here, not in our kernels */
 

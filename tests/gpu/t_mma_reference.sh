@@ -5,8 +5,10 @@
 # zero-fill a kernel, the next kernel started under the one before), at
 # every bf16 family and M = 1 .. 257 around each token-tile edge
 # (tests/spaces/gpu_mma.yaml), against the FP64 reference; each
-# output is the last of VALIDATE_REPLAYS (10) graph replays after one
-# poisoning, so a counter or zero-fill that is not reset fails.
+# output is judged after VALIDATE_REPLAYS (10) graph replays from one
+# poisoning and one more replay from a fresh one, so a counter or
+# zero-fill that is not reset fails, and so does a kernel that reads the
+# workspace before the step that writes it is done.
 . "$(dirname "$0")/lib.sh"
 
 db=$TMP/mma.db
