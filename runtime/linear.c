@@ -18,20 +18,12 @@ static cudaError_t launch_step(const struct gt_weight *wt, const struct rt_route
 	void *ptr[PLAN_MAX_ARGS];
 	int val[PLAN_MAX_ARGS];
 	void *params[PLAN_MAX_ARGS];
-	for (int i = 0; i < st->nargs; i++) {
-		params[i] = &ptr[i];
-		switch (st->args[i].kind) {
-		case ARG_W: ptr[i] = (void *)wt->w; break;
-		case ARG_PREP: ptr[i] = r->prep; break;
-		case ARG_X: ptr[i] = (void *)x; break;
-		case ARG_Y: ptr[i] = y; break;
-		case ARG_WS: ptr[i] = wt->ws; break;
-		case ARG_M: val[i] = m; params[i] = &val[i]; break;
-		case ARG_N: val[i] = wt->shape.n; params[i] = &val[i]; break;
-		case ARG_K: val[i] = wt->shape.k; params[i] = &val[i]; break;
-		case ARG_INT: val[i] = (int)st->args[i].value; params[i] = &val[i]; break;
-		}
-	}
+	const struct step_operands o = {
+		.w = wt->w, .prep = r->prep, .x = x, .y = y, .ws = wt->ws,
+		.m = m, .n = wt->shape.n, .k = wt->shape.k,
+	};
+	if (plan_step_params(st, &o, ptr, val, params))
+		return cudaErrorInvalidValue;       /* prepare made every re-layout */
 	const dim3 grid = { st->grid[0], st->grid[1], st->grid[2] };
 	const dim3 block = { st->block[0], st->block[1], st->block[2] };
 	const void *fn = gt_table_kernels[r->e->kernel[st->kernel]];

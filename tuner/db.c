@@ -383,14 +383,11 @@ int db_env_id(struct db *db, const struct env_info *e, long long *id)
 	sqlite3_stmt *ins = stmt(db, ST_ENV_INSERT), *sel = stmt(db, ST_ENV_SELECT);
 	if (!ins || !sel)
 		return -1;
-	bind_env(sel, e);
+	bind_env(sel, e);               /* bindings outlive the reset */
 	int found = step_int64(db, sel, "env", id);
-	if (found < 0)
-		return -1;
 	if (found)
-		return 0;
+		return found < 0 ? -1 : 0;
 	bind_env(ins, e);
-	bind_env(sel, e);
 	return insert_or_get(db, ins, sel, "env", id);
 }
 

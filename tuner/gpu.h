@@ -78,6 +78,7 @@ struct gpu {
 	void *ws;                       /* candidate workspace, grown as needed */
 	size_t ws_bytes;
 	struct bench *bench;            /* buffers of the current (shape, m), or NULL */
+	cudaGraphExec_t empty_graph;    /* one empty kernel (the replay overhead), or NULL */
 	double overhead_us;             /* replay overhead; < 0 until measured */
 };
 

@@ -218,25 +218,12 @@ static int launch_step(struct gpu *g, const struct kernel_info *k, const struct 
 	void *ptr[PLAN_MAX_ARGS];
 	int val[PLAN_MAX_ARGS];
 	void *params[PLAN_MAX_ARGS];
-	for (int i = 0; i < s->nargs; i++) {
-		params[i] = &ptr[i];
-		switch (s->args[i].kind) {
-		case ARG_W: ptr[i] = a->w; break;
-		case ARG_PREP:
-			if (!a->prep || !a->prep_bytes)
-				return gpu_fail("plan step: a kernel takes the prepared weight and "
-						"there is none");
-			ptr[i] = a->prep;
-			break;
-		case ARG_X: ptr[i] = a->x; break;
-		case ARG_Y: ptr[i] = a->y; break;
-		case ARG_WS: ptr[i] = a->ws; break;
-		case ARG_M: val[i] = a->m; params[i] = &val[i]; break;
-		case ARG_N: val[i] = a->n; params[i] = &val[i]; break;
-		case ARG_K: val[i] = a->k; params[i] = &val[i]; break;
-		case ARG_INT: val[i] = (int)s->args[i].value; params[i] = &val[i]; break;
-		}
-	}
+	const struct step_operands o = {
+		.w = a->w, .prep = a->prep_bytes ? a->prep : NULL, .x = a->x, .y = a->y,
+		.ws = a->ws, .m = a->m, .n = a->n, .k = a->k,
+	};
+	if (plan_step_params(s, &o, ptr, val, params))
+		return gpu_fail("plan step: a kernel takes the prepared weight and there is none");
 	if (!s->pdl)
 		return CU_CHECK(drv.LaunchKernel(k[s->kernel].fn, s->grid[0], s->grid[1],
 					       s->grid[2], s->block[0], s->block[1], s->block[2],

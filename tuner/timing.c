@@ -83,26 +83,30 @@ static int time_rotated(struct gpu *g, cudaGraphExec_t *graphs, int n, int reps,
 	return rc;
 }
 
-/* A graph of one empty kernel: what the replay overhead is timed on. */
+/* The graph of one empty kernel the replay overhead is timed on, captured
+ * once per worker (g->empty_graph; gpu_close frees it). */
 static int empty_graph(struct gpu *g, cudaGraphExec_t *exec)
 {
-	*exec = NULL;
-	/* an eager launch first, so module loading stays out of the capture */
-	if (CUDA_CHECK(harness_empty(g->stream)) || gpu_capture_begin(g))
-		return -1;
-	int failed = CUDA_CHECK(harness_empty(g->stream)) != 0;
-	return gpu_capture_end(g, failed, exec);
+	if (!g->empty_graph) {
+		/* an eager launch first, so module loading stays out of the capture */
+		if (CUDA_CHECK(harness_empty(g->stream)) || gpu_capture_begin(g))
+			return -1;
+		int failed = CUDA_CHECK(harness_empty(g->stream)) != 0;
+		if (gpu_capture_end(g, failed, &g->empty_graph))
+			return -1;
+	}
+	*exec = g->empty_graph;
+	return 0;
 }
 
 int timing_overhead(struct gpu *g, int reps, double *us)
 {
-	cudaGraphExec_t exec = NULL;
+	cudaGraphExec_t exec;
 	if (reps < 1)
 		return gpu_fail("overhead needs at least one replay");
 	if (empty_graph(g, &exec))
 		return -1;
 	int rc = time_rotated(g, &exec, 1, reps, us);
-	gpu_graph_destroy(&exec);
 	if (!rc)
 		g->overhead_us = *us;
 	return rc;
@@ -121,12 +125,10 @@ int timing_pairs(struct gpu *g, cudaGraphExec_t *base, cudaGraphExec_t *cand, in
 {
 	if (pairs < 1 || ncopies < 1)
 		return gpu_fail("timing needs at least one pair and one copy");
-	cudaGraphExec_t empty = NULL;
+	cudaGraphExec_t empty;
 	if (empty_graph(g, &empty) || warm(g, &empty, 1) || warm(g, base, ncopies) ||
-	    warm(g, cand, ncopies)) {
-		gpu_graph_destroy(&empty);
+	    warm(g, cand, ncopies))
 		return -1;
-	}
 
 	/* Each pair is followed by one replay of the empty graph: the overhead
 	 * subtracted is the median of those, taken in the same batch and so
@@ -158,7 +160,6 @@ int timing_pairs(struct gpu *g, cudaGraphExec_t *base, cudaGraphExec_t *cand, in
 		 * floor's, of TIMING_OVERHEAD_REPS replays) is left alone */
 		rc = stats_pairs(tb, tc, pairs, stats_median(te, pairs), out);
 	}
-	gpu_graph_destroy(&empty);
 	free(seq);
 	free(t);
 	free(tb);

@@ -120,6 +120,21 @@ struct tmpl {
 	int (*plan)(const struct shape *s, const long *p, int m, struct launch_plan *out);
 };
 
+/* The operands a kernel step's arguments (enum arg_kind) resolve to. */
+struct step_operands {
+	const void *w, *prep, *x;       /* prep: the prepared weight, or NULL */
+	void *y, *ws;
+	int m, n, k;
+};
+
+/* The kernel parameter array of step st for cuLaunchKernel or
+ * cudaLaunchKernel: params[i] points at ptr[i] (pointer arguments) or
+ * val[i] (int arguments), so all three must outlive the launch call.
+ * Returns -1 when an argument is the prepared weight and there is none. */
+int plan_step_params(const struct launch_step *st, const struct step_operands *o,
+		     void *ptr[PLAN_MAX_ARGS], int val[PLAN_MAX_ARGS],
+		     void *params[PLAN_MAX_ARGS]);
+
 /* The first step whose pdl flag breaks its rule (a kernel step right after
  * a kernel step), or -1 when none does. */
 int plan_pdl_misplaced(const struct launch_plan *p);

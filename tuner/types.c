@@ -80,3 +80,28 @@ int plan_pdl_misplaced(const struct launch_plan *p)
 			return i;
 	return -1;
 }
+
+int plan_step_params(const struct launch_step *st, const struct step_operands *o,
+		     void *ptr[PLAN_MAX_ARGS], int val[PLAN_MAX_ARGS],
+		     void *params[PLAN_MAX_ARGS])
+{
+	for (int i = 0; i < st->nargs && i < PLAN_MAX_ARGS; i++) {
+		params[i] = &ptr[i];
+		switch (st->args[i].kind) {
+		case ARG_W: ptr[i] = (void *)o->w; break;
+		case ARG_PREP:
+			if (!o->prep)
+				return -1;
+			ptr[i] = (void *)o->prep;
+			break;
+		case ARG_X: ptr[i] = (void *)o->x; break;
+		case ARG_Y: ptr[i] = o->y; break;
+		case ARG_WS: ptr[i] = o->ws; break;
+		case ARG_M: val[i] = o->m; params[i] = &val[i]; break;
+		case ARG_N: val[i] = o->n; params[i] = &val[i]; break;
+		case ARG_K: val[i] = o->k; params[i] = &val[i]; break;
+		case ARG_INT: val[i] = (int)st->args[i].value; params[i] = &val[i]; break;
+		}
+	}
+	return 0;
+}

@@ -70,6 +70,13 @@ static void judge(const struct bench *b, unsigned guard_changed, struct verdict 
 	}
 }
 
+/* NaN into b->vy and ws (ws_bytes of it; ws may be NULL). */
+static int poison(struct gpu *g, struct bench *b, void *ws, size_t ws_bytes)
+{
+	return CUDA_CHECK(cudaMemsetAsync(b->vy, POISON_BYTE, b->y_bytes, g->stream)) ||
+	       (ws && ws_bytes && CUDA_CHECK(cudaMemsetAsync(ws, POISON_BYTE, ws_bytes, g->stream)));
+}
+
 int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *ws,
 		   size_t ws_bytes, struct verdict *v)
 {
@@ -80,10 +87,8 @@ int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *w
 	memset(v, 0, sizeof(*v));
 
 	/* poison once: a later replay must not depend on what an earlier one left */
-	if (CUDA_CHECK(cudaMemsetAsync(b->vy, POISON_BYTE, b->y_bytes, g->stream)) ||
+	if (poison(g, b, ws, ws_bytes) ||
 	    CUDA_CHECK(cudaMemsetAsync(guard, BENCH_GUARD_BYTE, BENCH_GUARD_BYTES, g->stream)))
-		return -1;
-	if (ws && ws_bytes && CUDA_CHECK(cudaMemsetAsync(ws, POISON_BYTE, ws_bytes, g->stream)))
 		return -1;
 	for (int r = 0; r < VALIDATE_REPLAYS; r++)
 		if (CUDA_CHECK(cudaGraphLaunch(exec, g->stream)))
@@ -92,9 +97,7 @@ int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *w
 	 * replay: a step that reads what an earlier step of the same call
 	 * writes before that step is done (a reduce launched too early) would
 	 * otherwise find the previous replay's identical values and pass. */
-	if (CUDA_CHECK(cudaMemsetAsync(b->vy, POISON_BYTE, b->y_bytes, g->stream)) ||
-	    (ws && ws_bytes && CUDA_CHECK(cudaMemsetAsync(ws, POISON_BYTE, ws_bytes, g->stream))) ||
-	    CUDA_CHECK(cudaGraphLaunch(exec, g->stream)))
+	if (poison(g, b, ws, ws_bytes) || CUDA_CHECK(cudaGraphLaunch(exec, g->stream)))
 		return -1;
 	if (CUDA_CHECK(cudaStreamSynchronize(g->stream)))
 		return -1;      /* the candidate's own failure shows here, not in our kernels */

@@ -247,7 +247,41 @@ TEST(hilo_adapter)
 	CHECK_INT(tmpl_relayout(tmpl_find("gemv"), NULL).kind, RELAYOUT_NONE);
 }
 
+/* plan_step_params: the launch parameter array both launchers (tuner and
+ * runtime) build from a step's argument kinds. */
+TEST(step_params_resolve_every_kind)
+{
+	int w, prep, x, y, ws;
+	struct launch_step st = { .kind = STEP_KERNEL, .nargs = 9 };
+	static const enum arg_kind kinds[] = { ARG_W, ARG_PREP, ARG_X, ARG_Y, ARG_WS,
+					       ARG_M, ARG_N, ARG_K, ARG_INT };
+	for (int i = 0; i < 9; i++)
+		st.args[i].kind = kinds[i];
+	st.args[8].value = -7;
+	const struct step_operands o = { .w = &w, .prep = &prep, .x = &x, .y = &y, .ws = &ws,
+					 .m = 33, .n = 2304, .k = 8192 };
+	void *ptr[PLAN_MAX_ARGS], *params[PLAN_MAX_ARGS];
+	int val[PLAN_MAX_ARGS];
+	CHECK_INT(plan_step_params(&st, &o, ptr, val, params), 0);
+	const void *want[] = { &w, &prep, &x, &y, &ws };
+	for (int i = 0; i < 5; i++) {
+		CHECK(params[i] == &ptr[i]);
+		CHECK(*(void **)params[i] == want[i]);
+	}
+	static const int ints[] = { 33, 2304, 8192, -7 };
+	for (int i = 5; i < 9; i++) {
+		CHECK(params[i] == &val[i]);
+		CHECK_INT(*(int *)params[i], ints[i - 5]);
+	}
+	/* a kernel that takes the prepared weight when there is none */
+	struct step_operands none = o;
+	none.prep = NULL;
+	CHECK_INT(plan_step_params(&st, &none, ptr, val, params), -1);
+	st.args[1].kind = ARG_X;
+	CHECK_INT(plan_step_params(&st, &none, ptr, val, params), 0);
+}
+
 TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order),
       T(gemv_candidate_key), T(gemv_kernel_names), T(gemv_static_checks),
       T(gemv_plan_without_split), T(gemv_plan_with_split), T(gemv_plan_refuses_bad_input),
-      T(planted_adapter), T(hilo_adapter))
+      T(planted_adapter), T(hilo_adapter), T(step_params_resolve_every_kind))
