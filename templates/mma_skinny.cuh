@@ -22,8 +22,9 @@
  *   SPLIT == 1:          Y directly (bf16, one kernel);
  *   COMBINE partials:    ws[SPLIT][M][N] FP32, then mma_splitk_reduce sums
  *                        the splits in FP32 and converts;
- *   COMBINE atomic:      red.global.add.v4.f32 into ws[M][N], zeroed by the
- *                        plan's memset in the same captured call, then
+ *   COMBINE atomic:      red.global.add.v4.f32 into ws[M][N], zeroed in the
+ *                        same captured call (the plan's memset, or with
+ *                        pdl mma_zero_f32), then
  *                        mma_splitk_reduce with splits = 1 converts;
  *   COMBINE cluster:     mma_skinny_cluster_kernel, a cluster of the SPLIT
  *                        blocks of one tile; after barrier.cluster each
@@ -32,14 +33,21 @@
  *                        order, so the sum is deterministic) and writes Y;
  *                        a second barrier keeps the tiles alive until all
  *                        ranks have read them. One kernel.
- *   mma_hilo_kernel:     the router's hi/lo split (WORKLOAD.md): W is the
- *                        prepared 2N x K bf16 matrix (hi = bf16(w) in rows
- *                        0..N-1, lo = bf16(w - hi) in rows N..2N-1), Y is
- *                        FP32 M x N, zeroed by the plan inside the same
- *                        call, and every block red.global.adds its partial
- *                        sums into Y at column row mod N: the hi and lo
- *                        halves and every slice of K meet there. One kernel
- *                        after the zero-fill, whatever SPLIT is.
+ *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
+ *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
+ *   kernel:              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
+ *                        FP32 M x N. A block's BM rows pair the hi and lo
+ *                        rows of BM/2 outputs (rows o.. of the hi half, then
+ *                        the same rows of the lo half: MMA_LAYOUT_HILO), so
+ *                        the epilogue adds hi and lo before anything leaves
+ *                        the block. mma_hilo_kernel then red.global.adds
+ *                        that sum into Y, zeroed by the plan inside the
+ *                        same call (every slice of K meets there; one
+ *                        kernel after the zero-fill); mma_hilo_cluster_
+ *                        kernel sums the SPLIT blocks of its cluster over
+ *                        distributed shared memory as the cluster combine
+ *                        does and stores Y: one kernel, no zero-fill, and
+ *                        the same sum every call.
  *
  * Programmatic dependent launch (PDL): the plan may zero Y or ws with
  * mma_zero_f32 instead of a memset and launch the kernel after it, and
@@ -90,6 +98,10 @@
  * tuner/tmpl.h), so a block streams one contiguous range of W. */
 #define MMA_LAYOUT_ROWS 0
 #define MMA_LAYOUT_TILES 1
+/* The router's hi/lo matrix (2N rows), a block's rows paired: its first
+ * BM/2 rows are hi rows o.. (o = blockIdx.z * BM/2), the last BM/2 the lo
+ * rows N + o.. (the hi/lo kernels only, not an adapter symbol). */
+#define MMA_LAYOUT_HILO 2
 
 /* The tensor-core instruction (the adapter's "mma" symbols, same order):
  * warp-level mma.sync m16n8k16 fed by ldmatrix, or Hopper's warpgroup
@@ -103,8 +115,10 @@
 #define MMA_COMBINE_PARTIALS 0
 #define MMA_COMBINE_ATOMIC 1
 #define MMA_COMBINE_CLUSTER 2
-/* The router's hi/lo product (mma_hilo_kernel, not an adapter symbol). */
+/* The router's hi/lo product (not adapter symbols): atomics into Y
+ * (mma_hilo_kernel), or the cluster's sum stored (mma_hilo_cluster_kernel). */
 #define MMA_COMBINE_HILO 3
+#define MMA_COMBINE_HILO_CLUSTER 4
 
 /* Threads per block of mma_splitk_reduce; the adapter launches this many. */
 #define MMA_REDUCE_THREADS 256
@@ -516,7 +530,7 @@ __device__ __forceinline__ void mma_store_bf16x4(__nv_bfloat16 *p, float4 v)
 template <int BM, int BN, int BK, int THREADS, int CACHE, int LAYOUT>
 __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 					       const __nv_bfloat16 *W, const __nv_bfloat16 *X,
-					       int n0, int t0, int k0, int M, int K,
+					       int n0, int t0, int k0, int M, int N, int K,
 					       unsigned long long policy)
 {
 	constexpr int CPR = BK / 8;     /* 16-byte chunks per row */
@@ -536,9 +550,12 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 #pragma unroll
 		for (int r = 0; r < BM; r += ROWS_PER_PASS) {
 			const int row = r + first;
+			/* hi/lo: block n0 / BM pairs hi and lo rows of outputs n0 / 2.. */
+			const int wrow = LAYOUT == MMA_LAYOUT_ROWS ? n0 + row
+				       : row < BM / 2 ? n0 / 2 + row : N + n0 / 2 + row - BM / 2;
 			if (BM % ROWS_PER_PASS == 0 || row < BM)
 				mma_copy_w<CACHE>(sa + mma_tile_offset<BK>(row, chunk),
-						  W + (size_t)(n0 + row) * K + k0 + chunk * 8, policy);
+						  W + (size_t)wrow * K + k0 + chunk * 8, policy);
 		}
 	}
 #pragma unroll
@@ -575,11 +592,16 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
 	static_assert(SPLIT >= 1 && SPLIT <= 32, "split must be in [1, 32]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
-	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO,
-		      "combine must be in [0, 3]");
-	static_assert(COMBINE != MMA_COMBINE_CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
+	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_CLUSTER,
+		      "combine must be in [0, 4]");
+	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER;
+	constexpr bool CLUSTER = COMBINE == MMA_COMBINE_CLUSTER ||
+				 COMBINE == MMA_COMBINE_HILO_CLUSTER;
+	static_assert(!CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
 		      "a cluster combine needs split in [2, 8]");
-	static_assert(LAYOUT == MMA_LAYOUT_ROWS || LAYOUT == MMA_LAYOUT_TILES, "layout must be 0 or 1");
+	static_assert(HILO ? LAYOUT == MMA_LAYOUT_HILO
+			   : LAYOUT == MMA_LAYOUT_ROWS || LAYOUT == MMA_LAYOUT_TILES,
+		      "layout must be 0 or 1 (2 for the hi/lo product)");
 
 	constexpr int THREADS = WARPS * 32;
 	constexpr int WM = mma_warps_m(BM, WARPS);
@@ -642,7 +664,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		if (s < ktiles)
 			mma_load_stage<BM, BN, BK, THREADS, CACHE, LAYOUT>(
 				base + s * STAGE_BYTES, base + s * STAGE_BYTES + A_BYTES,
-				W, X, n0, t0, kbegin + s * BK, M, K, policy);
+				W, X, n0, t0, kbegin + s * BK, M, N, K, policy);
 		mma_commit();
 	}
 
@@ -673,7 +695,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 			const int ps = pre % STAGES;
 			mma_load_stage<BM, BN, BK, THREADS, CACHE, LAYOUT>(
 				base + ps * STAGE_BYTES, base + ps * STAGE_BYTES + A_BYTES,
-				W, X, n0, t0, kbegin + pre * BK, M, K, policy);
+				W, X, n0, t0, kbegin + pre * BK, M, N, K, policy);
 		}
 		mma_commit();   /* possibly empty: keeps the group count uniform */
 
@@ -741,43 +763,56 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 				E[(wk * BN + token) * LD + row] = acc[i][j][c];
 			}
 
-	constexpr int UNITS = BN * BM / 4;      /* float4s of one K partial */
-	if constexpr (COMBINE == MMA_COMBINE_CLUSTER) {
+	/* Output rows of the tile: BM, or BM/2 for hi/lo, whose row r and
+	 * row r + BM/2 (hi and lo of one output) are added here. */
+	constexpr int OUT_ROWS = HILO ? BM / 2 : BM;
+	constexpr int UNITS = BN * OUT_ROWS / 4;        /* float4s of one K partial */
+	/* 16 bytes of Y's partial sum at (token, row): over the WK warp
+	 * slices, and hi + lo, of rank r's tile (r < 0: this block's own) */
+	auto tile_sum = [&](int token, int row, int r) {
+		float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+		for (int w = 0; w < WK; w++)
+#pragma unroll
+			for (int h = 0; h < (HILO ? 2 : 1); h++) {
+				const float *e = &E[(w * BN + token) * LD + row + h * OUT_ROWS];
+				sum = mma_add4(sum, r < 0 ? *reinterpret_cast<const float4 *>(e)
+						      : mma_load_peer(mma_smem_u32(e), r));
+			}
+		return sum;
+	};
+	if constexpr (CLUSTER) {
 		mma_cluster_sync();     /* every rank's tile is complete */
 		const unsigned rank = mma_cluster_rank();
 		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
 		const int first = rank * PER_RANK;
 		const int last = mma_min(first + PER_RANK, UNITS);
 		for (int u = first + tid; u < last; u += THREADS) {
-			const int token = u / (BM / 4);
-			const int row = u % (BM / 4) * 4;
+			const int token = u / (OUT_ROWS / 4);
+			const int row = u % (OUT_ROWS / 4) * 4;
 			if (t0 + token >= M)
 				continue;
 			float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
 			for (int r = 0; r < SPLIT; r++)
-#pragma unroll
-				for (int w = 0; w < WK; w++)
-					sum = mma_add4(sum, mma_load_peer(
-						mma_smem_u32(&E[(w * BN + token) * LD + row]), r));
-			mma_store_bf16x4(Y + (size_t)(t0 + token) * N + n0 + row, sum);
+				sum = mma_add4(sum, tile_sum(token, row, r));
+			if constexpr (HILO)
+				*reinterpret_cast<float4 *>(ws + (size_t)(t0 + token) * N + n0 / 2 + row) = sum;
+			else
+				mma_store_bf16x4(Y + (size_t)(t0 + token) * N + n0 + row, sum);
 		}
 		mma_cluster_sync_relaxed();     /* no rank leaves while a peer reads its tile */
 	} else {
 		__syncthreads();
 		for (int u = tid; u < UNITS; u += THREADS) {
-			const int token = u / (BM / 4);
-			const int row = u % (BM / 4) * 4;
+			const int token = u / (OUT_ROWS / 4);
+			const int row = u % (OUT_ROWS / 4) * 4;
 			if (t0 + token >= M)
 				continue;
-			float4 sum = *reinterpret_cast<const float4 *>(&E[token * LD + row]);
-#pragma unroll
-			for (int w = 1; w < WK; w++)
-				sum = mma_add4(sum, *reinterpret_cast<const float4 *>(
-					&E[(w * BN + token) * LD + row]));
-			if constexpr (COMBINE == MMA_COMBINE_HILO) {
-				/* rows n0.. of the 2N hi/lo rows: all hi or all lo (N % BM == 0) */
-				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 % N + row, sum);
+			const float4 sum = tile_sum(token, row, -1);
+			if constexpr (HILO) {
+				/* outputs n0 / 2.. of this hi/lo row pair block */
+				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 / 2 + row, sum);
 				continue;
 			}
 			const size_t at = (size_t)(t0 + token) * N + n0 + row;
@@ -827,14 +862,25 @@ mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_b
 
 /* The router's hi/lo product into FP32 Y (see the top of this file): grid
  * (ceil(M/BN), SPLIT, 2N/BM), Y zeroed before it in the same call. */
-template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT,
-	  int MMA = MMA_SYNC>
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
 __global__ void
 __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N, int K)
 {
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, LAYOUT, MMA>(
-		W, X, nullptr, Y, M, N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, MMA_LAYOUT_HILO,
+			 MMA>(W, X, nullptr, Y, M, N, K);
+}
+
+/* The same product, the SPLIT slices of K summed in the cluster and
+ * stored: same grid, cluster (1, SPLIT, 1), nothing to zero before it. */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
+__global__ void __cluster_dims__(1, SPLIT, 1)
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+mma_hilo_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N,
+			int K)
+{
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_CLUSTER,
+			 MMA_LAYOUT_HILO, MMA>(W, X, nullptr, Y, M, N, K);
 }
 
 /* Y[i] = sum over splits of ws[split][i] in FP32, as bf16, for i < M*N
@@ -861,8 +907,8 @@ __global__ void __launch_bounds__(MMA_REDUCE_THREADS)
 mma_zero_f32(float *p, int n4)
 {
 	mma_pdl_launch_dependents();
-	const int stride = gridDim.x * blockDim.x;
+	const long long stride = (long long)gridDim.x * blockDim.x;
 	float4 *p4 = reinterpret_cast<float4 *>(p);
-	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
 		p4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 }

@@ -1,26 +1,35 @@
 /*
- * tmpl_mma_hilo.c: the adapter of mma_hilo_kernel in templates/
- * mma_skinny.cuh, the router's hi/lo product on tensor cores in one
- * kernel. The FP32 weight is split once into hi = bf16(w) and lo =
- * bf16(w - float(hi)) (RELAYOUT_HILO: a 2N x K bf16 matrix, hi rows
- * first); a call zeroes the FP32 output and runs one mma_skinny pass over
- * all 2N rows whose blocks add their partial sums into Y with FP32 atomics
- * (row r and row N + r both land in column r), so the two products and
- * the split-K slices are summed in FP32 without a second kernel. With
- * pdl = 1 the zero-fill is the kernel mma_zero_f32 and the product is
- * launched after it with programmatic dependent launch: it streams its
- * weights while Y is zeroed and waits for the zero-fill only before its
- * atomics (see the top of mma_skinny.cuh).
+ * tmpl_mma_hilo.c: the adapter of the router's hi/lo kernels in templates/
+ * mma_skinny.cuh, the product on tensor cores in one kernel. The FP32
+ * weight is split once into hi = bf16(w) and lo = bf16(w - float(hi))
+ * (RELAYOUT_HILO: a 2N x K bf16 matrix, hi rows first); one mma_skinny
+ * pass runs over all 2N rows, each block pairing the hi and lo rows of
+ * bm/2 outputs so that it adds the two products before its partial sum
+ * leaves it. The K slices then meet in one of two ways (combine):
+ *   atomic:  a call zeroes the FP32 output and every block adds into it
+ *            with FP32 atomics (mma_hilo_kernel). With pdl = 1 the zero-
+ *            fill is the kernel mma_zero_f32 and the product is launched
+ *            after it with programmatic dependent launch: it streams its
+ *            weights while Y is zeroed and waits for the zero-fill only
+ *            before its atomics (see the top of mma_skinny.cuh).
+ *   cluster: the split blocks of one tile form a thread-block cluster and
+ *            sum their partials over distributed shared memory, then store
+ *            Y (mma_hilo_cluster_kernel): one kernel, nothing to zero.
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
 
+#include <limits.h>
 #include <stdio.h>
 
-enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_MMA, P_PDL, NPARAMS };
+enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_MMA, P_PDL, NPARAMS };
 
 /* Same order as MMA_CACHE_* in mma_skinny.cuh. */
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
+static const char *const combine_symbols[] = { "atomic", "cluster", NULL };
+enum { COMBINE_ATOMIC, COMBINE_CLUSTER };
+/* mma_skinny.cuh's MMA_MAX_CLUSTER: the largest portable cluster. */
+#define MAX_CLUSTER 8
 
 static const struct tmpl_param params[NPARAMS] = {
 	[P_BM]      = { "bm", 16, 256, NULL },
@@ -30,6 +39,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_STAGES]  = { "stages", 2, 6, NULL },
 	[P_SPLIT]   = { "split", 1, 32, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
+	[P_COMBINE] = { "combine", 0, 1, combine_symbols },
 	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
@@ -54,9 +64,13 @@ static const char *hilo_check(const struct shape *s, const long *p)
 	const char *bad = mma_tile_shape_check(&t);
 	if (bad)
 		return bad;
-	/* a block's rows are all hi or all lo: bm divides n, and so 2n */
-	if (s->n % p[P_BM])
-		return "n not a multiple of bm";
+	/* a block pairs the hi and lo rows of bm/2 outputs */
+	if (s->n % (p[P_BM] / 2))
+		return "n not a multiple of bm/2";
+	if (p[P_COMBINE] == COMBINE_CLUSTER && (p[P_SPLIT] < 2 || p[P_SPLIT] > MAX_CLUSTER))
+		return "a cluster combine needs split in [2, 8]";
+	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_PDL])
+		return "pdl needs a zero-fill to overlap (combine atomic)";
 	return mma_tile_fit_check(&t, 2L * s->n, s->k);
 }
 
@@ -66,9 +80,8 @@ static int hilo_kernels(const struct shape *s, const long *p,
 	(void)s;
 	if (max < 1 + (int)p[P_PDL])
 		return -1;
-	/* the last argument is the weight layout: rows (the hi/lo matrix as is) */
-	snprintf(names[0], TMPL_NAME_MAX,
-		 "mma_hilo_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, 0, %ld>",
+	snprintf(names[0], TMPL_NAME_MAX, "%s<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+		 p[P_COMBINE] == COMBINE_CLUSTER ? "mma_hilo_cluster_kernel" : "mma_hilo_kernel",
 		 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT], p[P_CACHE],
 		 p[P_MMA]);
 	if (p[P_PDL])
@@ -88,23 +101,28 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	if (m < 1 || hilo_check(s, p))
 		return -1;
 	*out = (struct launch_plan){ 0 };
-	/* Y is the accumulator: zeroed inside the captured call every time,
-	 * by a memset or (pdl) by a kernel the product may start under */
-	struct launch_step *z = &out->steps[out->nsteps++];
-	const long n4 = (long)m * s->n / 4;     /* n % bm == 0: a multiple of 4 */
-	if (p[P_PDL]) {
-		z->kind = STEP_KERNEL;
-		z->kernel = 1;
-		z->grid[0] = (unsigned)((n4 + ZERO_THREADS - 1) / ZERO_THREADS);
-		z->grid[1] = z->grid[2] = 1;
-		z->block[0] = ZERO_THREADS;
-		z->block[1] = z->block[2] = 1;
-		add_arg(z, ARG_Y);
-		z->args[z->nargs].kind = ARG_INT;
-		z->args[z->nargs++].value = n4;
-	} else {
-		z->kind = STEP_MEMSET_Y;
-		z->bytes = (size_t)m * s->n * sizeof(float);
+	/* atomic: Y is the accumulator, zeroed inside the captured call every
+	 * time, by a memset or (pdl) by a kernel the product may start under;
+	 * the cluster stores every element of Y */
+	if (p[P_COMBINE] == COMBINE_ATOMIC) {
+		struct launch_step *z = &out->steps[out->nsteps++];
+		const long n4 = (long)m * s->n / 4;     /* n % (bm/2) == 0: a multiple of 4 */
+		if (p[P_PDL]) {
+			if (n4 > INT_MAX)
+				return -1;      /* mma_zero_f32 counts float4s in an int */
+			z->kind = STEP_KERNEL;
+			z->kernel = 1;
+			z->grid[0] = (unsigned)((n4 + ZERO_THREADS - 1) / ZERO_THREADS);
+			z->grid[1] = z->grid[2] = 1;
+			z->block[0] = ZERO_THREADS;
+			z->block[1] = z->block[2] = 1;
+			add_arg(z, ARG_Y);
+			z->args[z->nargs].kind = ARG_INT;
+			z->args[z->nargs++].value = n4;
+		} else {
+			z->kind = STEP_MEMSET_Y;
+			z->bytes = (size_t)m * s->n * sizeof(float);
+		}
 	}
 
 	struct launch_step *st = &out->steps[out->nsteps++];

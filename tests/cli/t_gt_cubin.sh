@@ -12,7 +12,7 @@ run_cubin() { env CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" "$CUBIN" "$TMP/out.c
 cat >"$TMP/k.cu" <<'K'
 extern "C" const void *const gt_table_kernels[] = {
 	/* 0 templates/gemv.cuh */ (const void *)&gemv_splitk_reduce<float>,
-	/* 1 templates/mma_skinny.cuh */ (const void *)&mma_hilo_kernel<64, 16, 64, 4, 4, 8, 0, 0, 1>,
+	/* 1 templates/mma_skinny.cuh */ (const void *)&mma_hilo_kernel<64, 16, 64, 4, 4, 8, 0, 1>,
 	/* 2 templates/mma_skinny.cuh */ (const void *)&mma_splitk_reduce,
 };
 K

@@ -34,9 +34,10 @@ check "wgmma: 765 results, all validated ok" test "$(q "SELECT count(*) FROM res
 check "wgmma: uneven splits (7 and 3) among them" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND (c.params LIKE '%split=7,%' OR c.params LIKE '%split=3,%')")" = 255
 q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    wgmma status, count, worst error: /'
 
-# the router's hi/lo kernel (tests/spaces/gpu_hilo.yaml): 1e-4 bounds
+# the router's hi/lo kernels (tests/spaces/gpu_hilo.yaml): 1e-4 bounds,
+# atomics (memset or pdl zero-fill) and the cluster combine
 db=$TMP/hilo.db
 expect_exit "sweep gpu_hilo.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_hilo.yaml --db "$db" --no-retest --deadline 10
-check "hi/lo: 204 results (half with pdl), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%pdl=1%'")" = 204/204/102
+check "hi/lo: 340 results (119 with pdl, 102 cluster), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%pdl=1%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%combine=cluster%'")" = 340/340/119/102
 q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    hi\/lo status, count, worst global and row error: /'
 finish

@@ -324,8 +324,10 @@ TEST(plan_tiles_reads_the_packed_weight)
 	CHECK(!relayout_same(&a, &b));
 }
 
-/* mma_hilo: the router's hi/lo product in one kernel after a memset of
- * the FP32 output; the kernel reads the 2N x K hi/lo matrix. */
+/* mma_hilo: the router's hi/lo product in one kernel, over the 2N x K
+ * hi/lo matrix with a block's rows paired (hi and lo of bm/2 outputs):
+ * atomics after a zero-fill of the FP32 output, or a cluster that stores
+ * it. */
 TEST(hilo_adapter)
 {
 	const struct tmpl *t = tmpl_find("mma_hilo");
@@ -334,27 +336,30 @@ TEST(hilo_adapter)
 		return;
 	CHECK_STR(t->source, "templates/mma_skinny.cuh");
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split", "cache",
-					     "mma", "pdl" };
-	CHECK_INT(t->nparams, 9);
-	for (int i = 0; i < 9 && i < t->nparams; i++)
+					     "combine", "mma", "pdl" };
+	CHECK_INT(t->nparams, 10);
+	for (int i = 0; i < 10 && i < t->nparams; i++)
 		CHECK_STR(t->params[i].name, names[i]);
-	/* bm, bn, bk, warps, stages, split, cache, mma, pdl */
-	const long p[] = { 64, 16, 64, 4, 4, 8, 1, SYNC, 0 };
+	/* bm, bn, bk, warps, stages, split, cache, combine, mma, pdl */
+	const long p[] = { 64, 16, 64, 4, 4, 8, 1, 0, SYNC, 0 };
 	CHECK(t->check(&router, p) == NULL);
 	CHECK_STR(t->check(&qkv, p), "hi/lo needs fp32 w, bf16 x, fp32 y");
-	const long b96[] = { 96, 16, 64, 4, 4, 8, 1, SYNC, 0 }, s3[] = { 64, 16, 64, 4, 4, 3, 1, SYNC, 0 };
+	const long b96[] = { 96, 16, 64, 4, 4, 8, 1, 0, SYNC, 0 };
+	const long s3[] = { 64, 16, 64, 4, 4, 3, 1, 0, SYNC, 0 };
 	CHECK_STR(t->check(&router, b96), "bm must be 32, 64 or 128");
 	CHECK(t->check(&router, s3) == NULL);  /* uneven k shares */
 	struct shape odd_k = router;
 	odd_k.k = 8192 + 32;
 	CHECK_STR(t->check(&odd_k, s3), "k not a multiple of bk");
 	struct shape odd = router;
-	odd.n = 96;     /* 2n = 192 is a multiple of 64, n is not */
-	CHECK_STR(t->check(&odd, p), "n not a multiple of bm");
+	odd.n = 80;     /* 2n = 160 rows: 5 blocks of 32, but n % 32 != 0 */
+	CHECK_STR(t->check(&odd, p), "n not a multiple of bm/2");
+	odd.n = 96;     /* a multiple of 32: three blocks of 64 paired rows */
+	CHECK(t->check(&odd, p) == NULL);
 
 	char kn[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK_INT(t->kernels(&router, p, kn, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(kn[0], "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0, 0>");
+	CHECK_STR(kn[0], "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0>");
 
 	struct launch_plan pl;
 	CHECK_INT(t->plan(&router, p, 33, &pl), 0);
@@ -366,7 +371,7 @@ TEST(hilo_adapter)
 	CHECK_INT(st->kind, STEP_KERNEL);
 	CHECK_INT(st->grid[0], 3);              /* ceil(33 / 16) */
 	CHECK_INT(st->grid[1], 8);
-	CHECK_INT(st->grid[2], 2 * 256 / 64);   /* hi rows, then lo rows */
+	CHECK_INT(st->grid[2], 2 * 256 / 64);   /* 32 outputs' hi and lo rows each */
 	CHECK_INT(st->block[0], 128);
 	CHECK_INT(st->smem, 4 * (64 + 16) * 64 * 2);
 	static const enum arg_kind hilo_args[] = { ARG_PREP, ARG_X, ARG_Y, ARG_M, ARG_N, ARG_K };
@@ -376,9 +381,12 @@ TEST(hilo_adapter)
 	CHECK_INT(r.kind, RELAYOUT_HILO);
 	CHECK_INT(relayout_bytes(&r, &router), (long long)router.n * router.k * 4);
 	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_COMBINE_HILO"), 3);
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_COMBINE_HILO_CLUSTER"), 4);
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_LAYOUT_HILO"), 2);
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_MAX_CLUSTER"), 8);
 
 	/* pdl: the zero-fill is a kernel and the product launches after it */
-	const long q[] = { 64, 16, 64, 4, 4, 8, 1, SYNC, 1 };
+	const long q[] = { 64, 16, 64, 4, 4, 8, 1, 0, SYNC, 1 };
 	CHECK(t->check(&router, q) == NULL);
 	CHECK_INT(t->kernels(&router, q, kn, TMPL_MAX_KERNELS), 2);
 	CHECK_STR(kn[1], "mma_zero_f32");
@@ -396,6 +404,24 @@ TEST(hilo_adapter)
 	CHECK_INT(z->grid[0] * z->block[0] >= 33 * 256 / 4, 1);
 	CHECK_INT(pl.steps[1].kernel, 0);
 	CHECK_INT(pl.steps[1].pdl, 1);
+
+	/* cluster: one kernel, nothing zeroed; split within a portable
+	 * cluster, and no pdl (there is nothing to overlap) */
+	const long c[] = { 64, 32, 64, 4, 4, 8, 0, 1, WGMMA, 0 };
+	CHECK(t->check(&router, c) == NULL);
+	CHECK_INT(t->kernels(&router, c, kn, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(kn[0], "mma_hilo_cluster_kernel<64, 32, 64, 4, 4, 8, 0, 1>");
+	CHECK_INT(t->plan(&router, c, 32, &pl), 0);
+	CHECK_INT(pl.nsteps, 1);
+	CHECK_INT(pl.steps[0].kind, STEP_KERNEL);
+	CHECK_INT(pl.steps[0].pdl, 0);
+	CHECK_INT(pl.steps[0].grid[0], 1);
+	CHECK_INT(pl.steps[0].grid[1], 8);
+	CHECK_INT(pl.steps[0].grid[2], 8);
+	const long c16[] = { 64, 32, 64, 4, 4, 16, 0, 1, WGMMA, 0 };
+	CHECK_STR(t->check(&router, c16), "a cluster combine needs split in [2, 8]");
+	const long cp[] = { 64, 32, 64, 4, 4, 8, 0, 1, WGMMA, 1 };
+	CHECK_STR(t->check(&router, cp), "pdl needs a zero-fill to overlap (combine atomic)");
 }
 
 /* pdl: partials launch the reduce programmatically; atomic zeroes ws with a
@@ -643,19 +669,21 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		n = add_candidate(items, n, t->stem, &qkv, cands[i]);
 	}
 	/* and the router's hi/lo kernel */
-	n = add_item(items, n, t->source, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0, 0>");
+	n = add_item(items, n, t->source, "mma_hilo_kernel<64, 16, 64, 4, 4, 8, 1, 0>");
 	/* and wgmma: 64 x 256 direct, 128 x 128 on 8 warps atomic and tiles, a
 	 * cluster, the router's hi/lo */
 	static const char *const wg[] = {
 		"mma_skinny_kernel<64, 256, 64, 8, 3, 1, 0, 0, 0, 1>",
 		"mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>",
 		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
-		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 0, 1>",
+		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 1>",
+		"mma_hilo_cluster_kernel<32, 32, 64, 4, 4, 8, 0, 0>",
+		"mma_hilo_cluster_kernel<128, 128, 64, 8, 4, 4, 0, 1>",
 		"mma_zero_f32",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(wg); i++)
 		n = add_item(items, n, t->source, wg[i]);
-	CHECK_INT(n, 18);
+	CHECK_INT(n, 20);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
