@@ -126,8 +126,11 @@
  * multiple of 32) the accumulator stores of a warp hit 32 distinct banks
  * and rows stay 16-byte aligned. */
 #define MMA_EPI_PAD 4
-/* The largest portable thread-block cluster. */
+/* The largest portable thread-block cluster, and the largest Hopper runs
+ * when the kernel allows a non-portable size (the hi/lo cluster kernel;
+ * its launcher sets CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED). */
 #define MMA_MAX_CLUSTER 8
+#define MMA_MAX_CLUSTER_NONPORTABLE 16
 
 __host__ __device__ constexpr int mma_min(int a, int b)
 {
@@ -597,8 +600,9 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER;
 	constexpr bool CLUSTER = COMBINE == MMA_COMBINE_CLUSTER ||
 				 COMBINE == MMA_COMBINE_HILO_CLUSTER;
-	static_assert(!CLUSTER || (SPLIT >= 2 && SPLIT <= MMA_MAX_CLUSTER),
-		      "a cluster combine needs split in [2, 8]");
+	static_assert(!CLUSTER || (SPLIT >= 2 && SPLIT <= (HILO ? MMA_MAX_CLUSTER_NONPORTABLE
+							     : MMA_MAX_CLUSTER)),
+		      "a cluster combine needs split in [2, 8] (hi/lo: [2, 16])");
 	static_assert(HILO ? LAYOUT == MMA_LAYOUT_HILO
 			   : LAYOUT == MMA_LAYOUT_ROWS || LAYOUT == MMA_LAYOUT_TILES,
 		      "layout must be 0 or 1 (2 for the hi/lo product)");
@@ -872,7 +876,8 @@ mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M,
 }
 
 /* The same product, the SPLIT slices of K summed in the cluster and
- * stored: same grid, cluster (1, SPLIT, 1), nothing to zero before it. */
+ * stored: same grid, cluster (1, SPLIT, 1), nothing to zero before it.
+ * SPLIT > 8 is a non-portable cluster: the launcher must allow it. */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
 __global__ void __cluster_dims__(1, SPLIT, 1)
 __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))

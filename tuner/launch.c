@@ -201,12 +201,19 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 		if (s->smem > dyn[s->kernel])
 			dyn[s->kernel] = s->smem;
 	}
-	for (int i = 0; i < nk; i++)
+	for (int i = 0; i < nk; i++) {
 		if ((size_t)k[i].static_smem + dyn[i] > SMEM_DEFAULT_LIMIT &&
 		    CU_CHECK(drv.FuncSetAttribute(k[i].fn,
 						CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 						(int)dyn[i])))
 			return -1;
+		/* a compiled-in cluster of more than 8 blocks (mma_hilo's
+		 * cluster at split 16) launches only with this allowed; it
+		 * changes nothing for any other kernel */
+		if (CU_CHECK(drv.FuncSetAttribute(k[i].fn,
+						CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)))
+			return -1;
+	}
 	return 0;
 }
 

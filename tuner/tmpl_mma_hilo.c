@@ -14,7 +14,9 @@
  *            before its atomics (see the top of mma_skinny.cuh).
  *   cluster: the split blocks of one tile form a thread-block cluster and
  *            sum their partials over distributed shared memory, then store
- *            Y (mma_hilo_cluster_kernel): one kernel, nothing to zero.
+ *            Y (mma_hilo_cluster_kernel): one kernel, nothing to zero. A
+ *            cluster of more than 8 blocks (split 16) is non-portable; the
+ *            launchers allow it.
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
@@ -28,8 +30,9 @@ enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_MMA, 
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
 static const char *const combine_symbols[] = { "atomic", "cluster", NULL };
 enum { COMBINE_ATOMIC, COMBINE_CLUSTER };
-/* mma_skinny.cuh's MMA_MAX_CLUSTER: the largest portable cluster. */
-#define MAX_CLUSTER 8
+/* mma_skinny.cuh's MMA_MAX_CLUSTER_NONPORTABLE: past 8 blocks a cluster
+ * is not portable; the launchers allow it for every kernel they load. */
+#define MAX_CLUSTER 16
 
 static const struct tmpl_param params[NPARAMS] = {
 	[P_BM]      = { "bm", 16, 256, NULL },
@@ -68,7 +71,7 @@ static const char *hilo_check(const struct shape *s, const long *p)
 	if (s->n % (p[P_BM] / 2))
 		return "n not a multiple of bm/2";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && (p[P_SPLIT] < 2 || p[P_SPLIT] > MAX_CLUSTER))
-		return "a cluster combine needs split in [2, 8]";
+		return "a cluster combine needs split in [2, 16]";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_PDL])
 		return "pdl needs a zero-fill to overlap (combine atomic)";
 	return mma_tile_fit_check(&t, 2L * s->n, s->k);

@@ -38,6 +38,6 @@ q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed '
 # atomics (memset or pdl zero-fill) and the cluster combine
 db=$TMP/hilo.db
 expect_exit "sweep gpu_hilo.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_hilo.yaml --db "$db" --no-retest --deadline 10
-check "hi/lo: 340 results (119 with pdl, 102 cluster), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%pdl=1%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%combine=cluster%'")" = 340/340/119/102
+check "hi/lo: 357 results (119 with pdl, 119 cluster, 17 of 16 blocks), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%pdl=1%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%combine=cluster%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%split=16,%combine=cluster%'")" = 357/357/119/119/17
 q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    hi\/lo status, count, worst global and row error: /'
 finish
