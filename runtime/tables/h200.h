@@ -14,26 +14,26 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   9611f9fc9e971462 (hash of the template sources)
+ *   sources   e611f0bc9db32fea (hash of the template sources)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
- *     M 1, 2, 3..7, 8..16, 17..32, 33..127, 128, 129..512 (8 entries, 512 Ms)
+ *     M 1, 2..8, 9..16, 17..31, 32, 33..128, 129..255, 256, 257..512 (9 entries, 512 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler_slice (n 1024, k 4096, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8 (4 entries, 8 Ms)
+ *     M 1, 2, 3..8 (3 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2..8, 9..16, 17..31, 32, 33..128 (6 entries, 128 Ms)
+ *     M 1, 2, 3..8, 9..16, 17..32, 33..127, 128 (7 entries, 128 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..32, 33, 128 (8 entries, 34 Ms)
+ *     M 1, 2..8, 9..16, 17..32, 33, 128 (6 entries, 34 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
- *     M 1, 2..7, 8, 9..32 (4 entries, 32 Ms)
+ *     M 1, 2..7, 8, 9..16, 17..32 (5 entries, 32 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler (n 8192, k 4096, bf16 x bf16 -> bf16):
- *     M 9..16, 17..32 (2 entries, 24 Ms)
+ *     M 9..16, 17..31, 32 (3 entries, 24 Ms)
  *     measured M 9 16 17 31 32 33 127 128 129 255 256 257 512
  */
 #ifndef GT_GENERATED_TABLE_H
@@ -44,137 +44,140 @@
 /* n, k, w, x, y, m_lo, m_hi, tmpl, params (in the template's order),
  * nkernels, kernel[], ratio_min, pairs_min */
 static const struct gt_table_entry gt_table_entries[] = {
-	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=1,split=1,cache=cg
-	 *   M 1: 1.962 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 1, 1, 1 /* cg */ },
-	  1, { 4 }, 1.962, 200 },
-	/* router, M 2: mma_hilo bm=64,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync,pdl=1
-	 *   M 2: 3.285 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 2, 2, "mma_hilo", { 64, 8, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */, 1 },
-	  2, { 9, 31 }, 3.285, 200 },
-	/* router, M 3..7: mma_hilo bm=64,bn=8,bk=64,warps=4,stages=6,split=16,cache=cg,mma=sync,pdl=1
-	 *   M 3: 3.257 (200 pairs), M 7: 5.324 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 3, 7, "mma_hilo", { 64, 8, 64, 4, 6, 16, 0 /* cg */, 0 /* sync */, 1 },
-	  2, { 10, 31 }, 3.257, 200 },
-	/* router, M 8..16: mma_hilo bm=64,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,mma=sync,pdl=1
-	 *   M 8: 5.359 (200 pairs), M 9: 5.184 (200 pairs), M 16: 5.045 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 8, 16, "mma_hilo", { 64, 8, 128, 4, 4, 16, 0 /* cg */, 0 /* sync */, 1 },
-	  2, { 9, 31 }, 5.045, 200 },
-	/* router, M 17..32: mma_hilo bm=64,bn=16,bk=64,warps=4,stages=6,split=16,cache=cg,mma=wgmma,pdl=1
-	 *   M 17: 3.309 (200 pairs), M 31: 3.382 (200 pairs), M 32: 3.307 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 17, 32, "mma_hilo", { 64, 16, 64, 4, 6, 16, 0 /* cg */, 1 /* wgmma */, 1 },
-	  2, { 7, 31 }, 3.307, 200 },
-	/* router, M 33..127: mma_hilo bm=64,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,mma=wgmma,pdl=1
-	 *   M 33: 3.038 (200 pairs), M 127: 3.537 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 33, 127, "mma_hilo", { 64, 64, 64, 8, 6, 16, 0 /* cg */, 1 /* wgmma */, 1 },
-	  2, { 8, 31 }, 3.038, 200 },
-	/* router, M 128: mma_hilo bm=128,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,mma=wgmma,pdl=1
-	 *   M 128: 3.500 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 128, 128, "mma_hilo", { 128, 64, 64, 8, 6, 16, 0 /* cg */, 1 /* wgmma */, 1 },
-	  2, { 5, 31 }, 3.500, 200 },
-	/* router, M 129..512: mma_hilo bm=64,bn=128,bk=64,warps=8,stages=6,split=8,cache=cg,mma=wgmma,pdl=1
-	 *   M 129: 3.919 (200 pairs), M 255: 4.721 (200 pairs), M 256: 4.618 (200 pairs)
-	 *   M 257: 3.010 (200 pairs), M 512: 4.644 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 129, 512, "mma_hilo", { 64, 128, 64, 8, 6, 8, 0 /* cg */, 1 /* wgmma */, 1 },
-	  2, { 6, 31 }, 3.010, 200 },
-	/* unpooler_slice, M 1: gemv warps=8,rows=2,tokens=1,unroll=2,split=1,cache=cg
-	 *   M 1: 1.943 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 8, 2, 1, 2, 1, 1 /* cg */ },
-	  1, { 3 }, 1.943, 200 },
-	/* unpooler_slice, M 2: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 2: 1.564 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 21 }, 1.564, 200 },
-	/* unpooler_slice, M 3..7: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0
-	 *   M 3: 1.537 (200 pairs), M 7: 1.556 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 3, 7, "mma_skinny", { 64, 8, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0 },
-	  1, { 20 }, 1.537, 200 },
-	/* unpooler_slice, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 8: 1.560 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 18 }, 1.560, 200 },
-	/* qkv, M 1: gemv warps=4,rows=2,tokens=1,unroll=4,split=1,cache=nc_na
-	 *   M 1: 1.296 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 4, 2, 1, 4, 1, 2 /* nc_na */ },
-	  1, { 1 }, 1.296, 200 },
-	/* qkv, M 2..8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0
-	 *   M 2: 1.273 (200 pairs), M 3: 1.271 (200 pairs), M 7: 1.279 (200 pairs)
-	 *   M 8: 1.264 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 2, 8, "mma_skinny", { 64, 8, 128, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0 },
-	  1, { 17 }, 1.264, 200 },
-	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=wgmma,pdl=0
-	 *   M 9: 1.222 (200 pairs), M 16: 1.234 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */, 0 },
-	  1, { 12 }, 1.222, 200 },
-	/* qkv, M 17..31: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0
-	 *   M 17: 1.179 (200 pairs), M 31: 1.196 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
-	  1, { 14 }, 1.179, 200 },
-	/* qkv, M 32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0
-	 *   M 32: 1.185 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 32, 32, "mma_skinny", { 64, 32, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
-	  1, { 15 }, 1.185, 200 },
-	/* qkv, M 33..128: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=7,cache=cg,combine=partials,layout=tiles,mma=wgmma,pdl=1
-	 *   M 33: 1.012 (200 pairs), M 127: 1.007 (200 pairs), M 128: 1.014 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 33, 128, "mma_skinny", { 128, 128, 64, 8, 6, 7, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1 },
-	  2, { 24, 30 }, 1.007, 200 },
-	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=evict_first
-	 *   M 1: 1.227 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 3 /* evict_first */ },
-	  1, { 0 }, 1.227, 200 },
-	/* pooler, M 2: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 2: 1.194 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 19 }, 1.194, 200 },
-	/* pooler, M 3..7: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 3: 1.183 (200 pairs), M 7: 1.187 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 3, 7, "mma_skinny", { 64, 8, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 16 }, 1.183, 200 },
-	/* pooler, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 8: 1.188 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 19 }, 1.188, 200 },
-	/* pooler, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 9: 1.132 (200 pairs), M 16: 1.162 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 11 }, 1.132, 200 },
+	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=4,split=1,cache=cg
+	 *   M 1: 2.023 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 4, 1, 1 /* cg */ },
+	  1, { 4 }, 2.023, 200 },
+	/* router, M 2..8: mma_hilo bm=32,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,combine=atomic,mma=sync,pdl=1
+	 *   M 2: 3.541 (200 pairs), M 3: 3.534 (200 pairs), M 7: 5.822 (200 pairs)
+	 *   M 8: 5.869 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 2, 8, "mma_hilo", { 32, 8, 128, 4, 4, 16, 0 /* cg */, 0 /* atomic */, 0 /* sync */, 1 },
+	  2, { 7, 32 }, 3.534, 200 },
+	/* router, M 9..16: mma_hilo bm=64,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,combine=atomic,mma=sync,pdl=1
+	 *   M 9: 5.524 (200 pairs), M 16: 5.585 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 9, 16, "mma_hilo", { 64, 16, 128, 4, 4, 16, 0 /* cg */, 0 /* atomic */, 0 /* sync */, 1 },
+	  2, { 9, 32 }, 5.524, 200 },
+	/* router, M 17..31: mma_hilo bm=32,bn=32,bk=128,warps=4,stages=4,split=16,cache=cg,combine=atomic,mma=sync,pdl=1
+	 *   M 17: 3.470 (200 pairs), M 31: 3.563 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 17, 31, "mma_hilo", { 32, 32, 128, 4, 4, 16, 0 /* cg */, 0 /* atomic */, 0 /* sync */, 1 },
+	  2, { 6, 32 }, 3.470, 200 },
+	/* router, M 32: mma_hilo bm=64,bn=32,bk=64,warps=4,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
+	 *   M 32: 3.583 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 32, 32, "mma_hilo", { 64, 32, 64, 4, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
+	  2, { 10, 32 }, 3.583, 200 },
+	/* router, M 33..128: mma_hilo bm=64,bn=64,bk=64,warps=4,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
+	 *   M 33: 3.431 (200 pairs), M 127: 4.363 (200 pairs), M 128: 4.235 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 33, 128, "mma_hilo", { 64, 64, 64, 4, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
+	  2, { 11, 32 }, 3.431, 200 },
+	/* router, M 129..255: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
+	 *   M 129: 4.745 (200 pairs), M 255: 4.965 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 129, 255, "mma_hilo", { 128, 128, 64, 8, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
+	  2, { 5, 32 }, 4.745, 200 },
+	/* router, M 256: mma_hilo bm=64,bn=128,bk=64,warps=8,stages=6,split=8,cache=cg,combine=atomic,mma=wgmma,pdl=1
+	 *   M 256: 5.359 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 256, 256, "mma_hilo", { 64, 128, 64, 8, 6, 8, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
+	  2, { 8, 32 }, 5.359, 200 },
+	/* router, M 257..512: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
+	 *   M 257: 3.724 (200 pairs), M 512: 5.153 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 257, 512, "mma_hilo", { 128, 128, 64, 8, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
+	  2, { 5, 32 }, 3.724, 200 },
+	/* unpooler_slice, M 1: gemv warps=8,rows=2,tokens=1,unroll=2,split=1,cache=nc_na
+	 *   M 1: 1.978 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 8, 2, 1, 2, 1, 2 /* nc_na */ },
+	  1, { 2 }, 1.978, 200 },
+	/* unpooler_slice, M 2: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0
+	 *   M 2: 1.517 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0 },
+	  1, { 20 }, 1.517, 200 },
+	/* unpooler_slice, M 3..8: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
+	 *   M 3: 1.537 (200 pairs), M 7: 1.545 (200 pairs), M 8: 1.518 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 3, 8, "mma_skinny", { 64, 8, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 21 }, 1.518, 200 },
+	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=nc_na_evict_first
+	 *   M 1: 1.388 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 4 /* nc_na_evict_first */ },
+	  1, { 3 }, 1.388, 200 },
+	/* qkv, M 2: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0
+	 *   M 2: 1.325 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0 },
+	  1, { 18 }, 1.325, 200 },
+	/* qkv, M 3..8: mma_skinny bm=64,bn=8,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
+	 *   M 3: 1.324 (200 pairs), M 7: 1.292 (200 pairs), M 8: 1.303 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 3, 8, "mma_skinny", { 64, 8, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 19 }, 1.292, 200 },
+	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
+	 *   M 9: 1.254 (200 pairs), M 16: 1.203 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 13 }, 1.203, 200 },
+	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=wgmma,pdl=0
+	 *   M 17: 1.205 (200 pairs), M 31: 1.175 (200 pairs), M 32: 1.181 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */, 0 },
+	  1, { 16 }, 1.175, 200 },
+	/* qkv, M 33..127: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=7,cache=cg,combine=partials,layout=rows,mma=wgmma,pdl=1
+	 *   M 33: 1.002 (200 pairs), M 127: 1.004 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 33, 127, "mma_skinny", { 128, 128, 64, 8, 6, 7, 0 /* cg */, 0 /* partials */, 0 /* rows */, 1 /* wgmma */, 1 },
+	  2, { 23, 31 }, 1.002, 200 },
+	/* qkv, M 128: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=7,cache=cg,combine=partials,layout=tiles,mma=wgmma,pdl=1
+	 *   M 128: 1.032 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 128, 128, "mma_skinny", { 128, 128, 64, 8, 6, 7, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1 },
+	  2, { 24, 31 }, 1.032, 200 },
+	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
+	 *   M 1: 1.243 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
+	  1, { 0 }, 1.243, 200 },
+	/* pooler, M 2..8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
+	 *   M 2: 1.211 (200 pairs), M 3: 1.201 (200 pairs), M 7: 1.196 (200 pairs)
+	 *   M 8: 1.203 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 2, 8, "mma_skinny", { 64, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 17 }, 1.196, 200 },
+	/* pooler, M 9..16: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
+	 *   M 9: 1.169 (200 pairs), M 16: 1.186 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 12 }, 1.169, 200 },
 	/* pooler, M 17..32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 17: 1.157 (200 pairs), M 31: 1.134 (200 pairs), M 32: 1.175 (200 pairs) */
+	 *   M 17: 1.137 (200 pairs), M 31: 1.139 (200 pairs), M 32: 1.168 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 13 }, 1.134, 200 },
+	  1, { 14 }, 1.137, 200 },
 	/* pooler, M 33: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=4,cache=cg,combine=partials,layout=rows,mma=wgmma,pdl=1
-	 *   M 33: 1.034 (200 pairs) */
+	 *   M 33: 1.037 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 33, 33, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 0 /* rows */, 1 /* wgmma */, 1 },
-	  2, { 22, 30 }, 1.034, 200 },
-	/* pooler, M 128: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=4,cache=cg,combine=partials,layout=tiles,mma=wgmma,pdl=0
-	 *   M 128: 1.159 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 128, 128, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 0 },
-	  2, { 23, 30 }, 1.159, 200 },
-	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
+	  2, { 22, 31 }, 1.037, 200 },
+	/* pooler, M 128: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=4,cache=cg,combine=partials,layout=rows,mma=wgmma,pdl=1
+	 *   M 128: 1.156 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 128, 128, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 0 /* rows */, 1 /* wgmma */, 1 },
+	  2, { 22, 31 }, 1.156, 200 },
+	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=default
 	 *   M 1: 1.232 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 2 /* nc_na */ },
-	  1, { 2 }, 1.232, 200 },
-	/* oproj, M 2..7: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0
-	 *   M 2: 1.132 (200 pairs), M 3: 1.099 (200 pairs), M 7: 1.088 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 2, 7, "mma_skinny", { 64, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 29 }, 1.088, 200 },
-	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0
-	 *   M 8: 1.069 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0 },
-	  1, { 28 }, 1.069, 200 },
-	/* oproj, M 9..32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0
-	 *   M 9: 1.059 (200 pairs), M 16: 1.086 (200 pairs), M 17: 1.048 (200 pairs)
-	 *   M 31: 1.054 (200 pairs), M 32: 1.038 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 9, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0 },
-	  1, { 25 }, 1.038, 200 },
+	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 0 /* default */ },
+	  1, { 1 }, 1.232, 200 },
+	/* oproj, M 2..7: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0
+	 *   M 2: 1.155 (200 pairs), M 3: 1.152 (200 pairs), M 7: 1.119 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 2, 7, "mma_skinny", { 64, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0 },
+	  1, { 29 }, 1.119, 200 },
+	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0
+	 *   M 8: 1.099 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 30 }, 1.099, 200 },
+	/* oproj, M 9..16: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0
+	 *   M 9: 1.066 (200 pairs), M 16: 1.077 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0 },
+	  1, { 25 }, 1.066, 200 },
+	/* oproj, M 17..32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0
+	 *   M 17: 1.038 (200 pairs), M 31: 1.033 (200 pairs), M 32: 1.047 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0 },
+	  1, { 27 }, 1.033, 200 },
 	/* unpooler, M 9..16: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0
-	 *   M 9: 1.035 (200 pairs), M 16: 1.036 (200 pairs) */
+	 *   M 9: 1.046 (200 pairs), M 16: 1.050 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 26 }, 1.035, 200 },
-	/* unpooler, M 17..32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0
-	 *   M 17: 1.039 (200 pairs), M 31: 1.031 (200 pairs), M 32: 1.021 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 27 }, 1.021, 200 },
+	  1, { 26 }, 1.046, 200 },
+	/* unpooler, M 17..31: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0
+	 *   M 17: 1.053 (200 pairs), M 31: 1.045 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0 },
+	  1, { 28 }, 1.045, 200 },
+	/* unpooler, M 32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0
+	 *   M 32: 1.038 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 32, 32, "mma_skinny", { 64, 32, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
+	  1, { 15 }, 1.038, 200 },
 };
 
 static const struct gt_table gt_compiled_table = {
@@ -183,8 +186,8 @@ static const struct gt_table gt_compiled_table = {
 	132,	/* sm_count */
 	"13.0",	/* cuda */
 	"13.1.0",	/* cublaslt */
-	"9611f9fc9e971462",	/* source_hash */
-	32,	/* nentries */
+	"e611f0bc9db32fea",	/* source_hash */
+	33,	/* nentries */
 	gt_table_entries
 };
 
