@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The first error since gpu_error_clear, and whether any was sticky. */
 static struct {
@@ -286,6 +287,20 @@ int gpu_capture_begin(struct gpu *g)
 	return CUDA_CHECK(cudaStreamBeginCapture(g->stream, cudaStreamCaptureModeGlobal));
 }
 
+/* GEMMTAB_GRAPH_DOT=PREFIX: every captured graph is also written as
+ * PREFIX.<pid>.<n>.dot (cudaGraphDebugDotPrint, verbose), to compare what
+ * the tuner and the library capture for one plan. A diagnosis aid. */
+static void dump_graph(cudaGraph_t graph)
+{
+	static int n;
+	const char *prefix = getenv("GEMMTAB_GRAPH_DOT");
+	if (!prefix || !*prefix)
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s.%ld.%d.dot", prefix, (long)getpid(), n++);
+	(void)CUDA_CHECK(cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose));
+}
+
 int gpu_capture_end(struct gpu *g, int failed, cudaGraphExec_t *out)
 {
 	cudaGraph_t graph = NULL;
@@ -297,6 +312,8 @@ int gpu_capture_end(struct gpu *g, int failed, cudaGraphExec_t *out)
 	} else if (CUDA_CHECK(cudaStreamEndCapture(g->stream, &graph))) {
 		failed = 1;
 	}
+	if (!failed)
+		dump_graph(graph);
 	if (!failed && CUDA_CHECK(cudaGraphInstantiate(out, graph, 0))) {
 		*out = NULL;
 		failed = 1;
