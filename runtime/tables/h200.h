@@ -105,14 +105,14 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 3: 1.324 (200 pairs), M 7: 1.292 (200 pairs), M 8: 1.303 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 3, 8, "mma_skinny", { 64, 8, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
 	  1, { 19 }, 1.292, 200 },
-	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0
-	 *   M 9: 1.254 (200 pairs), M 16: 1.203 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0 },
-	  1, { 13 }, 1.203, 200 },
-	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=rows,mma=wgmma,pdl=0
-	 *   M 17: 1.205 (200 pairs), M 31: 1.175 (200 pairs), M 32: 1.181 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */, 0 },
-	  1, { 16 }, 1.175, 200 },
+	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=7,cache=cg,combine=cluster,layout=rows,mma=wgmma,pdl=0
+	 *   M 9: 1.275 (200 pairs), M 16: 1.255 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 7, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */, 0 },
+	  1, { 13 }, 1.255, 200 },
+	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=7,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0
+	 *   M 17: 1.228 (200 pairs), M 31: 1.212 (200 pairs), M 32: 1.214 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 7, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
+	  1, { 16 }, 1.212, 200 },
 	/* qkv, M 33..127: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=7,cache=cg,combine=partials,layout=rows,mma=wgmma,pdl=1
 	 *   M 33: 1.002 (200 pairs), M 127: 1.004 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 33, 127, "mma_skinny", { 128, 128, 64, 8, 6, 7, 0 /* cg */, 0 /* partials */, 0 /* rows */, 1 /* wgmma */, 1 },
