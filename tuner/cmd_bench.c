@@ -93,6 +93,14 @@ static void measure(struct worker *w, struct point *p, int pairs, int device)
 	kv_free(&r);
 }
 
+/* The library ran the baseline's own call for this point (gt_weight_explain
+ * says "m=5: baseline (...)"): a reading below 1 there is the noise
+ * between two identical calls, not a slower dispatch. */
+static int runs_baseline(const struct point *q)
+{
+	return strstr(q->explain, ": baseline (") != NULL;
+}
+
 static void print_points(const struct point *p, int n, enum table_format f, FILE *out)
 {
 	struct table t;
@@ -111,7 +119,9 @@ static void print_points(const struct point *p, int n, enum table_format f, FILE
 		table_addf(&t, "%.3f", q->ratio);
 		table_addf(&t, "%.3f..%.3f", q->lo, q->hi);
 		table_addf(&t, "%.3f", q->err / q->s->tol);
-		table_add(&t, !ok ? q->status : q->ratio < REGRESSION_RATIO ? "ok, SLOWER" : "ok");
+		table_add(&t, !ok ? q->status
+			       : q->ratio >= REGRESSION_RATIO ? "ok"
+			       : runs_baseline(q) ? "ok, SLOWER (same call)" : "ok, SLOWER");
 		table_add(&t, q->explain);
 	}
 	table_print(&t, f, "-", out);
@@ -244,10 +254,12 @@ int cmd_bench(int argc, char **argv)
 	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		die("out of memory");
-	int bad = 0, slower = 0, covered;
+	int bad = 0, slower = 0, same_call = 0, covered;
 	for (int i = 0; i < n; i++) {
+		int s = !strcmp(p[i].status, "ok") && p[i].ratio < REGRESSION_RATIO;
 		bad += strcmp(p[i].status, "ok") != 0;
-		slower += !strcmp(p[i].status, "ok") && p[i].ratio < REGRESSION_RATIO;
+		slower += s;
+		same_call += s && runs_baseline(&p[i]);
 	}
 	fprintf(out, "%sgemmtab bench: libgemmtab against cuBLAS (%s), %d pairs per point\n\n",
 		f == TABLE_MD ? "# " : "", gt_table_description(), pairs);
@@ -256,8 +268,9 @@ int cmd_bench(int argc, char **argv)
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
 	double score = print_loads(p, n, f, out, &covered);
 	fprintf(out, "\n%d points, %d failed the FP64 check, %d slower than the baseline by "
-		     "more than %.0f%%; %d of %d loads complete\n", n, bad, slower,
-		(1 - REGRESSION_RATIO) * 100, covered, REPORT_NLOADS);
+		     "more than %.0f%% (%d of them running the baseline's own call); %d of %d "
+		     "loads complete\n", n, bad, slower, (1 - REGRESSION_RATIO) * 100, same_call,
+		covered, REPORT_NLOADS);
 	fprintf(out, "score: %.3f\n", score);
 	fclose(out);
 	if (out_path) {

@@ -37,6 +37,14 @@ check "per-load sums and the score recompute from the points" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 check "90 points, all correct" grep -qE '^90 points, 0 failed the FP64 check' "$TMP/bench.txt"
 check "every point names its dispatch" bash -c "! grep -E '^[a-z_]+ +[0-9]+ ' '$TMP/bench.txt' | grep -vq 'fake dispatch'"
+# the summary counts the slower points, and those of them where the
+# library ran the baseline's own call (the fake's ratios in [0.9, 1):
+# below 0.9 it names an entry)
+slow=$(grep -cE '^[a-z_]+ +[0-9]+ .* ok, SLOWER' "$TMP/bench.txt")
+same=$(grep -cE '^[a-z_]+ +[0-9]+ .* ok, SLOWER \(same call\)' "$TMP/bench.txt")
+check "some made-up points are slower ($slow), some of them the baseline's call ($same)" \
+	test "$same" -gt 0 -a "$slow" -gt "$same"
+check "the summary says so" grep -qE "^90 points, 0 failed the FP64 check, $slow slower than the baseline by more than 3% \\($same of them running the baseline's own call\\)" "$TMP/bench.txt"
 
 expect_exit "bench --format md --out: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --format md --out "$TMP/bench.md"
 check "md's last line is the score" bash -c "tail -n 1 '$TMP/bench.md' | grep -qE '^score: [0-9]+\.[0-9]{3}$'"
