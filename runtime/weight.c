@@ -81,8 +81,12 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 		const cudaKernel_t kernel = (cudaKernel_t)gt_table_kernels[e->kernel[i]];
 		/* a compiled-in cluster of more than 8 blocks (the router's
 		 * hi/lo cluster at split 16) launches only with this allowed */
-		int status = rt_cuda_status(cudaKernelSetAttributeForDevice(
-			kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, ctx->device));
+		int status = GT_OK;
+		if ((long)attr[i].requiredClusterWidth * attr[i].requiredClusterHeight *
+			    attr[i].requiredClusterDepth > 8)
+			status = rt_cuda_status(cudaKernelSetAttributeForDevice(
+				kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1,
+				ctx->device));
 		if (status != GT_OK)
 			return status;
 		if (attr[i].sharedSizeBytes + dyn[i] <= RT_SMEM_DEFAULT_LIMIT)

@@ -3,9 +3,9 @@
 # sanitize.yaml: direct, partials + reduce, atomics, cluster; partials,
 # atomics and hi/lo also with programmatic dependent launch) and the
 # router's hi/lo kernels (atomics into the zeroed output, and the cluster
-# that stores it), run through
-# the real sweep (worker process included): no error reported, and every
-# candidate validated against the FP64 reference under the tool. The
+# that stores it), run through the real sweep (worker process included):
+# no error reported, and every candidate validated against the FP64
+# reference under the tool. The
 # tools watch our kernels only (mma_*): cuBLAS's baseline kernels are not
 # ours to check (racecheck reports hazards inside nvjet kernels, run 12,
 # and then fails on a hardware exception it cannot handle, run 17: its
