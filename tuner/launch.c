@@ -208,17 +208,10 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 						(int)dyn[i])))
 			return -1;
 		/* a compiled-in cluster of more than 8 blocks (mma_hilo's
-		 * cluster at split 16) launches only with this allowed */
-		int cw = 0, ch = 0, cd = 0;
-		if (CU_CHECK(drv.FuncGetAttribute(&cw, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
-						  k[i].fn)) ||
-		    CU_CHECK(drv.FuncGetAttribute(&ch, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
-						  k[i].fn)) ||
-		    CU_CHECK(drv.FuncGetAttribute(&cd, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH,
-						  k[i].fn)))
-			return -1;
-		if ((long)cw * ch * cd > 8 &&
-		    CU_CHECK(drv.FuncSetAttribute(k[i].fn,
+		 * cluster at split 16) launches only with this allowed; it
+		 * changes nothing for any other kernel (the library sets it
+		 * only where a kernel's compiled-in cluster needs it) */
+		if (CU_CHECK(drv.FuncSetAttribute(k[i].fn,
 						CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)))
 			return -1;
 	}
