@@ -57,6 +57,7 @@ fi
 # the kernels file is what the library build reads: tools/gt_cubin
 # compiles every kernel it lists from the template file its line names
 nk=$(grep -c '(const void \*)&' "$W/out/t_kernels.cu")
+check "the kernels file lists kernels ($nk)" test "$nk" -gt 0
 expect_exit "gt_cubin compiles the kernels file" 0 env CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" \
 	build/tools/gt_cubin "$TMP/cubins.c" "$W/out/t_kernels.cu" "$TMP/cubin-cache"
 check "it embeds all $nk kernels" grep -q "^const int gt_table_nkernels = $nk;\$" "$TMP/cubins.c"

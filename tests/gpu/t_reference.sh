@@ -6,7 +6,8 @@
 db=$TMP/ref.db
 expect_exit "sweep gpu_ref.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_ref.yaml --db "$db" --no-retest
 "$GEMMTAB" sweep --space tests/spaces/gpu_ref.yaml --dry-run >"$TMP/plan"
-want=$(planned tests/spaces/gpu_ref.yaml)
+want=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/plan")
+check "the dry run plans candidates (${want:-none})" test -n "$want"
 okc=$(q "SELECT count(*) FROM result WHERE phase='screen' AND status='ok'")
 pruned=$(sed -n 's/^total: [0-9]* candidates (\([0-9]*\) pruned.*/\1/p' "$TMP/plan")
 check "the space prunes nothing statically ($pruned)" test "$pruned" = 0
