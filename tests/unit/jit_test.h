@@ -19,20 +19,21 @@
 
 static char cache_dir[64];
 
-/* Options for sm_90a with nproc compile processes over a new, empty
- * cache directory /tmp/gemmtab-test-TAG-XXXXXX (in cache_dir). */
+/* The tuner's options (jit_options_default: the build's arch, CUDA_HOME's
+ * headers) with nproc compile processes over a new, empty cache directory
+ * /tmp/gemmtab-test-TAG-XXXXXX (in cache_dir). */
 static inline struct jit_options jit_test_options(const char *tag, int nproc)
 {
-	const char *cuda = getenv("CUDA_HOME");
-	static char include[512];
-	snprintf(include, sizeof(include), "%s/include", cuda ? cuda : "/usr/local/cuda");
+	struct jit_options o;
+	jit_options_default(&o);
 	snprintf(cache_dir, sizeof(cache_dir), "/tmp/gemmtab-test-%s-XXXXXX", tag);
 	if (!mkdtemp(cache_dir))
 		die("cannot create a temporary directory");
-	return (struct jit_options){
-		.cuda_include = include, .arch = "sm_90a", .cache_dir = cache_dir,
-		.nproc = nproc, .batch = 4, .deadline_s = 300,
-	};
+	o.cache_dir = cache_dir;
+	o.nproc = nproc;
+	o.batch = 4;
+	o.deadline_s = 300;
+	return o;
 }
 
 static inline int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -603,12 +603,12 @@ TEST(per_template_hashes)
 	char *h = read_file(hp, NULL);
 	CHECK(h != NULL);
 	if (h) {
-		char want[17];
+		char table_hash[17];
 		uint64_t x = hash_str(HASH_INIT, "gemv");
-		hash_hex(hash_str(x, tmpl_source_hash(gemv)), want);
+		hash_hex(hash_str(x, tmpl_source_hash(gemv)), table_hash);
 		CHECK(strstr(h, "\"gemv\", { 8, 4, 1, 1, 1, 0 /* default */ }") != NULL);   /* cur */
 		CHECK(strstr(h, "\"gemv\", { 16,") == NULL);                         /* not old */
-		CHECK(strstr(h, want) != NULL);
+		CHECK(strstr(h, table_hash) != NULL);
 	}
 	free(h);
 	free(hp);

@@ -26,7 +26,7 @@ static int count_files(const char *sub)
 	return n;
 }
 
-/* Append the kernels of one candidate of template stem to items. */
+/* The file at path is an ELF image (a cubin). */
 static int is_elf(const char *path)
 {
 	size_t len = 0;
