@@ -77,8 +77,5 @@ extern "C" cudaError_t rt_pack_tiles(const void *w, void *out, int n, int k, int
 extern "C" cudaError_t rt_split_hilo(const float *w, void *out, size_t count,
 				     cudaStream_t stream)
 {
-	__nv_bfloat16 *hi = (__nv_bfloat16 *)out;
-	gt_split_hilo_kernel<<<blocks_for(count), CONVERT_THREADS, 0, stream>>>(w, hi, hi + count,
-									      count);
-	return cudaGetLastError();
+	return gt_split_hilo(w, out, count, stream);
 }

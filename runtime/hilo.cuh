@@ -1,8 +1,9 @@
 /*
  * hilo.cuh: the router's lossless high/low split (WORKLOAD.md): hi =
  * bf16(w), lo = bf16(w - float(hi)), written as two N x K bf16 matrices,
- * hi first. Device code shared by the tuner's harness (tuner/harness.cu)
- * and the runtime (runtime/convert.cu), so both prepare the same bits.
+ * hi first. The kernel and its launcher, shared by the tuner's harness
+ * (tuner/harness.cu) and the runtime (runtime/convert.cu), so both
+ * prepare the same bits.
  */
 #pragma once
 
@@ -19,4 +20,19 @@ __global__ void gt_split_hilo_kernel(const float *w, __nv_bfloat16 *hi, __nv_bfl
 		hi[i] = h;
 		lo[i] = __float2bfloat16_rn(v - __bfloat162float(h));
 	}
+}
+
+/* Enqueue the split of count weights into out (count bf16 hi values, then
+ * count lo values) on stream; grid-stride, at most 65535 blocks. */
+static inline cudaError_t gt_split_hilo(const float *w, void *out, size_t count,
+					cudaStream_t stream)
+{
+	__nv_bfloat16 *hi = (__nv_bfloat16 *)out;
+	size_t blocks = (count + 255) / 256;
+	if (blocks < 1)
+		blocks = 1;
+	if (blocks > 65535)
+		blocks = 65535;
+	gt_split_hilo_kernel<<<(unsigned)blocks, 256, 0, stream>>>(w, hi, hi + count, count);
+	return cudaGetLastError();
 }

@@ -104,7 +104,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
  * read the same one, so gt_linear only reads them. Returns a gt_status. */
 static int prepare_relayouts(gt_weight *wt)
 {
-	int made = 0, waited = 0;
+	int made = 0;   /* a re-layout ran (after the device was waited for) */
 	for (int i = 0; i < wt->nroutes; i++) {
 		struct rt_route *r = &wt->routes[i];
 		size_t bytes = r->usable ? relayout_bytes(&r->relayout, &wt->shape) : 0;
@@ -118,8 +118,7 @@ static int prepare_relayouts(gt_weight *wt)
 		/* w_dev may still be filling on another stream, which the legacy
 		 * stream does not wait for (run 20: the runtime's GPU test filled
 		 * W on a non-blocking stream and got a partly stale tiled copy) */
-		int status = waited ? GT_OK : rt_cuda_status(cudaDeviceSynchronize());
-		waited = 1;
+		int status = made ? GT_OK : rt_cuda_status(cudaDeviceSynchronize());
 		if (status == GT_OK)
 			status = rt_cuda_status(cudaMalloc(&r->prep, bytes));
 		if (status != GT_OK)
@@ -133,9 +132,9 @@ static int prepare_relayouts(gt_weight *wt)
 			status = rt_cuda_status(rt_pack_tiles(wt->w, r->prep, wt->shape.n,
 							      wt->shape.k, r->relayout.rows,
 							      r->relayout.cols, 0));
+		made = 1;
 		if (status != GT_OK)
 			return status;
-		made = 1;
 	}
 	/* the re-layouts ran on the legacy stream: done before prepare returns */
 	return made ? rt_cuda_status(cudaStreamSynchronize(0)) : GT_OK;

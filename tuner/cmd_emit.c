@@ -400,8 +400,6 @@ static void print_summary(const struct emit_out *o, const char *out_path,
 		o->nkernels, o->nkernels == 1 ? "" : "s");
 }
 
-/* Choose the entries of env and write both files. Returns 0 or -1, or 1
- * when env has no retest with enough pairs (message printed). */
 /* Keep only the retest rows whose candidate was measured with the
  * template code this gemmtab carries (its kernels are what the library
  * will be built from); returns how many were dropped. */
@@ -435,6 +433,8 @@ static void table_source_hash(struct emit_out *o)
 	hash_hex(h, o->e.source_hash);
 }
 
+/* Choose the entries of env and write both files. Returns 0 or -1, or 1
+ * when env has no retest with enough pairs (message printed). */
 static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 {
 	struct best_row *measured = NULL;

@@ -46,8 +46,9 @@ enum stmt_id {
 static const char *const stmt_sql[NSTMT] = {
 	[ST_ENV_INSERT] = "INSERT INTO env (" ENV_COLS ") VALUES "
 		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING",
-	/* the unit (gpu_uuid, ?2) is recorded, not matched: see db_env_id */
-	[ST_ENV_SELECT] = "SELECT max(id) FROM env WHERE gpu_name = ?1 AND ?2 IS NOT NULL "
+	/* the unit (gpu_uuid, ?2) is recorded, not matched: see db_env_id
+	 * (bind_env binds it; a parameter the text does not use is legal) */
+	[ST_ENV_SELECT] = "SELECT max(id) FROM env WHERE gpu_name = ?1 "
 		"AND sm_count = ?3 AND sm_clock_mhz = ?4 AND mem_clock_mhz = ?5 "
 		"AND l2_bytes = ?6 AND driver = ?7 AND cuda = ?8 AND nvrtc = ?9 "
 		"AND cublas = ?10 AND cublaslt = ?11 AND source_hash = ?12",

@@ -173,9 +173,7 @@ extern "C" cudaError_t harness_bf16_to_fp32(const void *src, float *dst, size_t 
 extern "C" cudaError_t harness_split_hilo(const float *w, void *out, size_t count,
 					  cudaStream_t stream)
 {
-	__nv_bfloat16 *hi = (__nv_bfloat16 *)out;
-	gt_split_hilo_kernel<<<fill_blocks(count), BLOCK, 0, stream>>>(w, hi, hi + count, count);
-	return cudaGetLastError();
+	return gt_split_hilo(w, out, count, stream);
 }
 
 #include "../runtime/pack.cuh"

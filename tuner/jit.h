@@ -60,9 +60,6 @@ int jit_compile_all(const struct jit_options *opts, struct jit_item *items, int 
 
 /* The text of a template file embedded at build time, or NULL. */
 const char *tmpl_source_text(const char *source_name);
-/* Hash over every embedded template source: the environment's
- * source_hash in databases written before per-template hashes (legacy). */
-const char *tmpl_sources_hash(void);
 /* The hash of one template's code: its kernel source (if any) and its
  * adapter, as embedded at build time. Candidates are keyed by it, so
  * editing one template re-measures that template's candidates only.

@@ -1,8 +1,7 @@
 /*
  * sources.c: lookups over the files embedded at build time: template
- * sources for NVRTC, each template's hash (its kernel source and adapter:
- * the key its candidates are recorded under), and the legacy hash over
- * every template source.
+ * sources for NVRTC and each template's hash (its kernel source and
+ * adapter: the key its candidates are recorded under).
  */
 #include "embedded.h"
 #include "jit.h"
@@ -22,22 +21,6 @@ const char *embedded_text(const char *path)
 const char *tmpl_source_text(const char *source_name)
 {
 	return embedded_text(source_name);
-}
-
-const char *tmpl_sources_hash(void)
-{
-	static char hex[17];
-	if (!hex[0]) {
-		uint64_t h = HASH_INIT;
-		for (const struct gt_embedded *e = gt_embedded; e->path; e++) {
-			if (strncmp(e->path, "templates/", 10))
-				continue;
-			h = hash_str(h, e->path);
-			h = hash_str(h, e->text);
-		}
-		hash_hex(h, hex);
-	}
-	return hex;
 }
 
 const char *tmpl_source_hash(const struct tmpl *t)

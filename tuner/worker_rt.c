@@ -27,14 +27,11 @@ static int rt_check(int st, const char *what)
 }
 
 /* Prepare a weight over w and capture gt_linear(x -> y) into a graph on
- * the worker's stream. w was just filled on that stream: gt_weight_prepare
- * reads it on the legacy default stream (its re-layouts), which does not
- * wait for a non-blocking stream, so the fill must be complete first. */
+ * the worker's stream. w was just filled on that stream; gt_weight_prepare
+ * waits for the whole device before it reads w (runtime/weight.c). */
 static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void *x,
 		      void *y, gt_weight **wt, cudaGraphExec_t *exec)
 {
-	if (CUDA_CHECK(cudaStreamSynchronize(g->stream)))
-		return -1;
 	if (rt_check(gt_weight_prepare(rt_ctx, w, s->n, s->k, (gt_dtype)s->w, (gt_dtype)s->x,
 				       (gt_dtype)s->y, wt), "gt_weight_prepare"))
 		return -1;
