@@ -51,20 +51,20 @@ static cudaDataType_t cuda_type(enum dtype t)
 	return t == DT_FP32 ? CUDA_R_32F : CUDA_R_16BF;
 }
 
-/* One GEMM of m rows: x holds them in x_type. */
-static int gemm(struct gt_weight *wt, const void *x, cudaDataType_t x_type, int m, void *y)
+/* One GEMM of m rows, Y (+)= X * A^T on the weight's handle: A is an
+ * N x K matrix of a_type, x holds the rows in x_type, beta 0 or 1. */
+static int gemm(struct gt_weight *wt, const void *a, cudaDataType_t a_type, const void *x,
+		cudaDataType_t x_type, int m, void *y, float beta)
 {
 	const struct shape *s = &wt->shape;
-	const float one = 1.0f, zero = 0.0f;
+	const float one = 1.0f;
 	return rt_blas_status(cublasGemmEx(wt->blas, CUBLAS_OP_T, CUBLAS_OP_N, s->n, m, s->k,
-					   &one, wt->w, cuda_type(s->w), s->k, x, x_type, s->k,
-					   &zero, y, cuda_type(s->y), s->n, CUBLAS_COMPUTE_32F,
+					   &one, a, a_type, s->k, x, x_type, s->k, &beta, y,
+					   cuda_type(s->y), s->n, CUBLAS_COMPUTE_32F,
 					   CUBLAS_GEMM_DEFAULT));
 }
 
-/* Point the weight's handle at stream (and, since cublasSetStream resets
- * the workspace to cuBLAS's own pool, at our workspace again). */
-static int use_stream(struct gt_weight *wt, cudaStream_t stream)
+int rt_blas_use_stream(struct gt_weight *wt, cudaStream_t stream)
 {
 	int status = rt_blas_status(cublasSetStream(wt->blas, stream));
 	if (status == GT_OK)
@@ -74,29 +74,20 @@ static int use_stream(struct gt_weight *wt, cudaStream_t stream)
 }
 
 int rt_blas_gemm_bf16(struct gt_weight *wt, const struct rt_route *r,
-		      const struct launch_step *st, const void *x, int m, void *y,
-		      cudaStream_t stream)
+		      const struct launch_step *st, const void *x, int m, void *y)
 {
-	const struct shape *s = &wt->shape;
-	const float one = 1.0f, beta = st->beta ? 1.0f : 0.0f;
-	int status = use_stream(wt, stream);
-	if (status != GT_OK)
-		return status;
 	const unsigned short *p = (const unsigned short *)r->prep + st->w_offset;
-	return rt_blas_status(cublasGemmEx(wt->blas, CUBLAS_OP_T, CUBLAS_OP_N, s->n, m, s->k,
-					   &one, p, CUDA_R_16BF, s->k, x, CUDA_R_16BF, s->k,
-					   &beta, y, CUDA_R_32F, s->n, CUBLAS_COMPUTE_32F,
-					   CUBLAS_GEMM_DEFAULT));
+	return gemm(wt, p, CUDA_R_16BF, x, CUDA_R_16BF, m, y, st->beta ? 1.0f : 0.0f);
 }
 
 int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream)
 {
 	const struct shape *s = &wt->shape;
-	int status = use_stream(wt, stream);
+	int status = rt_blas_use_stream(wt, stream);
 	if (status != GT_OK)
 		return status;
 	if (s->w != DT_FP32)
-		return gemm(wt, x, cuda_type(s->x), m, y);
+		return gemm(wt, wt->w, cuda_type(s->w), x, cuda_type(s->x), m, y, 0.0f);
 
 	/* the chunks share one buffer; the stream orders each conversion after
 	 * the GEMM that read the previous chunk */
@@ -109,7 +100,8 @@ int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_
 		status = rt_cuda_status(rt_bf16_to_fp32(xb + x_off, wt->x32,
 							(size_t)rows * (size_t)s->k, stream));
 		if (status == GT_OK)
-			status = gemm(wt, wt->x32, CUDA_R_32F, rows, yb + y_off);
+			status = gemm(wt, wt->w, CUDA_R_32F, wt->x32, CUDA_R_32F, rows, yb + y_off,
+				      0.0f);
 	}
 	return status;
 }

@@ -129,9 +129,7 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 				return -1;
 			break;
 		case STEP_GEMM_BF16:
-			/* P must lie inside the prepared weight */
-			if ((st->w_offset + (size_t)s->n * s->k) * 2 >
-			    relayout_bytes(&r->relayout, s))
+			if (!plan_gemm_fits(st, s->n, s->k, relayout_bytes(&r->relayout, s)))
 				return -1;
 			break;
 		default:

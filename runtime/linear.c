@@ -48,12 +48,17 @@ static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
 		    const struct launch_plan *plan, const void *x, void *y, int m,
 		    cudaStream_t stream)
 {
+	int blas_on_stream = 0;
 	for (int i = 0; i < plan->nsteps; i++) {
 		const struct launch_step *st = &plan->steps[i];
 		cudaError_t e;
 		if (st->kind == STEP_GEMM_BF16) {
-			int status = rt_blas_gemm_bf16((struct gt_weight *)wt, r, st, x, m, y,
-						       stream);
+			/* the handle is pointed at stream once, before the first GEMM */
+			int status = blas_on_stream ? GT_OK
+					 : rt_blas_use_stream((struct gt_weight *)wt, stream);
+			blas_on_stream = 1;
+			if (status == GT_OK)
+				status = rt_blas_gemm_bf16((struct gt_weight *)wt, r, st, x, m, y);
 			if (status != GT_OK)
 				return status;
 			continue;

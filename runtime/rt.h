@@ -178,11 +178,15 @@ int rt_blas_init(struct gt_weight *wt);
 void rt_blas_free(struct gt_weight *wt);
 /* The baseline for m tokens on stream. Returns a gt_status. */
 int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_t stream);
-/* One STEP_GEMM_BF16 of route r's plan: Y (+)= X * P^T with P the bf16
- * N x K matrix at st->w_offset of r->prep, FP32 compute and output. */
+/* Point the weight's handle at stream (and, since cublasSetStream resets
+ * the workspace to cuBLAS's own pool, at our workspace again): once per
+ * call, before its GEMMs. Returns a gt_status. */
+int rt_blas_use_stream(struct gt_weight *wt, cudaStream_t stream);
+/* One STEP_GEMM_BF16 of route r's plan on the stream rt_blas_use_stream
+ * set: Y (+)= X * P^T with P the bf16 N x K matrix at st->w_offset of
+ * r->prep, FP32 compute and output. */
 int rt_blas_gemm_bf16(struct gt_weight *wt, const struct rt_route *r,
-		      const struct launch_step *st, const void *x, int m, void *y,
-		      cudaStream_t stream);
+		      const struct launch_step *st, const void *x, int m, void *y);
 
 /* --- convert.cu --- */
 

@@ -253,8 +253,7 @@ static int gemm_step(struct gpu *g, const struct launch_step *s, const struct pl
 		     int i)
 {
 	const float one = 1.0f, beta = s->beta ? 1.0f : 0.0f;
-	size_t elems = (size_t)a->n * a->k;
-	if (!a->prep || (s->w_offset + elems) * 2 > a->prep_bytes)
+	if (!a->prep || !plan_gemm_fits(s, a->n, a->k, a->prep_bytes))
 		return gpu_fail("plan step %d reads past the %zu-byte prepared weight", i,
 				a->prep_bytes);
 	const unsigned short *p = (const unsigned short *)a->prep + s->w_offset;

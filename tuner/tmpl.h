@@ -135,6 +135,10 @@ int plan_step_params(const struct launch_step *st, const struct step_operands *o
 		     void *ptr[PLAN_MAX_ARGS], int val[PLAN_MAX_ARGS],
 		     void *params[PLAN_MAX_ARGS]);
 
+/* 1 when STEP_GEMM_BF16 step st's N x K bf16 matrix (n, k) at st->w_offset
+ * lies inside a prepared weight of prep_bytes, else 0. */
+int plan_gemm_fits(const struct launch_step *st, int n, int k, size_t prep_bytes);
+
 /* The first step whose pdl flag breaks its rule (a kernel step right after
  * a kernel step), or -1 when none does. */
 int plan_pdl_misplaced(const struct launch_plan *p);

@@ -72,6 +72,11 @@ int relayout_same(const struct relayout *a, const struct relayout *b)
 	return a->kind == b->kind && a->rows == b->rows && a->cols == b->cols;
 }
 
+int plan_gemm_fits(const struct launch_step *st, int n, int k, size_t prep_bytes)
+{
+	return (st->w_offset + (size_t)n * (size_t)k) * 2 <= prep_bytes;
+}
+
 int plan_pdl_misplaced(const struct launch_plan *p)
 {
 	for (int i = 0; i < p->nsteps; i++)

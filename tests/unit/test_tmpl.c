@@ -281,7 +281,23 @@ TEST(step_params_resolve_every_kind)
 	CHECK_INT(plan_step_params(&st, &none, ptr, val, params), 0);
 }
 
+/* A GEMM step's matrix must lie inside the prepared weight: the hi/lo
+ * weight of 4 x 8 holds two 4 x 8 bf16 matrices (128 bytes). */
+TEST(gemm_step_bounds)
+{
+	struct launch_step st = { .kind = STEP_GEMM_BF16 };
+	CHECK_INT(plan_gemm_fits(&st, 4, 8, 128), 1);
+	st.w_offset = 32;               /* the lo half: ends at byte 128 */
+	CHECK_INT(plan_gemm_fits(&st, 4, 8, 128), 1);
+	CHECK_INT(plan_gemm_fits(&st, 4, 8, 127), 0);
+	st.w_offset = 33;
+	CHECK_INT(plan_gemm_fits(&st, 4, 8, 128), 0);
+	st.w_offset = 0;
+	CHECK_INT(plan_gemm_fits(&st, 4, 8, 0), 0);     /* no prepared weight */
+}
+
 TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order),
       T(gemv_candidate_key), T(gemv_kernel_names), T(gemv_static_checks),
       T(gemv_plan_without_split), T(gemv_plan_with_split), T(gemv_plan_refuses_bad_input),
-      T(planted_adapter), T(hilo_adapter), T(step_params_resolve_every_kind))
+      T(planted_adapter), T(hilo_adapter), T(step_params_resolve_every_kind),
+      T(gemm_step_bounds))
