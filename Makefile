@@ -124,7 +124,7 @@ $(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a $(RT_LIB_A)
 $(BUILD)/tests/fake_worker: tests/fake/fake_worker.c $(BUILD)/libtuner.a
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtuner.a -lm
 
 $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu
 	@mkdir -p $(@D)

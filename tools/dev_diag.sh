@@ -19,12 +19,14 @@ if [ "${TESTGPU:-1}" = 1 ]; then
 	echo "== test-gpu done $SECONDS s"; tail -3 "$OUT/test-gpu.txt"
 fi
 if [ "${SANITIZE:-1}" = 1 ]; then
+	rm -f /tmp/f.db /tmp/f.db-wal /tmp/f.db-shm     # a sweep resumes: start empty
 	compute-sanitizer --target-processes all --tool memcheck --report-api-errors no \
 		$G sweep --space "${SANITIZE_SPACE:-tests/spaces/mma_fault.yaml}" --db /tmp/f.db \
 		--no-retest > "$OUT/sanitizer.txt" 2>&1
 	echo "== sanitizer $SECONDS s"; head -c 6000 "$OUT/sanitizer.txt"
 fi
 if [ "${PROFILE:-1}" = 1 ]; then
+	rm -f /tmp/b.db /tmp/b.db-wal /tmp/b.db-shm
 	ncu --clock-control none --target-processes all -k "regex:${KERNEL:-mma_skinny}" -c 1 \
 		--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
 		--section ComputeWorkloadAnalysis \

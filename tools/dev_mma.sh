@@ -29,6 +29,7 @@ fi
 
 SPEED=${SPEED:-tests/spaces/mma_speed.yaml}
 step "speed screen $SPEED"
+rm -f /tmp/speed.db /tmp/speed.db-wal /tmp/speed.db-shm   # a sweep resumes: start empty
 timeout -s INT ${SPEED_S:-300} $G sweep --space $SPEED --db /tmp/speed.db --no-retest --cache $C 2>&1 | tail -n 3 >>"$log"
 $G query --db /tmp/speed.db "SELECT status, count(*) FROM result GROUP BY status" >>"$log" 2>&1
 $G query --db /tmp/speed.db "SELECT s.family, r.m, r.status, c.params, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id WHERE r.status <> 'ok' LIMIT 12" >>"$log" 2>&1
