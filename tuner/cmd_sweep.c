@@ -159,12 +159,7 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 	if (ready < 0)
 		die("cannot compile the kernels of %s", t->key);
 	if (ready > 0) {
-		for (int j = 0; j < t->nk; j++)
-			if (!sw->tl.items[t->item[j]].ok) {
-				record(sw, ti, m, phase, NULL, "compile_error",
-				       sw->tl.items[t->item[j]].error);
-				break;
-			}
+		record(sw, ti, m, phase, NULL, "compile_error", task_compile_error(&sw->tl, ti));
 		sw->evals_done++;
 		return;
 	}
@@ -408,13 +403,10 @@ static void record_static(struct sweep *sw)
 			sw->done[i] = 1;
 			continue;
 		}
-		for (int j = 0; j < t->nk; j++) {
-			const struct jit_item *it = &sw->tl.items[t->item[j]];
-			if (!it->ok) {
-				record(sw, i, t->m, "screen", NULL, "compile_error", it->error);
-				sw->done[i] = 1;
-				break;
-			}
+		const char *error = task_compile_error(&sw->tl, i);
+		if (error) {
+			record(sw, i, t->m, "screen", NULL, "compile_error", error);
+			sw->done[i] = 1;
 		}
 	}
 }

@@ -217,10 +217,16 @@ int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, i
 		if (rc < 0)
 			return -1;
 	}
+	return task_compile_error(tl, ti) ? 1 : 0;
+}
+
+const char *task_compile_error(const struct tasklist *tl, int ti)
+{
+	const struct task *t = &tl->t[ti];
 	for (int j = 0; j < t->nk; j++)
 		if (!tl->items[t->item[j]].ok)
-			return 1;
-	return 0;
+			return tl->items[t->item[j]].error;
+	return NULL;
 }
 
 static int progress_drawn;

@@ -45,6 +45,10 @@ int tasks_compile(struct tasklist *tl, const struct jit_options *opts, int quiet
  * retested by a resumed sweep). Returns 0 when every kernel of ti is
  * ready, 1 when one failed to compile, -1 on a setup error. */
 int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, int ti);
+/* The compile error of the first of task ti's kernels that is not ok, or
+ * NULL when all are: ask after they were compiled (tasks_compile or
+ * tasks_ensure_compiled). */
+const char *task_compile_error(const struct tasklist *tl, int ti);
 
 /* Progress line on a terminal: "\r[#####     ] done/total label ETA".
  * Does nothing when stderr is not a terminal. */
