@@ -482,6 +482,20 @@ static int ready_lt(struct gpu *g, struct bench *b, struct lt_plan *lt, uint64_t
 	return 0;
 }
 
+/* The baseline reply: cuBLAS's time, the cuBLASLt heuristic's time and
+ * their paired ratio (NaN where not measured), the algorithm's text. */
+static void reply_baseline(const char *id, double cublas_us, double lt_us, double ratio,
+			   const char *algo)
+{
+	struct kv_out o;
+	worker_begin(&o, "baseline", id);
+	kv_addf(&o, "cublas_us", "%.4f", cublas_us);
+	kv_addf(&o, "cublaslt_us", "%.4f", lt_us);
+	kv_addf(&o, "ratio", "%.5f", ratio);
+	kv_add(&o, "lt_algo", algo);
+	worker_send(&o);
+}
+
 static void handle_baseline(struct gpu *g, const struct kv *r)
 {
 	const char *id = kv_get(r, "id");
@@ -500,13 +514,7 @@ static void handle_baseline(struct gpu *g, const struct kv *r)
 	}
 	gpu_error_clear();
 	if (check_only) {       /* nothing timed, no cuBLAS: see check_only */
-		struct kv_out o;
-		worker_begin(&o, "baseline", id);
-		kv_addf(&o, "cublas_us", "%.4f", NAN);
-		kv_addf(&o, "cublaslt_us", "%.4f", NAN);
-		kv_addf(&o, "ratio", "%.5f", NAN);
-		kv_add(&o, "lt_algo", "none (check only)");
-		worker_send(&o);
+		reply_baseline(id, NAN, NAN, NAN, "none (check only)");
 		return;
 	}
 	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "baseline"), &b))
@@ -525,13 +533,7 @@ static void handle_baseline(struct gpu *g, const struct kv *r)
 	    timing_pairs(g, b->base_graph, lt_ok ? graphs : b->base_graph, b->ncopies, pairs, &ps))
 		goto cuda_error;
 
-	struct kv_out o;
-	worker_begin(&o, "baseline", id);
-	kv_addf(&o, "cublas_us", "%.4f", ps.base_us);
-	kv_addf(&o, "cublaslt_us", "%.4f", lt_ok ? ps.cand_us : NAN);
-	kv_addf(&o, "ratio", "%.5f", lt_ok ? ps.ratio : NAN);
-	kv_add(&o, "lt_algo", lt.desc);
-	worker_send(&o);
+	reply_baseline(id, ps.base_us, lt_ok ? ps.cand_us : NAN, lt_ok ? ps.ratio : NAN, lt.desc);
 	goto cleanup;
 
 cuda_error:
