@@ -150,5 +150,8 @@ const struct tmpl *tmpl_find(const char *stem);
 int tmpl_param_index(const struct tmpl *t, const char *name);
 /* The prepared weight candidate p of t reads. */
 struct relayout tmpl_relayout(const struct tmpl *t, const long *p);
+/* "parameter out of range" when some p[i] lies outside params[i]'s
+ * [min, max], else NULL: the first test of every adapter's check. */
+const char *tmpl_params_in_range(const struct tmpl_param *params, int n, const long *p);
 
 #endif

@@ -136,13 +136,13 @@ static struct mma_tile tile_of(const long *p)
 
 static const char *mma_check(const struct shape *s, const long *p)
 {
-	for (int i = 0; i < NPARAMS; i++)
-		if (p[i] < params[i].min || p[i] > params[i].max)
-			return "parameter out of range";
+	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
+	if (bad)
+		return bad;
 	if (s->w != DT_BF16 || s->x != DT_BF16 || s->y != DT_BF16)
 		return "w, x and y must be bf16";
 	const struct mma_tile t = tile_of(p);
-	const char *bad = mma_tile_shape_check(&t);
+	bad = mma_tile_shape_check(&t);
 	if (bad)
 		return bad;
 	/* split 1 runs the same code whatever the combine: keep one */

@@ -54,13 +54,13 @@ static struct mma_tile tile_of(const long *p)
 
 static const char *hilo_check(const struct shape *s, const long *p)
 {
-	for (int i = 0; i < NPARAMS; i++)
-		if (p[i] < params[i].min || p[i] > params[i].max)
-			return "parameter out of range";
+	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
+	if (bad)
+		return bad;
 	if (s->w != DT_FP32 || s->x != DT_BF16 || s->y != DT_FP32)
 		return "hi/lo needs fp32 w, bf16 x, fp32 y";
 	const struct mma_tile t = tile_of(p);
-	const char *bad = mma_tile_shape_check(&t);
+	bad = mma_tile_shape_check(&t);
 	if (bad)
 		return bad;
 	/* a block pairs the hi and lo rows of bm/2 outputs */
