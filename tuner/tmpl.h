@@ -102,6 +102,9 @@ struct tmpl {
 					 * NULL when the plan launches no kernel */
 	const char *adapter;            /* this adapter's own file, tuner/tmpl_<stem>.c:
 					 * hashed with the source (tmpl_source_hash) */
+	/* Other files its plans and checks come from (NULL-terminated, or
+	 * NULL): hashed too, so editing them re-measures this template. */
+	const char *const *shared;
 	const struct tmpl_param *params;
 	int nparams;
 	/* The prepared weight candidate p reads (see struct relayout); NULL

@@ -290,10 +290,13 @@ static struct relayout mma_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
 }
 
+static const char *const shared_files[] = { "tuner/tmpl_mma.h", NULL };
+
 const struct tmpl tmpl_mma = {
 	.stem = "mma_skinny",
 	.source = "templates/mma_skinny.cuh",
 	.adapter = "tuner/tmpl_mma.c",
+	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
 	.relayout = mma_relayout,

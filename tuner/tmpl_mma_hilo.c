@@ -132,10 +132,15 @@ static struct relayout hilo_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_HILO, 0, 0 };
 }
 
+/* The tile's legality, its shared memory and the zero-fill step come
+ * from mma_skinny's adapter. */
+static const char *const shared_files[] = { "tuner/tmpl_mma.c", "tuner/tmpl_mma.h", NULL };
+
 const struct tmpl tmpl_mma_hilo = {
 	.stem = "mma_hilo",
 	.source = "templates/mma_skinny.cuh",
 	.adapter = "tuner/tmpl_mma_hilo.c",
+	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
 	.relayout = hilo_relayout,
