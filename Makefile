@@ -99,8 +99,8 @@ $(BUILD)/tools/embed: tools/embed.c
 	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
 # The template adapters are embedded too: each template's hash covers its
-# kernel source and its adapter (tuner/sources.c).
-ADAPTERS := $(sort $(wildcard tuner/tmpl_*.c))
+# kernel source, its adapter and the adapter files it shares (tuner/sources.c).
+ADAPTERS := $(sort $(wildcard tuner/tmpl_*.c tuner/tmpl_*.h))
 $(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) db/schema.sql
 	@mkdir -p $(@D)
 	@echo "  EMBED   $(TEMPLATES) $(ADAPTERS) db/schema.sql"

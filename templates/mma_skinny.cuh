@@ -77,7 +77,8 @@
  *   mma_splitk_reduce, mma_zero_f32: any 1-D grid, block <=
  *       MMA_REDUCE_THREADS (grid-stride loops over float4s).
  * W is the weight as given (layout rows) or its packed copy (layout
- * tiles). Requires N % BM == 0, K % BK == 0, K / BK >= SPLIT (the split
+ * tiles). Requires N % BM == 0 (the hi/lo kernels: N % (BM/2) == 0, their
+ * W having 2N rows), K % BK == 0, K / BK >= SPLIT (the split
  * s takes k tiles [s*T/SPLIT, (s+1)*T/SPLIT) of the T = K/BK, so any SPLIT
  * that divides nothing still spreads them within one), 16-byte aligned W,
  * X, Y and ws, and any M >= 1. The kernels check the dynamic shared memory they were
@@ -527,7 +528,8 @@ __device__ __forceinline__ void mma_store_bf16x4(__nv_bfloat16 *p, float4 v)
 }
 
 /* Issue the copies of K tile kt into ring slot `slot`: the weight tile
- * (rows n0.., BM x BK) and the token tile (tokens t0.., BN x BK). With
+ * (BM x BK: rows n0.., or with the hi/lo layout the hi rows n0/2.. over
+ * the lo rows N + n0/2..) and the token tile (tokens t0.., BN x BK). With
  * the tiles layout W is the packed copy and the weight tile is the
  * A_BYTES at tile (n0/BM, k0/BK), copied linearly. */
 template <int BM, int BN, int BK, int THREADS, int CACHE, int LAYOUT>
@@ -771,10 +773,10 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	 * row r + BM/2 (hi and lo of one output) are added here. */
 	constexpr int OUT_ROWS = HILO ? BM / 2 : BM;
 	constexpr int UNITS = BN * OUT_ROWS / 4;        /* float4s of one K partial */
-	/* 16 bytes of Y's partial sum at (token, row): over the WK warp
-	 * slices, and hi + lo, of rank r's tile (r < 0: this block's own) */
-	auto tile_sum = [&](int token, int row, int r) {
-		float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+	/* sum plus 16 bytes of Y's partial sum at (token, row): over the WK
+	 * warp slices, and hi + lo, of rank r's tile (r < 0: this block's
+	 * own), added to the running sum in order */
+	auto add_tile = [&](float4 sum, int token, int row, int r) {
 #pragma unroll
 		for (int w = 0; w < WK; w++)
 #pragma unroll
@@ -799,7 +801,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 			float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
 			for (int r = 0; r < SPLIT; r++)
-				sum = mma_add4(sum, tile_sum(token, row, r));
+				sum = add_tile(sum, token, row, r);
 			if constexpr (HILO)
 				*reinterpret_cast<float4 *>(ws + (size_t)(t0 + token) * N + n0 / 2 + row) = sum;
 			else
@@ -813,7 +815,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 			const int row = u % (OUT_ROWS / 4) * 4;
 			if (t0 + token >= M)
 				continue;
-			const float4 sum = tile_sum(token, row, -1);
+			const float4 sum = add_tile(make_float4(0.0f, 0.0f, 0.0f, 0.0f), token, row, -1);
 			if constexpr (HILO) {
 				/* outputs n0 / 2.. of this hi/lo row pair block */
 				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 / 2 + row, sum);
@@ -846,7 +848,8 @@ __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, float *ws,
 		  int M, int N, int K)
 {
-	static_assert(COMBINE != MMA_COMBINE_CLUSTER, "the cluster combine is mma_skinny_cluster_kernel");
+	static_assert(COMBINE != MMA_COMBINE_CLUSTER && COMBINE != MMA_COMBINE_HILO_CLUSTER,
+		      "a cluster combine is mma_skinny_cluster_kernel or mma_hilo_cluster_kernel");
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA>(W, X, Y, ws,
 										       M, N, K);
 }

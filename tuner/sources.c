@@ -42,6 +42,12 @@ const char *tmpl_source_hash(const struct tmpl *t)
 		uint64_t h = hash_str(HASH_INIT, t->stem);
 		h = hash_str(h, src ? src : "");
 		h = hash_str(h, adapter);
+		for (const char *const *f = t->shared; f && *f; f++) {
+			const char *text = embedded_text(*f);
+			if (!text)
+				die("template %s: %s was not embedded at build time", t->stem, *f);
+			h = hash_str(hash_str(h, *f), text);
+		}
 		hash_hex(h, hex[i]);
 		keys[i] = t;
 	}

@@ -23,6 +23,14 @@ int tmpl_param_index(const struct tmpl *t, const char *name)
 	return -1;
 }
 
+const char *tmpl_params_in_range(const struct tmpl_param *params, int n, const long *p)
+{
+	for (int i = 0; i < n; i++)
+		if (p[i] < params[i].min || p[i] > params[i].max)
+			return "parameter out of range";
+	return NULL;
+}
+
 struct relayout tmpl_relayout(const struct tmpl *t, const long *p)
 {
 	if (t->relayout)

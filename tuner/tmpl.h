@@ -102,6 +102,9 @@ struct tmpl {
 					 * NULL when the plan launches no kernel */
 	const char *adapter;            /* this adapter's own file, tuner/tmpl_<stem>.c:
 					 * hashed with the source (tmpl_source_hash) */
+	/* Other files its plans and checks come from (NULL-terminated, or
+	 * NULL): hashed too, so editing them re-measures this template. */
+	const char *const *shared;
 	const struct tmpl_param *params;
 	int nparams;
 	/* The prepared weight candidate p reads (see struct relayout); NULL
@@ -150,5 +153,8 @@ const struct tmpl *tmpl_find(const char *stem);
 int tmpl_param_index(const struct tmpl *t, const char *name);
 /* The prepared weight candidate p of t reads. */
 struct relayout tmpl_relayout(const struct tmpl *t, const long *p);
+/* "parameter out of range" when some p[i] lies outside params[i]'s
+ * [min, max], else NULL: the first test of every adapter's check. */
+const char *tmpl_params_in_range(const struct tmpl_param *params, int n, const long *p);
 
 #endif

@@ -46,9 +46,9 @@ static long vec_of(const struct shape *s)
 
 static const char *gemv_check(const struct shape *s, const long *p)
 {
-	for (int i = 0; i < NPARAMS; i++)
-		if (p[i] < params[i].min || p[i] > params[i].max)
-			return "parameter out of range";
+	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
+	if (bad)
+		return bad;
 	if (s->x != DT_BF16)
 		return "x must be bf16";
 	if (s->n % p[P_ROWS])

@@ -8,6 +8,7 @@
 #include "tmpl.h"
 #include "tmpl_mma.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_LAYOUT, P_MMA,
@@ -135,13 +136,13 @@ static struct mma_tile tile_of(const long *p)
 
 static const char *mma_check(const struct shape *s, const long *p)
 {
-	for (int i = 0; i < NPARAMS; i++)
-		if (p[i] < params[i].min || p[i] > params[i].max)
-			return "parameter out of range";
+	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
+	if (bad)
+		return bad;
 	if (s->w != DT_BF16 || s->x != DT_BF16 || s->y != DT_BF16)
 		return "w, x and y must be bf16";
 	const struct mma_tile t = tile_of(p);
-	const char *bad = mma_tile_shape_check(&t);
+	bad = mma_tile_shape_check(&t);
 	if (bad)
 		return bad;
 	/* split 1 runs the same code whatever the combine: keep one */
@@ -221,6 +222,27 @@ static void add_reduce(struct launch_plan *out, long splits, long m, long n, int
 	add_arg(st, ARG_N, 0);
 }
 
+int mma_add_zero_step(struct launch_plan *out, enum arg_kind target, size_t bytes, int pdl,
+		      int zero_kernel)
+{
+	struct launch_step *z = &out->steps[out->nsteps++];
+	const size_t n4 = bytes / 16;
+	if (!pdl) {
+		z->kind = target == ARG_Y ? STEP_MEMSET_Y : STEP_MEMSET_WS;
+		z->bytes = bytes;
+		return 0;
+	}
+	if (n4 > INT_MAX)
+		return -1;
+	z->kind = STEP_KERNEL;
+	z->kernel = zero_kernel;
+	set_dims(z->grid, float4_blocks((long)n4), 1, 1);
+	set_dims(z->block, REDUCE_THREADS, 1, 1);
+	add_arg(z, target, 0);
+	add_arg(z, ARG_INT, (long)n4);
+	return 0;
+}
+
 static int mma_plan(const struct shape *s, const long *p, int m, struct launch_plan *out)
 {
 	if (m < 1 || mma_check(s, p))
@@ -234,22 +256,9 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 		out->ws_bytes = out_floats * sizeof(float);
 
 	const int pdl = (int)p[P_PDL];
-	if (split > 1 && combine == COMBINE_ATOMIC) {
-		/* zeroed inside the captured call, so every replay starts clean:
-		 * a memset, or with pdl a kernel the GEMM may start under */
-		struct launch_step *z = &out->steps[out->nsteps++];
-		if (pdl) {
-			z->kind = STEP_KERNEL;
-			z->kernel = 2;
-			set_dims(z->grid, float4_blocks((long)(out->ws_bytes / 16)), 1, 1);
-			set_dims(z->block, REDUCE_THREADS, 1, 1);
-			add_arg(z, ARG_WS, 0);
-			add_arg(z, ARG_INT, (long)(out->ws_bytes / 16));
-		} else {
-			z->kind = STEP_MEMSET_WS;
-			z->bytes = out->ws_bytes;
-		}
-	}
+	if (split > 1 && combine == COMBINE_ATOMIC &&
+	    mma_add_zero_step(out, ARG_WS, out->ws_bytes, pdl, 2))
+		return -1;
 
 	struct launch_step *st = &out->steps[out->nsteps++];
 	st->kind = STEP_KERNEL;
@@ -281,10 +290,13 @@ static struct relayout mma_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
 }
 
+static const char *const shared_files[] = { "tuner/tmpl_mma.h", NULL };
+
 const struct tmpl tmpl_mma = {
 	.stem = "mma_skinny",
 	.source = "templates/mma_skinny.cuh",
 	.adapter = "tuner/tmpl_mma.c",
+	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
 	.relayout = mma_relayout,

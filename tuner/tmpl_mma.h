@@ -6,6 +6,10 @@
 #ifndef GT_TMPL_MMA_H
 #define GT_TMPL_MMA_H
 
+#include <stddef.h>
+
+#include "tmpl.h"
+
 /* A block's tile: bm weight rows x bn tokens, bk of K per stage, on
  * warps warps with stages stages, K split split ways. */
 struct mma_tile {
@@ -27,5 +31,14 @@ const char *mma_tile_shape_check(const struct mma_tile *t);
 /* NULL if a legal tile can run over a rows x k weight, else a short
  * static reason ("k not a multiple of split*bk"). */
 const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k);
+
+/* Append the zero-fill of an atomic plan, inside the captured call so
+ * that every replay starts clean: a memset of the first bytes of target
+ * (ARG_WS or ARG_Y), or with pdl the kernel mma_zero_f32 (the plan's
+ * kernel zero_kernel) over them, which the next kernel may start under.
+ * bytes is a multiple of 16. Returns -1 when the float4 count does not
+ * fit mma_zero_f32's int. */
+int mma_add_zero_step(struct launch_plan *out, enum arg_kind target, size_t bytes, int pdl,
+		      int zero_kernel);
 
 #endif

@@ -21,7 +21,6 @@
 #include "tmpl.h"
 #include "tmpl_mma.h"
 
-#include <limits.h>
 #include <stdio.h>
 
 enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_MMA, P_PDL, NPARAMS };
@@ -47,9 +46,6 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
 
-/* MMA_REDUCE_THREADS in mma_skinny.cuh: mma_zero_f32's block. */
-#define ZERO_THREADS 256
-
 static struct mma_tile tile_of(const long *p)
 {
 	return (struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
@@ -58,13 +54,13 @@ static struct mma_tile tile_of(const long *p)
 
 static const char *hilo_check(const struct shape *s, const long *p)
 {
-	for (int i = 0; i < NPARAMS; i++)
-		if (p[i] < params[i].min || p[i] > params[i].max)
-			return "parameter out of range";
+	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
+	if (bad)
+		return bad;
 	if (s->w != DT_FP32 || s->x != DT_BF16 || s->y != DT_FP32)
 		return "hi/lo needs fp32 w, bf16 x, fp32 y";
 	const struct mma_tile t = tile_of(p);
-	const char *bad = mma_tile_shape_check(&t);
+	bad = mma_tile_shape_check(&t);
 	if (bad)
 		return bad;
 	/* a block pairs the hi and lo rows of bm/2 outputs */
@@ -104,29 +100,11 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	if (m < 1 || hilo_check(s, p))
 		return -1;
 	*out = (struct launch_plan){ 0 };
-	/* atomic: Y is the accumulator, zeroed inside the captured call every
-	 * time, by a memset or (pdl) by a kernel the product may start under;
+	/* atomic: Y is the accumulator, zeroed inside the captured call;
 	 * the cluster stores every element of Y */
-	if (p[P_COMBINE] == COMBINE_ATOMIC) {
-		struct launch_step *z = &out->steps[out->nsteps++];
-		const long n4 = (long)m * s->n / 4;     /* n % (bm/2) == 0: a multiple of 4 */
-		if (p[P_PDL]) {
-			if (n4 > INT_MAX)
-				return -1;      /* mma_zero_f32 counts float4s in an int */
-			z->kind = STEP_KERNEL;
-			z->kernel = 1;
-			z->grid[0] = (unsigned)((n4 + ZERO_THREADS - 1) / ZERO_THREADS);
-			z->grid[1] = z->grid[2] = 1;
-			z->block[0] = ZERO_THREADS;
-			z->block[1] = z->block[2] = 1;
-			add_arg(z, ARG_Y);
-			z->args[z->nargs].kind = ARG_INT;
-			z->args[z->nargs++].value = n4;
-		} else {
-			z->kind = STEP_MEMSET_Y;
-			z->bytes = (size_t)m * s->n * sizeof(float);
-		}
-	}
+	if (p[P_COMBINE] == COMBINE_ATOMIC &&
+	    mma_add_zero_step(out, ARG_Y, (size_t)m * s->n * sizeof(float), (int)p[P_PDL], 1))
+		return -1;
 
 	struct launch_step *st = &out->steps[out->nsteps++];
 	const struct mma_tile t = tile_of(p);
@@ -154,10 +132,15 @@ static struct relayout hilo_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_HILO, 0, 0 };
 }
 
+/* The tile's legality, its shared memory and the zero-fill step come
+ * from mma_skinny's adapter. */
+static const char *const shared_files[] = { "tuner/tmpl_mma.c", "tuner/tmpl_mma.h", NULL };
+
 const struct tmpl tmpl_mma_hilo = {
 	.stem = "mma_hilo",
 	.source = "templates/mma_skinny.cuh",
 	.adapter = "tuner/tmpl_mma_hilo.c",
+	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
 	.relayout = hilo_relayout,
