@@ -345,11 +345,11 @@ static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y
 				 size_t y_bytes, void *prep)
 {
 	const struct relayout r = tmpl_relayout(e->cand.tmpl, e->cand.params);
+	const size_t prep_bytes = relayout_bytes(&r, &e->shape);
 	struct plan_args a = {
-		.w = w, .x = x, .y = y, .ws = ws, .prep = prep,
-		.m = e->m, .n = e->shape.n, .k = e->shape.k,
-		.y_bytes = y_bytes, .ws_bytes = e->plan.ws_bytes,
-		.prep_bytes = relayout_bytes(&r, &e->shape),
+		.op = { .w = w, .prep = prep_bytes ? prep : NULL, .x = x, .y = y, .ws = ws,
+			.m = e->m, .n = e->shape.n, .k = e->shape.k },
+		.y_bytes = y_bytes, .ws_bytes = e->plan.ws_bytes, .prep_bytes = prep_bytes,
 	};
 	return a;
 }

@@ -146,9 +146,9 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 
 /* The buffers a plan's arguments name. */
 struct plan_args {
-	void *w, *x, *y, *ws;
-	void *prep;             /* the prepared weight (tmpl.relayout), or NULL */
-	int m, n, k;
+	/* what the steps read and write; op.prep is the prepared weight
+	 * (tmpl.relayout), NULL when there is none (prep_bytes 0) */
+	struct step_operands op;
 	size_t y_bytes, ws_bytes, prep_bytes;
 };
 /* Capture the plan's steps (kernels, memsets) into a graph over a's

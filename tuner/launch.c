@@ -226,11 +226,7 @@ static int launch_step(struct gpu *g, const struct kernel_info *k, const struct 
 	void *ptr[PLAN_MAX_ARGS];
 	int val[PLAN_MAX_ARGS];
 	void *params[PLAN_MAX_ARGS];
-	const struct step_operands o = {
-		.w = a->w, .prep = a->prep_bytes ? a->prep : NULL, .x = a->x, .y = a->y,
-		.ws = a->ws, .m = a->m, .n = a->n, .k = a->k,
-	};
-	if (plan_step_params(s, &o, ptr, val, params))
+	if (plan_step_params(s, &a->op, ptr, val, params))
 		return gpu_fail("plan step: a kernel takes the prepared weight and there is none");
 	if (!s->pdl)
 		return CU_CHECK(drv.LaunchKernel(k[s->kernel].fn, s->grid[0], s->grid[1],
@@ -253,13 +249,14 @@ static int gemm_step(struct gpu *g, const struct launch_step *s, const struct pl
 		     int i)
 {
 	const float one = 1.0f, beta = s->beta ? 1.0f : 0.0f;
-	if (!a->prep || !plan_gemm_fits(s, a->n, a->k, a->prep_bytes))
+	const struct step_operands *o = &a->op;
+	if (!o->prep || !plan_gemm_fits(s, o->n, o->k, a->prep_bytes))
 		return gpu_fail("plan step %d reads past the %zu-byte prepared weight", i,
 				a->prep_bytes);
-	const unsigned short *p = (const unsigned short *)a->prep + s->w_offset;
-	return CUBLAS_CHECK(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, a->n, a->m, a->k,
-					 &one, p, CUDA_R_16BF, a->k, a->x, CUDA_R_16BF, a->k,
-					 &beta, a->y, CUDA_R_32F, a->n, CUBLAS_COMPUTE_32F,
+	const unsigned short *p = (const unsigned short *)o->prep + s->w_offset;
+	return CUBLAS_CHECK(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, o->n, o->m, o->k,
+					 &one, p, CUDA_R_16BF, o->k, o->x, CUDA_R_16BF, o->k,
+					 &beta, o->y, CUDA_R_32F, o->n, CUBLAS_COMPUTE_32F,
 					 CUBLAS_GEMM_DEFAULT));
 }
 
@@ -280,7 +277,7 @@ int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch
 			failed = gpu_fail("plan step %d zeroes %zu bytes of a %zu-byte output", i,
 					  s->bytes, a->y_bytes);
 		} else if (s->bytes) {  /* plan_prepare bounded STEP_MEMSET_WS */
-			void *dst = s->kind == STEP_MEMSET_Y ? a->y : a->ws;
+			void *dst = s->kind == STEP_MEMSET_Y ? a->op.y : a->op.ws;
 			failed = CUDA_CHECK(cudaMemsetAsync(dst, 0, s->bytes, g->stream)) != 0;
 		}
 	}

@@ -318,9 +318,11 @@ static int check_candidate(struct bench *b, const char *name, const struct launc
 	    plan_prepare(&g, &k, 1, p, &smem, reason, sizeof(reason)) ||
 	    gpu_ws_reserve(&g, p->ws_bytes, &ws))
 		return -2;
-	struct plan_args a = { .w = b->vw, .x = b->vx, .y = b->vy, .ws = ws, .m = b->m,
-			       .n = b->shape.n, .k = b->shape.k, .y_bytes = b->y_bytes,
-			       .ws_bytes = p->ws_bytes };
+	struct plan_args a = {
+		.op = { .w = b->vw, .x = b->vx, .y = b->vy, .ws = ws, .m = b->m,
+			.n = b->shape.n, .k = b->shape.k },
+		.y_bytes = b->y_bytes, .ws_bytes = p->ws_bytes,
+	};
 	if (plan_capture(&g, &k, p, &a, &exec) || validate_graph(&g, b, exec, ws, p->ws_bytes, v))
 		return -2;
 	gpu_graph_destroy(&exec);
@@ -358,8 +360,11 @@ TEST(candidate_kernels_from_a_cubin)
 	CHECK(!gpu_ws_reserve(&g, 0, &ws));
 	CHECK_INT(bench_baseline_graphs(&g, b), 0);
 	for (int i = 0; i < b->ncopies; i++) {
-		struct plan_args a = { .w = b->w[i], .x = b->x[i], .y = b->y[i], .ws = ws, .m = m,
-				       .n = 300, .k = 200, .y_bytes = b->y_bytes };
+		struct plan_args a = {
+			.op = { .w = b->w[i], .x = b->x[i], .y = b->y[i], .ws = ws, .m = m,
+				.n = 300, .k = 200 },
+			.y_bytes = b->y_bytes,
+		};
 		CHECK_INT(plan_capture(&g, &k, &p, &a, &timed[i]), 0);
 	}
 	CHECK_INT(timing_pairs(&g, b->base_graph, timed, b->ncopies, 10, &ps), 0);
@@ -507,7 +512,8 @@ static int fault_child(void)
 	pl.steps[0].args[0].kind = ARG_Y;
 	pl.steps[0].args[1].kind = ARG_INT;
 	pl.steps[0].args[1].value = 1;
-	struct plan_args a = { .y = buf, .ws = buf, .m = 1, .n = 1, .k = 1, .y_bytes = 4096 };
+	struct plan_args a = { .op = { .y = buf, .ws = buf, .m = 1, .n = 1, .k = 1 },
+			       .y_bytes = 4096 };
 	if (gpu_load_kernel(&c, cubin, "fault", &k) ||
 	    plan_prepare(&c, &k, 1, &pl, &smem, reason, sizeof(reason)) ||
 	    plan_capture(&c, &k, &pl, &a, &exec))
