@@ -447,6 +447,12 @@ int cmd_sweep(int argc, char **argv)
 	sw.retest = !no_retest;
 	if (space_load(space, &sw.sp))
 		return 2;
+	if (sw.sp.ngrids == 0) {
+		fprintf(stderr, "%s: no templates section: nothing to sweep (a space of "
+			"shapes alone serves gemmtab bench and probe)\n", space);
+		space_free(&sw.sp);
+		return 2;
+	}
 	if (deadline > 0)
 		sw.sp.sweep.deadline_s = deadline;
 	if (tasks_build(&sw.sp, family, &sw.tl))

@@ -474,7 +474,8 @@ static int load_root(const struct loader *L, const struct ynode *root, struct sp
 		return -1;
 	if (!(v = require(L, root, "shapes", "the top level")) || load_shapes(L, v, sp))
 		return -1;
-	if (!(v = require(L, root, "templates", "the top level")) || load_templates(L, v, sp))
+	/* optional: a space of shapes alone serves bench and probe */
+	if ((v = lookup(root, "templates")) && load_templates(L, v, sp))
 		return -1;
 	return 0;
 }

@@ -22,7 +22,7 @@
  *       tol: 1e-2                # global rel. L2 bound (per row: 2x)
  *       m: [1, 8, 16, 32]
  *       neighbours: [2, 3, 7]    # optional
- *   templates:
+ *   templates:                   # optional for bench and probe; sweep needs it
  *     gemv:                      # a stem known to tmpl.h
  *       params:                  # every parameter of the template, a list each
  *         warps: [4, 8, 16]

@@ -16,4 +16,9 @@ sum=$(awk 'NF == 4 && $2 ~ /^[0-9]+$/ { s += $3 } END { print s }' "$TMP/q")
 total=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/q")
 check "quick: total $total equals the per-row sum $sum" test -n "$total" -a "$sum" = "$total"
 check "quick: every family present" bash -c "for f in qkv oproj pooler unpooler unpooler_slice router; do grep -q \"^\$f \" '$TMP/q' || exit 1; done"
+# a space of shapes alone (what bench and probe read) has nothing to sweep
+expect_exit "sweep of a shapes-only space: exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/diag_samecall.yaml --dry-run --db "$TMP/y.db"
+check "shapes-only: the error names the file and the missing section" \
+	grep -q "tests/spaces/diag_samecall.yaml: no templates section: nothing to sweep" "$TMP/err"
+check "shapes-only: no database written" test ! -e "$TMP/y.db"
 finish

@@ -78,7 +78,6 @@ static const struct bad_case {
 	{ "dup_template", "20:3: duplicate key 'gemv' (first at line 12)" },
 	{ "complex_key", "4:7: a mapping key must be a scalar, not a list" },
 	{ "missing_field", "3:5: shape lacks required key 'tol'" },
-	{ "missing_templates", "2:1: the top level lacks required key 'templates'" },
 	{ "missing_param", "14:7: params of gemv lacks 'cache' (every parameter needs a list)" },
 	{ "n_zero", "4:8: n must be in [1, 1048576], not 0" },
 	{ "k_negative", "5:8: k must be in [1, 1048576], not -1024" },
@@ -215,6 +214,16 @@ static int has_m(const int *ms, int n, int m)
 		if (ms[i] == m)
 			return 1;
 	return 0;
+}
+
+/* shapes alone (no templates): what gemmtab bench --space and probe read */
+TEST(shapes_only_space)
+{
+	struct space sp;
+	CHECK_INT(space_load("tests/spaces/diag_samecall.yaml", &sp), 0);
+	CHECK_INT(sp.nshapes, 2);
+	CHECK_INT(sp.ngrids, 0);
+	space_free(&sp);
 }
 
 TEST(tiny_space)
@@ -557,6 +566,6 @@ TEST(expr_limits)
 	CHECK_STR(err.msg, "expression longer than 1024 characters");
 }
 
-TESTS(T(bad_fixtures), T(missing_file), T(huge_file), T(too_many_items),
+TESTS(T(bad_fixtures), T(missing_file), T(shapes_only_space), T(huge_file), T(too_many_items),
       T(tiny_space), T(quick_space), T(h200_space), T(enumerate_order), T(styles),
       T(expr_values), T(expr_undefined), T(expr_errors), T(expr_limits))
