@@ -20,6 +20,11 @@ int rt_blas_init(struct gt_weight *wt)
 		wt->blas = NULL;
 		return status;
 	}
+	status = rt_blas_status(cublasLtCreate(&wt->lt));
+	if (status != GT_OK) {
+		wt->lt = NULL;
+		return status;
+	}
 	/* default math: no TF32 for the FP32 router baseline, as PyTorch */
 	status = rt_blas_status(cublasSetMathMode(wt->blas, CUBLAS_DEFAULT_MATH));
 	if (status == GT_OK)
@@ -37,6 +42,9 @@ void rt_blas_free(struct gt_weight *wt)
 {
 	if (wt->blas)
 		(void)cublasDestroy(wt->blas);
+	if (wt->lt)
+		(void)cublasLtDestroy(wt->lt);
+	wt->lt = NULL;
 	if (wt->blas_ws)
 		(void)cudaFree(wt->blas_ws);
 	if (wt->x32)
@@ -104,4 +112,52 @@ int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_
 				      0.0f);
 	}
 	return status;
+}
+
+/* The algorithm of st at m, in c: described and initialised, no check. */
+static cublasStatus_t lt_ready(const struct gt_weight *wt, const struct launch_step *st, int m,
+			       struct lt_call *c)
+{
+	cublasStatus_t e = lt_describe(c, (int)st->lt[0], wt->shape.n, wt->shape.k, m);
+	return e == CUBLAS_STATUS_SUCCESS ? lt_algo_init(wt->lt, c, &st->lt[1]) : e;
+}
+
+int rt_lt_check(struct gt_weight *wt)
+{
+	for (int i = 0; i < wt->nroutes; i++) {
+		struct rt_route *r = &wt->routes[i];
+		const int ms[2] = { r->e->m_lo, r->e->m_hi };
+		for (int j = 0; j < 2 && r->usable; j++) {
+			struct launch_plan plan;
+			if (rt_plan(r, &wt->shape, ms[j], gt_table_nkernels, wt->ws_bytes, &plan)) {
+				rt_route_disable(r, "no well-formed launch plan at m=%d", ms[j]);
+				break;
+			}
+			for (int k = 0; k < plan.nsteps; k++) {
+				const struct launch_step *st = &plan.steps[k];
+				struct lt_call c;
+				if (st->kind != STEP_LT)
+					continue;
+				cublasStatus_t e = lt_ready(wt, st, ms[j], &c);
+				if (e == CUBLAS_STATUS_SUCCESS)
+					e = lt_algo_check(wt->lt, &c, wt->ws_bytes);
+				if (e != CUBLAS_STATUS_SUCCESS) {
+					rt_route_disable(r, "cuBLASLt refuses its algorithm at m=%d: %s",
+							 ms[j], cublasGetStatusString(e));
+					break;
+				}
+			}
+		}
+	}
+	return GT_OK;
+}
+
+int rt_lt_run(struct gt_weight *wt, const struct launch_step *st, const void *x, int m,
+	      void *y, cudaStream_t stream)
+{
+	struct lt_call c;
+	cublasStatus_t e = lt_ready(wt, st, m, &c);
+	if (e == CUBLAS_STATUS_SUCCESS)
+		e = lt_run(wt->lt, &c, wt->w, x, y, wt->ws, wt->ws_bytes, stream);
+	return rt_blas_status(e);
 }

@@ -132,6 +132,10 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 			if (!plan_gemm_fits(st, s->n, s->k, relayout_bytes(&r->relayout, s)))
 				return -1;
 			break;
+		case STEP_LT:   /* the algorithm itself is checked at prepare (rt_lt_check) */
+			if (st->lt[0] < 0 || st->lt[0] >= STEP_LT_ORIENTS)
+				return -1;
+			break;
 		default:
 			return -1;
 		}

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include <cublas_v2.h>
+
+#include "lt.h"
 #include <cuda_runtime_api.h>
 
 #include "gemmtab.h"
@@ -78,6 +80,7 @@ struct gt_weight {
 	size_t ws_bytes;
 	cublasHandle_t blas;
 	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
+	cublasLtHandle_t lt;                    /* the routes' cuBLASLt steps */
 	float *x32;                             /* router baseline: RT_X32_CHUNK_ROWS x K */
 	unsigned long misaligned_calls;         /* routed calls that ran the baseline */
 };
@@ -187,6 +190,15 @@ int rt_blas_use_stream(struct gt_weight *wt, cudaStream_t stream);
  * r->prep, FP32 compute and output. */
 int rt_blas_gemm_bf16(struct gt_weight *wt, const struct rt_route *r,
 		      const struct launch_step *st, const void *x, int m, void *y);
+
+/* The usable routes whose plans hold a cuBLASLt step: its algorithm is
+ * checked (cublasLtMatmulAlgoCheck) at both ends of the route's M range,
+ * and a route it fails runs the baseline instead (disabled, with why).
+ * After rt_blas_init. Returns a gt_status. */
+int rt_lt_check(struct gt_weight *wt);
+/* One STEP_LT on stream, in the weight's workspace. Returns a gt_status. */
+int rt_lt_run(struct gt_weight *wt, const struct launch_step *st, const void *x, int m,
+	      void *y, cudaStream_t stream);
 
 /* --- convert.cu --- */
 

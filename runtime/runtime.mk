@@ -47,7 +47,9 @@ RT_C       := $(sort $(wildcard runtime/*.c))
 # template adapter it lists: pure C by tmpl.h's contract; the shared
 # library's --no-undefined link proves it.
 RT_REGISTRY_C := $(sort $(wildcard tuner/tmpl*.c)) tuner/registry.c
-RT_TUNER_C := $(RT_REGISTRY_C) tuner/types.c
+RT_PURE_C  := $(RT_REGISTRY_C) tuner/types.c
+# and the cuBLASLt call by algorithm attributes the tuner times (STEP_LT)
+RT_TUNER_C := $(RT_PURE_C) tuner/lt.c
 RT_CU      := $(sort $(wildcard runtime/*.cu))
 RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
 	$(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o) \
@@ -174,7 +176,7 @@ $(BUILD)/tests/test_runtime_api: tests/unit/test_runtime_api.c $(RT_LIB_A)
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_LIB_A) $(RT_LDLIBS)
 
 # The dispatch logic is pure C: its test links the unlocalized objects.
-RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o)
+RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(RT_PURE_C:tuner/%.c=$(RT_OBJ)/tuner_%.o)
 $(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DISPATCH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"

@@ -198,7 +198,9 @@ static int weight_build(const gt_context *ctx, gt_weight *wt)
 		wt->ws_bytes = ws;
 	}
 	int status = prepare_relayouts(wt);
-	return status != GT_OK ? status : rt_blas_init(wt);
+	if (status == GT_OK)
+		status = rt_blas_init(wt);
+	return status != GT_OK ? status : rt_lt_check(wt);
 }
 
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,

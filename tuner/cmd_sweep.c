@@ -246,6 +246,71 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	kv_free(&r);
 }
 
+/*
+ * The cuBLASLt search (the space's cublaslt section): for every bf16 shape
+ * and tuned m, ask the worker for the first `top` algorithms the heuristic
+ * proposes in each orientation, and add each as a blas_lt candidate named
+ * by its attributes (tmpl_lt.c). Returns how many were added, or -1 when
+ * the worker does not answer.
+ */
+static int resolve_lt(struct sweep *sw, const char *family)
+{
+	const struct tmpl *t = tmpl_find("blas_lt");
+	const struct lt_search *lt = &sw->sp.lt;
+	int added = 0;
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		if ((family && strcmp(family, s->family)) || s->w != DT_BF16 || s->x != DT_BF16 ||
+		    s->y != DT_BF16)
+			continue;
+		for (int j = 0; j < s->n_ms; j++)
+			for (int o = 0; o < lt->norients; o++) {
+				struct kv_out req;
+				struct kv r;
+				kv_begin(&req, "lt_algos");
+				kv_addf(&req, "id", "%d", si);
+				kv_add_shape(&req, s, s->ms[j]);
+				kv_addf(&req, "orient", "%ld", lt->orient[o]);
+				kv_addf(&req, "max", "%d", lt->top);
+				char *text = kv_string(&req);
+				enum call_result cr = worker_call(&sw->w, text, sw->sp.sweep.deadline_s,
+								  &r, NULL);
+				free(text);
+				if (cr != CALL_OK)
+					return error("cublaslt %s m=%d: no reply from the worker",
+						     s->family, s->ms[j]);
+				const char *algos = kv_get(&r, "algos");
+				if (strcmp(r.op, "lt_algos") || !algos) {
+					warning("cublaslt %s m=%d: %s", s->family, s->ms[j],
+						kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
+					kv_free(&r);
+					continue;
+				}
+				/* "a,b,..;a,b,..": LT attributes per algorithm */
+				for (const char *p = algos; *p;) {
+					struct candidate c = { t, { lt->orient[o] } };
+					int n = 1;
+					char *end;
+					while (n < t->nparams) {
+						c.params[n++] = strtol(p, &end, 10);
+						if (end == p)
+							break;
+						p = *end == ',' ? end + 1 : end;
+					}
+					if (n < t->nparams || (*p && *p != ';')) {
+						warning("cublaslt %s m=%d: cannot read '%s'", s->family,
+							s->ms[j], algos);
+						break;
+					}
+					p += *p == ';';
+					added += tasks_add(&sw->tl, &sw->sp, si, s->ms[j], &c) > 0;
+				}
+				kv_free(&r);
+			}
+	}
+	return added;
+}
+
 /* The task index of candidate id cand at (shape, m), or -1. */
 static int task_of(struct sweep *sw, int si, int m, long long cand)
 {
@@ -367,6 +432,10 @@ static void print_plan(const struct sweep *sw)
 	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
 	       "up to %ld retests of %d pairs)\n", sw->tl.nitems / 100.0, gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
+	if (sw->sp.lt.top)
+		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
+		       "shape and tuned m, named by the heuristic on the GPU: not counted above\n",
+		       sw->sp.lt.top, sw->sp.lt.norients);
 }
 
 /* Ids for shapes and candidates; which screens the database already holds. */
@@ -447,9 +516,9 @@ int cmd_sweep(int argc, char **argv)
 	sw.retest = !no_retest;
 	if (space_load(space, &sw.sp))
 		return 2;
-	if (sw.sp.ngrids == 0) {
-		fprintf(stderr, "%s: no templates section: nothing to sweep (a space of "
-			"shapes alone serves gemmtab bench and probe)\n", space);
+	if (sw.sp.ngrids == 0 && !sw.sp.lt.top) {
+		fprintf(stderr, "%s: no templates or cublaslt section: nothing to sweep (a "
+			"space of shapes alone serves gemmtab bench and probe)\n", space);
 		space_free(&sw.sp);
 		return 2;
 	}
@@ -470,6 +539,13 @@ int cmd_sweep(int argc, char **argv)
 		goto out_db;
 	if (db_env_id(sw.db, &env, &sw.env_id))
 		goto out_worker;
+	if (sw.sp.lt.top) {
+		int added = resolve_lt(&sw, family);
+		if (added < 0)
+			goto out_worker;
+		fprintf(stderr, "sweep: cuBLASLt's heuristic named %d blas_lt candidates "
+			"(top %d per orientation)\n", added, sw.sp.lt.top);
+	}
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);
 	load_ids(&sw);

@@ -7,6 +7,7 @@
  * a fresh one; anything else is answered and the loop goes on.
  */
 #include "gpu.h"
+#include "lt.h"
 #include "harness.h"
 #include "worker.h"
 #include "jit.h"
@@ -544,6 +545,47 @@ cleanup:
 	lt_plan_destroy(&lt);
 }
 
+/* --- lt_algos: what the cuBLASLt heuristic proposes --- */
+
+/* The most algorithms one lt_algos request may ask for. */
+#define LT_ALGOS_MAX 32
+
+/* Reply "count" and "algos": each algorithm's attributes (lt_attr_names
+ * order) comma-separated, the algorithms ';'-separated, best first. */
+static void handle_lt_algos(struct gpu *g, const struct kv *r)
+{
+	const char *id = kv_get(r, "id");
+	struct shape s;
+	struct why w;
+	int m, orient, max;
+	long attrs[LT_ALGOS_MAX][LT_NATTRS];
+	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
+	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
+	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w)) {
+		worker_reply_error(id, w.text);
+		return;
+	}
+	gpu_error_clear();
+	int found = 0;
+	if (CUBLAS_CHECK(lt_heuristic(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, max, attrs,
+				      &found))) {
+		worker_reply_cuda_error(g, id);
+		return;
+	}
+	char text[LT_ALGOS_MAX * LT_NATTRS * 12];
+	size_t used = 0;
+	text[0] = '\0';
+	for (int i = 0; i < found; i++)
+		for (int j = 0; j < LT_NATTRS; j++)
+			used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%ld",
+						 j ? "," : i ? ";" : "", attrs[i][j]);
+	struct kv_out o;
+	worker_begin(&o, "lt_algos", id);
+	kv_addf(&o, "count", "%d", found);
+	kv_add(&o, "algos", text);
+	worker_send(&o);
+}
+
 /* --- env, overhead, floor --- */
 
 /* "13.0" from CUDA's 13000-style version numbers. */
@@ -652,6 +694,7 @@ static const struct {
 	{ "overhead", handle_overhead },
 	{ "floor", handle_floor },
 	{ "baseline", handle_baseline },
+	{ "lt_algos", handle_lt_algos },
 	{ "eval", handle_eval },
 	{ "rt", worker_handle_rt },
 };

@@ -7,6 +7,7 @@
  */
 #include "gpu.h"
 #include "drv.h"
+#include "lt.h"
 #include "util.h"
 
 #include <errno.h>
@@ -177,8 +178,8 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 						"workspace", i, s->bytes, p->ws_bytes);
 			continue;
 		}
-		if (s->kind == STEP_GEMM_BF16)
-			continue;       /* bounds are checked against the prepared weight */
+		if (s->kind == STEP_GEMM_BF16 || s->kind == STEP_LT)
+			continue;       /* checked where they are enqueued (gemm_step, lt_step) */
 		if (s->kind != STEP_KERNEL)
 			return gpu_fail("plan step %d has unknown kind %d", i, (int)s->kind);
 		if (check_kernel_step(k, nk, s, i))
@@ -260,6 +261,23 @@ static int gemm_step(struct gpu *g, const struct launch_step *s, const struct pl
 					 CUBLAS_GEMM_DEFAULT));
 }
 
+/* Enqueue one cuBLASLt step: the algorithm its attributes name, checked
+ * (cublasLtMatmulAlgoCheck) at this m against the plan's workspace. */
+static int lt_step(struct gpu *g, const struct launch_step *s, const struct plan_args *a, int i)
+{
+	const struct step_operands *o = &a->op;
+	struct lt_call c;
+	if (CUBLAS_CHECK(lt_describe(&c, (int)s->lt[0], o->n, o->k, o->m)))
+		return -1;
+	cublasStatus_t st = lt_algo_init(g->lt, &c, &s->lt[1]);
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = lt_algo_check(g->lt, &c, a->ws_bytes);
+	if (st != CUBLAS_STATUS_SUCCESS)
+		return gpu_fail("plan step %d: cuBLASLt refuses the algorithm at m=%d (%s)", i, o->m,
+				cublasGetStatusString(st));
+	return CUBLAS_CHECK(lt_run(g->lt, &c, o->w, o->x, o->y, o->ws, a->ws_bytes, g->stream));
+}
+
 int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch_plan *p,
 		 const struct plan_args *a, cudaGraphExec_t *out)
 {
@@ -273,6 +291,8 @@ int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch
 			failed = launch_step(g, k, s, a) != 0;
 		} else if (s->kind == STEP_GEMM_BF16) {
 			failed = gemm_step(g, s, a, i) != 0;
+		} else if (s->kind == STEP_LT) {
+			failed = lt_step(g, s, a, i) != 0;
 		} else if (s->kind == STEP_MEMSET_Y && s->bytes > a->y_bytes) {
 			failed = gpu_fail("plan step %d zeroes %zu bytes of a %zu-byte output", i,
 					  s->bytes, a->y_bytes);

@@ -8,16 +8,18 @@
 
 #include <stddef.h>
 
-/* The adapters, one per templates/<stem>.cuh (blas_hilo has no file;
- * mma_hilo shares mma_skinny.cuh). */
+/* The adapters, one per templates/<stem>.cuh (blas_hilo and blas_lt have
+ * no file; mma_hilo shares mma_skinny.cuh). */
 extern const struct tmpl tmpl_gemv;
 extern const struct tmpl tmpl_hilo;
+extern const struct tmpl tmpl_lt;
 extern const struct tmpl tmpl_mma;
 extern const struct tmpl tmpl_mma_hilo;
 extern const struct tmpl tmpl_planted;
 
 const struct tmpl *const tmpl_all[] = {
 	&tmpl_hilo,
+	&tmpl_lt,
 	&tmpl_gemv,
 	&tmpl_mma,
 	&tmpl_mma_hilo,

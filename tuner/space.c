@@ -463,9 +463,33 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 	return 0;
 }
 
+static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
+{
+	static const char *const keys[] = { "orient", "top", NULL };
+	const struct tmpl *t = tmpl_find("blas_lt");
+	const struct ynode *v;
+	long x;
+	if (!t || expect(L, map, K_MAP, "cublaslt") || check_keys(L, map, keys, "cublaslt"))
+		return -1;
+	if (!(v = require(L, map, "orient", "cublaslt")) || expect(L, v, K_LIST, "orient"))
+		return -1;
+	if (v->nkids < 1)
+		return yfail(L, v, "orient must not be empty");
+	if (v->nkids > (int)ARRAY_SIZE(lt->orient))
+		return yfail(L, v, "orient has more than %zu values", ARRAY_SIZE(lt->orient));
+	if (load_values(L, v, &t->params[0], lt->orient))
+		return -1;
+	lt->norients = v->nkids;
+	if (!(v = require(L, map, "top", "cublaslt")) ||
+	    get_long(L, v, 1, SPACE_LT_TOP_MAX, "top", &x))
+		return -1;
+	lt->top = (int)x;
+	return 0;
+}
+
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)
 {
-	static const char *const keys[] = { "sweep", "shapes", "templates", NULL };
+	static const char *const keys[] = { "sweep", "shapes", "cublaslt", "templates", NULL };
 	const struct ynode *v;
 	if (expect(L, root, K_MAP, "the top level") ||
 	    check_keys(L, root, keys, "the top level"))
@@ -473,6 +497,8 @@ static int load_root(const struct loader *L, const struct ynode *root, struct sp
 	if ((v = lookup(root, "sweep")) && load_sweep(L, v, &sp->sweep))
 		return -1;
 	if (!(v = require(L, root, "shapes", "the top level")) || load_shapes(L, v, sp))
+		return -1;
+	if ((v = lookup(root, "cublaslt")) && load_cublaslt(L, v, &sp->lt))
 		return -1;
 	/* optional: a space of shapes alone serves bench and probe */
 	if ((v = lookup(root, "templates")) && load_templates(L, v, sp))

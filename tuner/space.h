@@ -22,7 +22,11 @@
  *       tol: 1e-2                # global rel. L2 bound (per row: 2x)
  *       m: [1, 8, 16, 32]
  *       neighbours: [2, 3, 7]    # optional
- *   templates:                   # optional for bench and probe; sweep needs it
+ *   cublaslt:                    # optional: the cuBLASLt search
+ *     orient: [t, row]           # tmpl_lt.c's orientations
+ *     top: 8                     # heuristic proposals per orientation
+ *   templates:                   # optional for bench and probe; sweep needs
+ *                                # it or cublaslt
  *     gemv:                      # a stem known to tmpl.h
  *       params:                  # every parameter of the template, a list each
  *         warps: [4, 8, 16]
@@ -54,9 +58,21 @@ struct sweep_settings {
 	double deadline_s;
 };
 
+/* The cuBLASLt search (the optional `cublaslt:` section): for every bf16
+ * shape and tuned m, the first `top` algorithms cuBLASLt's heuristic
+ * proposes in each orientation become blas_lt candidates (tmpl_lt.c),
+ * stored by their attributes. gemmtab sweep asks the GPU for them. */
+#define SPACE_LT_TOP_MAX 32
+struct lt_search {
+	int top;                      /* 0: no cuBLASLt search */
+	int norients;
+	long orient[2];               /* tmpl_lt.c's orient symbols, by index */
+};
+
 struct space {
 	char *path;
 	struct sweep_settings sweep;
+	struct lt_search lt;
 	int nshapes;
 	struct shape *shapes;
 	int ngrids;

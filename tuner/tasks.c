@@ -109,10 +109,27 @@ int tasks_build(const struct space *sp, const char *only_family, struct tasklist
 		for (int j = 0; j < s->n_ms; j++)
 			space_enumerate(sp, s, s->ms[j], add_task, &b);
 	}
-	if (only_family && out->n == 0)
+	/* (a cuBLASLt search adds its candidates later, on the GPU) */
+	if (only_family && out->n == 0 && !sp->lt.top)
 		return error("--family %s: no such family in %s, or no candidates", only_family,
 			     sp->path);
 	return index_items(sp, out);
+}
+
+int tasks_add(struct tasklist *tl, const struct space *sp, int shape, int m,
+	      const struct candidate *c)
+{
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX], key[sizeof(tl->t[0].key)];
+	if (c->tmpl->kernels(&sp->shapes[shape], c->params, names, TMPL_MAX_KERNELS) != 0)
+		return -1;
+	candidate_key(c, key, sizeof(key));
+	for (int i = 0; i < tl->n; i++)
+		if (tl->t[i].shape == shape && tl->t[i].m == m && tl->t[i].cand.tmpl == c->tmpl &&
+		    !strcmp(tl->t[i].key, key))
+			return 0;
+	struct build_ctx b = { tl, shape };
+	add_task(&b, &sp->shapes[shape], m, c, c->tmpl->check(&sp->shapes[shape], c->params));
+	return 1;
 }
 
 void tasks_free(struct tasklist *tl)

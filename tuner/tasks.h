@@ -33,6 +33,12 @@ struct tasklist {
  * Ms through the same tasks). Returns 0 or -1. */
 int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out);
 void tasks_free(struct tasklist *tl);
+/* Append (shape, m, c) for a template that launches no kernel of ours
+ * (blas_lt candidates the GPU names: see gemmtab sweep), unless the same
+ * candidate is already there at (shape, m). Returns 1 when added, 0 when
+ * it was there, -1 when c's template names kernels. */
+int tasks_add(struct tasklist *tl, const struct space *sp, int shape, int m,
+	      const struct candidate *c);
 
 /* Compile the instantiations of the tasks whose tasks[i] is set (every
  * task when tasks is NULL), cache first, printing progress and the

@@ -46,7 +46,18 @@ struct launch_arg {
  * element offset w_offset of the prepared weight (see enum relayout) and
  * beta is 0 (overwrite) or 1 (accumulate into Y).
  */
-enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16 };
+enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16, STEP_LT };
+
+/*
+ * STEP_LT: Y[m, n] = X[m, k] * W[n, k]^T with one cuBLASLt algorithm (bf16
+ * operands and output, FP32 compute; tuner/lt.h), in the workspace ARG_WS
+ * (plan.ws_bytes): lt[0] is the orientation (enum lt_orient), lt[1..9]
+ * the algorithm's attributes in lt_attr_names order.
+ */
+#define STEP_LT_VALUES 10
+#define STEP_LT_ORIENTS 2       /* enum lt_orient's count */
+/* The workspace a STEP_LT plan asks for (the baseline's 32 MiB). */
+#define STEP_LT_WS_BYTES ((size_t)32 << 20)
 
 /*
  * How a candidate's weights are prepared once from the original W before
@@ -83,6 +94,7 @@ struct launch_step {
 	size_t bytes;           /* STEP_MEMSET_*: bytes set to zero from the start */
 	size_t w_offset;        /* STEP_GEMM_BF16: elements into the prepared weight */
 	int beta;               /* STEP_GEMM_BF16: 0 overwrites Y, 1 adds to it */
+	long lt[STEP_LT_VALUES];        /* STEP_LT: orientation, then the attributes */
 	/* STEP_KERNEL after a STEP_KERNEL only: launched with programmatic
 	 * stream serialization (PDL), so it may start before the step before
 	 * it completes; the kernel waits (griddepcontrol.wait) before it

@@ -64,7 +64,7 @@ static const struct bad_case {
 	{ "unknown_key", "9:5: unknown key 'tols' in shape (expected family, n, k, w, x, "
 		"y, tol, m, neighbours)" },
 	{ "unknown_top_key", "20:1: unknown key 'tune' in the top level (expected sweep, "
-		"shapes, templates)" },
+		"shapes, cublaslt, templates)" },
 	{ "unknown_sweep_key", "3:3: unknown key 'pairs' in sweep (expected screen_pairs, "
 		"retest_pairs, retest_top, deadline_s)" },
 	{ "string_for_list", "10:8: m must be a list, not a scalar" },
@@ -96,7 +96,7 @@ static const struct bad_case {
 	{ "dup_symbol", "19:28: duplicate cache value cg" },
 	{ "unknown_symbol", "19:24: unknown cache value 'fast' (expected default, cg, nc_na, "
 		"evict_first, nc_na_evict_first)" },
-	{ "unknown_template", "12:3: unknown template 'gemm' (known: blas_hilo, gemv, mma_skinny, mma_hilo, planted)" },
+	{ "unknown_template", "12:3: unknown template 'gemm' (known: blas_hilo, blas_lt, gemv, mma_skinny, mma_hilo, planted)" },
 	{ "unknown_param", "14:7: unknown parameter 'warp' of template gemv (expected warps, "
 		"rows, tokens, unroll, split, cache)" },
 	{ "param_not_list", "15:13: rows must be a list, not a scalar" },
@@ -112,6 +112,10 @@ static const struct bad_case {
 	{ "deep", "20:39: nesting deeper than 32 levels" },
 	{ "constraint_not_string", "21:9: a constraint must be a string, not a list" },
 	/* constraint syntax: the column of the fault inside the string */
+	{ "lt_orient_unknown", "12:15: unknown orient value 'col' (expected t, row)" },
+	{ "lt_top_zero", "13:8: top must be in [1, 32], not 0" },
+	{ "lt_no_top", "12:3: cublaslt lacks required key 'top'" },
+	{ "lt_orient_three", "12:11: orient has more than 2 values" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -214,6 +218,23 @@ static int has_m(const int *ms, int n, int m)
 		if (ms[i] == m)
 			return 1;
 	return 0;
+}
+
+/* a cuBLASLt search and no templates: what the sweep resolves on the GPU */
+TEST(cublaslt_section)
+{
+	struct space sp;
+	CHECK_INT(space_load("tests/spaces/gpu_lt.yaml", &sp), 0);
+	CHECK_INT(sp.nshapes, 3);
+	CHECK_INT(sp.ngrids, 0);
+	CHECK_INT(sp.lt.top, 4);
+	CHECK_INT(sp.lt.norients, 2);
+	CHECK_INT(sp.lt.orient[0], 0);  /* t */
+	CHECK_INT(sp.lt.orient[1], 1);  /* row */
+	space_free(&sp);
+	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
+	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
+	space_free(&sp);
 }
 
 /* shapes alone (no templates): what gemmtab bench --space and probe read */
@@ -566,6 +587,6 @@ TEST(expr_limits)
 	CHECK_STR(err.msg, "expression longer than 1024 characters");
 }
 
-TESTS(T(bad_fixtures), T(missing_file), T(shapes_only_space), T(huge_file), T(too_many_items),
+TESTS(T(bad_fixtures), T(missing_file), T(shapes_only_space), T(cublaslt_section), T(huge_file), T(too_many_items),
       T(tiny_space), T(quick_space), T(h200_space), T(enumerate_order), T(styles),
       T(expr_values), T(expr_undefined), T(expr_errors), T(expr_limits))

@@ -247,6 +247,47 @@ TEST(hilo_adapter)
 	CHECK_INT(tmpl_relayout(tmpl_find("gemv"), NULL).kind, RELAYOUT_NONE);
 }
 
+/* blas_lt: an orientation and a cuBLASLt algorithm's attributes, one
+ * STEP_LT carrying them all, in the baseline's 32 MiB workspace. */
+TEST(lt_adapter)
+{
+	const struct tmpl *t = tmpl_find("blas_lt");
+	struct launch_plan pl;
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX], key[256];
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(t->source == NULL);
+	CHECK_INT(t->nparams, STEP_LT_VALUES);
+	static const char *const order[] = { "orient", "algo", "tile", "stages", "splitk",
+					     "reduction", "swizzle", "custom", "inner", "cluster" };
+	for (int i = 0; i < STEP_LT_VALUES && i < t->nparams; i++)
+		CHECK_STR(t->params[i].name, order[i]);
+	/* run 49's cuBLASLt choice for qkv at M = 32, in the row orientation */
+	const long p[] = { 1, 66, 13, 35, 3, 2, 0, 1, 0, 0 };
+	const struct candidate c = { t, { 1, 66, 13, 35, 3, 2, 0, 1, 0, 0 } };
+	CHECK_STR(candidate_key(&c, key, sizeof(key)),
+		  "orient=row,algo=66,tile=13,stages=35,splitk=3,reduction=2,swizzle=0,"
+		  "custom=1,inner=0,cluster=0");
+	CHECK(t->check(&qkv, p) == NULL);
+	CHECK_STR(t->check(&router, p), "w, x and y must be bf16");
+	const long bad_orient[] = { 2, 66, 13, 35, 3, 2, 0, 1, 0, 0 };
+	CHECK_STR(t->check(&qkv, bad_orient), "parameter out of range");
+	const long bad_inner[] = { 0, 66, 13, 35, 3, 2, 0, 1, 65536, 0 };
+	CHECK_STR(t->check(&qkv, bad_inner), "parameter out of range");
+	CHECK_INT(t->kernels(&qkv, p, names, TMPL_MAX_KERNELS), 0);
+	CHECK_INT(tmpl_relayout(t, p).kind, RELAYOUT_NONE);
+	CHECK_INT(t->plan(&qkv, p, 31, &pl), 0);
+	CHECK_INT(pl.nsteps, 1);
+	CHECK_INT(pl.ws_bytes, 32L << 20);
+	CHECK_INT(pl.steps[0].kind, STEP_LT);
+	CHECK_INT(pl.steps[0].pdl, 0);
+	for (int i = 0; i < STEP_LT_VALUES; i++)
+		CHECK_INT(pl.steps[0].lt[i], p[i]);
+	CHECK_INT(t->plan(&qkv, p, 0, &pl), -1);
+	CHECK_INT(t->plan(&router, p, 8, &pl), -1);
+}
+
 /* plan_step_params: the launch parameter array both launchers (tuner and
  * runtime) build from a step's argument kinds. */
 TEST(step_params_resolve_every_kind)
@@ -296,7 +337,7 @@ TEST(gemm_step_bounds)
 	CHECK_INT(plan_gemm_fits(&st, 4, 8, 0), 0);     /* no prepared weight */
 }
 
-TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order),
+TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order), T(lt_adapter),
       T(gemv_candidate_key), T(gemv_kernel_names), T(gemv_static_checks),
       T(gemv_plan_without_split), T(gemv_plan_with_split), T(gemv_plan_refuses_bad_input),
       T(planted_adapter), T(hilo_adapter), T(step_params_resolve_every_kind),

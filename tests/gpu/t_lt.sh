@@ -1,0 +1,35 @@
+# GPU: the cuBLASLt search (tests/spaces/gpu_lt.yaml). The sweep asks the
+# heuristic for its first four algorithms per orientation at each bf16
+# shape and tuned M; every blas_lt candidate it names is validated against
+# the FP64 reference before it is timed (none may fail), and the router
+# (FP32 weights) gets none. A resumed sweep names the same candidates and
+# measures nothing again.
+. "$(dirname "$0")/lib.sh"
+
+db=$TMP/lt.db
+expect_exit "sweep gpu_lt.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt.yaml --db "$db"
+named=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+check "the sweep says how many the heuristic named (${named:-none})" test "${named:-0}" -gt 0
+lt="FROM result r JOIN candidate c ON c.id=r.candidate_id JOIN shape s ON s.id=r.shape_id
+    WHERE c.template='blas_lt' AND r.phase='screen'"
+n=$(q "SELECT count(*) $lt")
+okc=$(q "SELECT count(*) $lt AND r.status='ok'")
+check "every named candidate was screened ($n of $named)" test "$n" = "$named"
+check "every one validated ok ($okc of $n)" test "$okc" = "$n"
+q "SELECT s.family, r.m, c.params, r.status, r.reason $lt AND r.status!='ok'" | head -n 10 |
+	sed 's/^/    /'
+for o in t row; do
+	echo "    orient=$o: $(q "SELECT count(*) $lt AND c.params LIKE 'orient=$o,%'") screened"
+done
+check "the t orientation (the baseline's own) has candidates" \
+	test "$(q "SELECT count(*) $lt AND c.params LIKE 'orient=t,%'")" -gt 0
+check "the router has none" test "$(q "SELECT count(*) $lt AND s.family='router'")" = 0
+worst=$(q "SELECT max(r.err_global / s.tol) $lt AND r.status='ok'")
+echo "    worst global error / tolerance: $worst"
+check "errors were measured (not null)" test -n "$worst"
+q "SELECT s.family, r.m, round(r.ratio, 3), c.params $lt AND r.status='ok' ORDER BY r.ratio DESC LIMIT 6" |
+	sed 's/^/    best: /'
+before=$(q "SELECT count(*) FROM result")
+expect_exit "the sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt.yaml --db "$db"
+check "a resumed sweep measures nothing again" test "$(q "SELECT count(*) FROM result")" = "$before"
+finish

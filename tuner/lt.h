@@ -1,0 +1,57 @@
+/*
+ * lt.h: one cuBLASLt matmul Y[m, n] = X[m, k] * W[n, k]^T (bf16 in and
+ * out, FP32 compute), named by an orientation and its algorithm's
+ * attributes (DESIGN.md: never by a heuristic's rank). Shared by the
+ * tuner (tmpl_lt.c's candidates, the worker's STEP_LT) and the runtime,
+ * so both run the same call from the same numbers. Descriptors live in
+ * struct lt_call itself (the Opaque types, initialised in place): building
+ * one allocates nothing.
+ */
+#ifndef GT_LT_H
+#define GT_LT_H
+
+#include <cublasLt.h>
+#include <stddef.h>
+
+/*
+ * LT_ORIENT_T:   the baseline's own view (column-major): C[n, m] =
+ *                W^T[n, k] * X[k, m], W transposed by the op (TRANSA = T).
+ * LT_ORIENT_ROW: row-major layouts (CUBLASLT_ORDER_ROW): D[m, n] =
+ *                X[m, k] * W^T[k, n], X as A and W as B (TRANSB = T).
+ * Same operands, same output layout; the library picks other kernels.
+ */
+enum lt_orient { LT_ORIENT_T = 0, LT_ORIENT_ROW = 1, LT_NORIENTS };
+
+/* The attributes an algorithm is stored by, in this order (the values of
+ * CUBLASLT_ALGO_CONFIG_ID, _TILE_ID, _STAGES_ID, _SPLITK_NUM,
+ * _REDUCTION_SCHEME, _CTA_SWIZZLING, _CUSTOM_OPTION, _INNER_SHAPE_ID,
+ * _CLUSTER_SHAPE_ID). */
+#define LT_NATTRS 9
+extern const char *const lt_attr_names[LT_NATTRS];
+
+struct lt_call {
+	cublasLtMatmulDescOpaque_t op;
+	cublasLtMatrixLayoutOpaque_t a, b, c;
+	cublasLtMatmulAlgo_t algo;
+	int orient;
+};
+
+/* The descriptors of the product in orientation o at m tokens. */
+cublasStatus_t lt_describe(struct lt_call *c, int orient, int n, int k, int m);
+/* c->algo from the attributes (after lt_describe). */
+cublasStatus_t lt_algo_init(cublasLtHandle_t h, struct lt_call *c, const long attrs[LT_NATTRS]);
+/* cublasLtMatmulAlgoCheck of c->algo; CUBLAS_STATUS_NOT_SUPPORTED too
+ * when it needs more than ws_limit bytes of workspace. */
+cublasStatus_t lt_algo_check(cublasLtHandle_t h, const struct lt_call *c, size_t ws_limit);
+/* Enqueue the product on stream (capturable). */
+cublasStatus_t lt_run(cublasLtHandle_t h, const struct lt_call *c, const void *w, const void *x,
+		      void *y, void *ws, size_t ws_bytes, cudaStream_t stream);
+/* Up to max algorithms the heuristic proposes for orientation o at m
+ * within ws_limit, best first, as attributes; *found their count (0 when
+ * the orientation has none). */
+cublasStatus_t lt_heuristic(cublasLtHandle_t h, int orient, int n, int k, int m,
+			    size_t ws_limit, int max, long (*out)[LT_NATTRS], int *found);
+/* The attributes of algo, in lt_attr_names order. */
+cublasStatus_t lt_algo_attrs(const cublasLtMatmulAlgo_t *algo, long out[LT_NATTRS]);
+
+#endif
