@@ -178,6 +178,49 @@ TEST(split_k_workspace_covers_the_largest_m)
 	free(r);
 }
 
+/* blas_lt entries (a cuBLASLt algorithm by its attributes): the plan is
+ * one STEP_LT in the baseline's 32 MiB workspace; an orientation out of
+ * range or a shape it does not serve falls back with the reason. Whether
+ * cuBLASLt accepts the algorithm is checked on the device (rt_lt_check). */
+static const struct gt_table_entry lt_entries[] = {
+	{ .n = 8192, .k = 1024, .m_lo = 127, .m_hi = 128, .tmpl = "blas_lt",
+	  .params = { 1, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
+	{ .n = 8192, .k = 1024, .m_lo = 255, .m_hi = 255, .tmpl = "blas_lt",
+	  .params = { 2, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
+	{ .n = 256, .k = 8192, .w = 1, .x = 0, .y = 1, .m_lo = 32, .m_hi = 32, .tmpl = "blas_lt",
+	  .params = { 0, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
+};
+
+TEST(lt_entries_plan_one_cublaslt_step)
+{
+	const struct gt_table t = { .nentries = 3, .entries = lt_entries };
+	struct shape oproj, rt = router();
+	rt_shape_init(&oproj, 8192, 1024, GT_BF16, GT_BF16, GT_BF16);
+	struct rt_route *r = NULL;
+	int n = rt_routes_collect(&t, &oproj, NKERNELS, &r);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_INT(r[0].usable, 1);
+		CHECK_INT(r[0].ws_bytes, (size_t)32 << 20);
+		struct launch_plan plan;
+		CHECK_INT(rt_plan(&r[0], &oproj, 127, NKERNELS, r[0].ws_bytes, &plan), 0);
+		CHECK_INT(plan.nsteps, 1);
+		CHECK_INT(plan.steps[0].kind, STEP_LT);
+		for (int i = 0; i < STEP_LT_VALUES; i++)
+			CHECK_INT(plan.steps[0].lt[i], lt_entries[0].params[i]);
+		CHECK_INT(r[1].usable, 0);
+		CHECK_STR(r[1].why, "parameters illegal for this shape: parameter out of range");
+	}
+	free(r);
+	n = rt_routes_collect(&t, &rt, NKERNELS, &r);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK_INT(r[0].usable, 0);
+		CHECK_STR(r[0].why, "parameters illegal for this shape: w, x and y must be bf16");
+	}
+	free(r);
+}
+
 TEST(each_m_finds_its_entry)
 {
 	struct shape s = qkv();
@@ -246,7 +289,7 @@ TEST(explain_lines)
 	free(r);
 }
 
-TESTS(T(shape_takes_the_dtypes), T(environment_match_and_mismatch),
+TESTS(T(shape_takes_the_dtypes), T(environment_match_and_mismatch), T(lt_entries_plan_one_cublaslt_step),
       T(routes_keep_only_the_weights_entries_in_table_order),
       T(malformed_entries_fall_back_with_their_reason), T(split_k_workspace_covers_the_largest_m),
       T(each_m_finds_its_entry), T(disable_keeps_the_first_reason), T(explain_lines))
