@@ -15,6 +15,7 @@
 #include "tmpl.h"
 #include "util.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,23 +287,13 @@ static int resolve_lt(struct sweep *sw, const char *family)
 					kv_free(&r);
 					continue;
 				}
-				/* "a,b,..;a,b,..": LT attributes per algorithm */
 				for (const char *p = algos; *p;) {
 					struct candidate c = { t, { lt->orient[o] } };
-					int n = 1;
-					char *end;
-					while (n < t->nparams) {
-						c.params[n++] = strtol(p, &end, 10);
-						if (end == p)
-							break;
-						p = *end == ',' ? end + 1 : end;
-					}
-					if (n < t->nparams || (*p && *p != ';')) {
+					if (lt_attrs_read(&p, &c.params[1], t->nparams - 1)) {
 						warning("cublaslt %s m=%d: cannot read '%s'", s->family,
 							s->ms[j], algos);
 						break;
 					}
-					p += *p == ';';
 					added += tasks_add(&sw->tl, &sw->sp, si, s->ms[j], &c) > 0;
 				}
 				kv_free(&r);

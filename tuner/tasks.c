@@ -109,10 +109,14 @@ int tasks_build(const struct space *sp, const char *only_family, struct tasklist
 		for (int j = 0; j < s->n_ms; j++)
 			space_enumerate(sp, s, s->ms[j], add_task, &b);
 	}
+	int known = 0;
+	for (int i = 0; i < sp->nshapes && only_family; i++)
+		known += !strcmp(only_family, sp->shapes[i].family);
+	if (only_family && !known)
+		return error("--family %s: no such family in %s", only_family, sp->path);
 	/* (a cuBLASLt search adds its candidates later, on the GPU) */
 	if (only_family && out->n == 0 && !sp->lt.top)
-		return error("--family %s: no such family in %s, or no candidates", only_family,
-			     sp->path);
+		return error("--family %s: no candidates in %s", only_family, sp->path);
 	return index_items(sp, out);
 }
 

@@ -154,6 +154,11 @@ int plan_step_params(const struct launch_step *st, const struct step_operands *o
  * lies inside a prepared weight of prep_bytes, else 0. */
 int plan_gemm_fits(const struct launch_step *st, int n, int k, size_t prep_bytes);
 
+/* One algorithm of the worker's lt_algos reply ("a,b,...,i" then ';' or
+ * the end of the text): exactly n integers into out, *p moved past it and
+ * its ';'. Returns 0, or -1 (nothing to trust) when the text is not that. */
+int lt_attrs_read(const char **p, long *out, int n);
+
 /* The first step whose pdl flag breaks its rule (a kernel step right after
  * a kernel step), or -1 when none does. */
 int plan_pdl_misplaced(const struct launch_plan *p);

@@ -6,6 +6,9 @@
 #include "types.h"
 #include "tmpl.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -108,5 +111,24 @@ int plan_step_params(const struct launch_step *st, const struct step_operands *o
 		case ARG_INT: val[i] = (int)st->args[i].value; params[i] = &val[i]; break;
 		}
 	}
+	return 0;
+}
+
+int lt_attrs_read(const char **p, long *out, int n)
+{
+	const char *q = *p;
+	for (int i = 0; i < n; i++) {
+		char *end;
+		errno = 0;
+		out[i] = strtol(q, &end, 10);
+		if (end == q || errno)
+			return -1;
+		q = end;
+		if (i + 1 < n && *q++ != ',')
+			return -1;
+	}
+	if (*q && *q != ';')
+		return -1;
+	*p = q + (*q == ';');
 	return 0;
 }

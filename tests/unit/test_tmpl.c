@@ -288,6 +288,27 @@ TEST(lt_adapter)
 	CHECK_INT(t->plan(&router, p, 8, &pl), -1);
 }
 
+/* The worker's lt_algos reply, read strictly: a record one value short,
+ * a trailing comma or stray text is refused, not padded with zeros. */
+TEST(lt_attrs_read_strictly)
+{
+	long v[3];
+	const char *text = "1,2,3;40,50,60", *p = text;
+	CHECK_INT(lt_attrs_read(&p, v, 3), 0);
+	CHECK_INT(v[0], 1);
+	CHECK_INT(v[2], 3);
+	CHECK_INT(lt_attrs_read(&p, v, 3), 0);
+	CHECK_INT(v[1], 50);
+	CHECK_INT(*p, '\0');
+	static const char *const bad[] = { "1,2", "1,2,", "1,2,3,", "1,2;3", "1,x,3", "1,2,3x",
+					   "", "99999999999999999999,1,2" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = bad[i];
+		CHECK_INT(lt_attrs_read(&p, v, 3), -1);
+		CHECK(p == bad[i]);
+	}
+}
+
 /* plan_step_params: the launch parameter array both launchers (tuner and
  * runtime) build from a step's argument kinds. */
 TEST(step_params_resolve_every_kind)
@@ -337,7 +358,7 @@ TEST(gemm_step_bounds)
 	CHECK_INT(plan_gemm_fits(&st, 4, 8, 0), 0);     /* no prepared weight */
 }
 
-TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order), T(lt_adapter),
+TESTS(T(registry_lists_and_finds_templates), T(gemv_parameters_in_order), T(lt_adapter), T(lt_attrs_read_strictly),
       T(gemv_candidate_key), T(gemv_kernel_names), T(gemv_static_checks),
       T(gemv_plan_without_split), T(gemv_plan_with_split), T(gemv_plan_refuses_bad_input),
       T(planted_adapter), T(hilo_adapter), T(step_params_resolve_every_kind),
