@@ -15,7 +15,8 @@
 
 /*
  * LT_ORIENT_T:   the baseline's own view (column-major): C[n, m] =
- *                W^T[n, k] * X[k, m], W transposed by the op (TRANSA = T).
+ *                op(A)[n, k] * X[k, m], A being W's k x n column-major
+ *                view and op its transpose (TRANSA = T), so op(A) is W.
  * LT_ORIENT_ROW: row-major layouts (CUBLASLT_ORDER_ROW): D[m, n] =
  *                X[m, k] * W^T[k, n], X as A and W as B (TRANSB = T).
  * Same operands, same output layout; the library picks other kernels.
@@ -51,7 +52,9 @@ cublasStatus_t lt_run(cublasLtHandle_t h, const struct lt_call *c, const void *w
  * the orientation has none). */
 cublasStatus_t lt_heuristic(cublasLtHandle_t h, int orient, int n, int k, int m,
 			    size_t ws_limit, int max, long (*out)[LT_NATTRS], int *found);
-/* The attributes of algo, in lt_attr_names order. */
+/* The attributes of algo, in lt_attr_names order. The 32-bit ones come
+ * back as signed values: none of today's reaches 2^31 (lt_algo_init and
+ * tmpl_lt.c refuse what does). */
 cublasStatus_t lt_algo_attrs(const cublasLtMatmulAlgo_t *algo, long out[LT_NATTRS]);
 
 #endif

@@ -1,15 +1,15 @@
 /*
  * types.c: element-type names and sizes, the canonical text of a
- * candidate's parameters (the key the database and cache use), and the
- * size of a template's prepared weight.
+ * candidate's parameters (the key the database and cache use), the
+ * size of a template's prepared weight, and the reading of a cuBLASLt
+ * algorithm's attributes from the worker's reply.
  */
 #include "types.h"
 #include "tmpl.h"
 
 #include <errno.h>
-#include <stdlib.h>
-
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *dtype_name(enum dtype t)
