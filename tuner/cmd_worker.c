@@ -575,8 +575,9 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 	char text[LT_ALGOS_MAX * LT_NATTRS * 12];
 	size_t used = 0;
 	text[0] = '\0';
-	for (int i = 0; i < found; i++)
-		for (int j = 0; j < LT_NATTRS; j++)
+	/* 12 characters per value hold any int32 and its separator */
+	for (int i = 0; i < found && used < sizeof(text); i++)
+		for (int j = 0; j < LT_NATTRS && used < sizeof(text); j++)
 			used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%ld",
 						 j ? "," : i ? ";" : "", attrs[i][j]);
 	struct kv_out o;
