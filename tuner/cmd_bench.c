@@ -29,14 +29,18 @@
 /* The most --pairs accepted: far more than a point needs, so only a typo
  * is refused. */
 #define MAX_PAIRS 4096
+/* The most --rounds accepted. */
+#define MAX_ROUNDS 32
 
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
-	"                     [--format text|md] [--out FILE]\n"
+	"                     [--rounds N] [--format text|md] [--out FILE]\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
 	"  --device N     GPU [0]\n"
 	"  --pairs N      paired repetitions per (family, M) [100]\n"
+	"  --rounds N     measure every point N times, all points per round (fresh\n"
+	"                 buffers each time), and report each figure's median [1]\n"
 	"  --format F     text or md [text]\n"
 	"  --out FILE     write the report there (atomically) instead of stdout\n";
 
@@ -56,7 +60,7 @@ static int find_point(const struct point *p, int n, const char *family, int m)
 	return -1;
 }
 
-static void measure(struct worker *w, struct point *p, int pairs, int device)
+static void measure(struct worker *w, struct point *p, int pairs, int round, int device)
 {
 	const struct shape *s = p->s;
 	struct kv_out o;
@@ -65,6 +69,7 @@ static void measure(struct worker *w, struct point *p, int pairs, int device)
 	kv_begin(&o, "rt");
 	kv_add_shape(&o, s, p->m);
 	kv_addf(&o, "pairs", "%d", pairs);
+	kv_addf(&o, "round", "%d", round);
 	char *req = kv_string(&o);
 	if (w->pid <= 0 && worker_start(w, device))
 		die("cannot start the GPU worker");
@@ -91,6 +96,51 @@ static void measure(struct worker *w, struct point *p, int pairs, int device)
 	snprintf(p->explain, sizeof(p->explain), "%s%s%s", ex ? ex : "", why ? ": " : "",
 		 why ? why : "");
 	kv_free(&r);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place); NaN when any is NaN. */
+static double median(double *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (isnan(v[i]))
+			return NAN;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One point from its rounds q[0..n): the median of each time and of the
+ * ratio, the widest spread, the worst error; a round that failed fails
+ * the point (its status and explanation). */
+static void combine_rounds(struct point *out, const struct point *q, int n)
+{
+	double v[MAX_ROUNDS];
+	*out = q[0];
+	for (int r = 0; r < n; r++)
+		if (strcmp(q[r].status, "ok")) {
+			*out = q[r];
+			return;
+		}
+#define MEDIAN_OF(field)                                \
+	do {                                            \
+		for (int r = 0; r < n; r++)             \
+			v[r] = q[r].field;              \
+		out->field = median(v, n);              \
+	} while (0)
+	MEDIAN_OF(base_us);
+	MEDIAN_OF(lib_us);
+	MEDIAN_OF(ratio);
+#undef MEDIAN_OF
+	for (int r = 1; r < n; r++) {
+		out->lo = fmin(out->lo, q[r].lo);
+		out->hi = fmax(out->hi, q[r].hi);
+		out->err = fmax(out->err, q[r].err);
+	}
 }
 
 /* The library ran the baseline's own call for this point (gt_weight_explain
@@ -202,13 +252,14 @@ int cmd_bench(int argc, char **argv)
 {
 	const char *space = "search_spaces/h200.yaml", *table_path = NULL, *out_path = NULL;
 	enum table_format f = TABLE_TEXT;
-	int device = 0, pairs = 100;
+	int device = 0, pairs = 100, rounds = 1;
 	struct space sp;
 	const struct opt opts[] = {
 		OPT_STRING("table", &table_path, 0),
 		OPT_STRING("space", &space, 0),
 		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
 		OPT_INT("pairs", &pairs, 1, MAX_PAIRS),
+		OPT_INT("rounds", &rounds, 1, MAX_ROUNDS),
 		OPT_FORMAT("format", &f, 1 << TABLE_TEXT | 1 << TABLE_MD),
 		OPT_STRING("out", &out_path, 0),
 		OPT_END(),
@@ -238,16 +289,26 @@ int cmd_bench(int argc, char **argv)
 	struct worker w = { 0 };
 	if (worker_start(&w, device))
 		die("cannot start the GPU worker");
+	/* round by round over all points: each point's buffers are made
+	 * afresh in every round (the worker keeps one (shape, m) at a time) */
+	struct point *q = xcalloc((size_t)n * (size_t)rounds, sizeof(*q));
 	double t0 = now_seconds();
-	for (int i = 0; i < n; i++) {
-		char label[64];
-		snprintf(label, sizeof(label), "%s m=%d", p[i].s->family, p[i].m);
-		progress_show(label, i, n, t0);
-		measure(&w, &p[i], pairs, device);
-	}
-	progress_show("done", n, n, t0);
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < n; i++) {
+			char label[80];
+			snprintf(label, sizeof(label), "round %d/%d %s m=%d", r + 1, rounds,
+				 p[i].s->family, p[i].m);
+			progress_show(label, (long)r * n + i, (long)n * rounds, t0);
+			struct point *one = &q[(size_t)i * rounds + r];
+			*one = p[i];
+			measure(&w, one, pairs, r, device);
+		}
+	progress_show("done", (long)n * rounds, (long)n * rounds, t0);
 	progress_end();
 	worker_stop(&w);
+	for (int i = 0; i < n; i++)
+		combine_rounds(&p[i], &q[(size_t)i * rounds], rounds);
+	free(q);
 
 	char *buf = NULL;
 	size_t len = 0;
@@ -261,8 +322,12 @@ int cmd_bench(int argc, char **argv)
 		slower += s;
 		same_call += s && runs_baseline(&p[i]);
 	}
-	fprintf(out, "%sgemmtab bench: libgemmtab against cuBLAS (%s), %d pairs per point\n\n",
+	fprintf(out, "%sgemmtab bench: libgemmtab against cuBLAS (%s), %d pairs per point",
 		f == TABLE_MD ? "# " : "", gt_table_description(), pairs);
+	if (rounds > 1)
+		fprintf(out, ", each figure the median of %d rounds (the spread over all "
+			"of them)", rounds);
+	fprintf(out, "\n\n");
 	fprintf(out, "%sPer family and M\n\n", f == TABLE_MD ? "## " : "");
 	print_points(p, n, f, out);
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");

@@ -49,6 +49,24 @@ check "the summary says so" grep -qE "^90 points, 0 failed the FP64 check, $slow
 expect_exit "bench --format md --out: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --format md --out "$TMP/bench.md"
 check "md's last line is the score" bash -c "tail -n 1 '$TMP/bench.md' | grep -qE '^score: [0-9]+\.[0-9]{3}$'"
 check "md and text give the same score" test "$(tail -n 1 "$TMP/bench.md")" = "$(grep '^score: ' "$TMP/bench.txt")"
+# --rounds 3: the fake reads round 1 10% slower and round 2 10% faster
+# than round 0, so every median is round 0's figure: the same points as
+# one round, a spread as wide as the three, the same score
+expect_exit "bench --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --rounds 3
+cp "$TMP/out" "$TMP/rounds.txt"
+check "the header says each figure is a median of 3 rounds" \
+	grep -q "10 pairs per point, each figure the median of 3 rounds" "$TMP/rounds.txt"
+cols() { awk '/^Per family and M/ { s = 1; next } /^Per load/ { s = 0 } s && $2 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5 }' "$1"; }
+cols "$TMP/bench.txt" >"$TMP/one.cols"
+cols "$TMP/rounds.txt" >"$TMP/three.cols"
+check "each median is round 0's figure (90 points)" \
+	bash -c "test \$(wc -l <'$TMP/one.cols') = 90 && cmp -s '$TMP/one.cols' '$TMP/three.cols'"
+lo1=$(awk '/^qkv +8 /{ split($6, a, /\.\./); print a[1] }' "$TMP/bench.txt")
+lo3=$(awk '/^qkv +8 /{ split($6, a, /\.\./); print a[1] }' "$TMP/rounds.txt")
+check "the spread covers all three rounds (qkv 8: low end $lo1 in one, $lo3 in three)" \
+	awk -v a="$lo1" -v b="$lo3" 'BEGIN { exit !(b < a * 0.95) }'
+check "the same score" test "$(grep '^score: ' "$TMP/rounds.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+expect_exit "bench --rounds 0: exit 2" 2 "$GEMMTAB" bench --rounds 0
 expect_exit "bench --format csv: exit 2" 2 "$GEMMTAB" bench --format csv
 expect_exit "bench --pairs 0: exit 2" 2 "$GEMMTAB" bench --pairs 0
 expect_exit "bench --table of another table: exit 2" 2 "$GEMMTAB" bench --table runtime/tables/example.h
