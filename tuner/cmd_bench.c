@@ -70,6 +70,8 @@ static void measure(struct worker *w, struct point *p, int pairs, int round, int
 	kv_add_shape(&o, s, p->m);
 	kv_addf(&o, "pairs", "%d", pairs);
 	kv_addf(&o, "round", "%d", round);
+	if (round > 0)  /* fresh random inputs in each later round */
+		kv_addf(&o, "seed", "%d", round);
 	char *req = kv_string(&o);
 	if (w->pid <= 0 && worker_start(w, device))
 		die("cannot start the GPU worker");
