@@ -11,6 +11,7 @@
 #include "options.h"
 #include "report.h"
 #include "space.h"
+#include "stats.h"
 #include "supervise.h"
 #include "tasks.h"
 #include "table.h"
@@ -100,20 +101,13 @@ static void measure(struct worker *w, struct point *p, int pairs, int round, int
 	kv_free(&r);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place); NaN when any is NaN. */
-static double median(double *v, int n)
+/* The median of v[0..n) (stats_median), NaN when any of them is. */
+static double median_of(const double *v, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (isnan(v[i]))
 			return NAN;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return stats_median(v, n);
 }
 
 /* One point from its rounds q[0..n): the median of each time and of the
@@ -121,28 +115,23 @@ static double median(double *v, int n)
  * the point (its status and explanation). */
 static void combine_rounds(struct point *out, const struct point *q, int n)
 {
-	double v[MAX_ROUNDS];
+	double base[MAX_ROUNDS], lib[MAX_ROUNDS], ratio[MAX_ROUNDS];
 	*out = q[0];
-	for (int r = 0; r < n; r++)
+	for (int r = 0; r < n; r++) {
 		if (strcmp(q[r].status, "ok")) {
 			*out = q[r];
 			return;
 		}
-#define MEDIAN_OF(field)                                \
-	do {                                            \
-		for (int r = 0; r < n; r++)             \
-			v[r] = q[r].field;              \
-		out->field = median(v, n);              \
-	} while (0)
-	MEDIAN_OF(base_us);
-	MEDIAN_OF(lib_us);
-	MEDIAN_OF(ratio);
-#undef MEDIAN_OF
-	for (int r = 1; r < n; r++) {
+		base[r] = q[r].base_us;
+		lib[r] = q[r].lib_us;
+		ratio[r] = q[r].ratio;
 		out->lo = fmin(out->lo, q[r].lo);
 		out->hi = fmax(out->hi, q[r].hi);
 		out->err = fmax(out->err, q[r].err);
 	}
+	out->base_us = median_of(base, n);
+	out->lib_us = median_of(lib, n);
+	out->ratio = median_of(ratio, n);
 }
 
 /* The library ran the baseline's own call for this point (gt_weight_explain
