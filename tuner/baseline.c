@@ -7,6 +7,7 @@
  * the same problem, described by its attributes.
  */
 #include "gpu.h"
+#include "lt.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -71,46 +72,20 @@ int bench_baseline_graphs(struct gpu *g, struct bench *b)
 	return 0;
 }
 
-/* Append "name=value" of one algorithm attribute to desc. */
-static int describe_attr(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr,
-			 const char *name, size_t size, char *desc, size_t len)
-{
-	uint32_t v32 = 0;
-	uint16_t v16 = 0;
-	size_t written = 0;
-	void *buf = size == sizeof(v16) ? (void *)&v16 : (void *)&v32;
-	if (CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, size, &written)))
-		return -1;
-	long long v = size == sizeof(v16) ? (long long)v16 : (long long)(int32_t)v32;
-	size_t used = strlen(desc);
-	snprintf(desc + used, len - used, "%s%s=%lld", used ? "," : "", name, v);
-	return 0;
-}
-
-/* The attributes DESIGN.md stores a cuBLASLt choice by. */
+/* The attributes DESIGN.md stores a cuBLASLt choice by (lt.h's order and
+ * names), then the workspace it asked for. */
 static int describe_algo(const cublasLtMatmulAlgo_t *algo, size_t ws, char *desc, size_t len)
 {
-	static const struct {
-		cublasLtMatmulAlgoConfigAttributes_t attr;
-		const char *name;
-		size_t size;
-	} attrs[] = {
-		{ CUBLASLT_ALGO_CONFIG_ID, "algo", sizeof(int32_t) },
-		{ CUBLASLT_ALGO_CONFIG_TILE_ID, "tile", sizeof(uint32_t) },
-		{ CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages", sizeof(uint32_t) },
-		{ CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "splitk", sizeof(int32_t) },
-		{ CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, "reduction", sizeof(uint32_t) },
-		{ CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle", sizeof(uint32_t) },
-		{ CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, "custom", sizeof(uint32_t) },
-		{ CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, "inner", sizeof(uint16_t) },
-		{ CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster", sizeof(uint16_t) },
-	};
+	long attrs[LT_NATTRS];
+	if (CUBLAS_CHECK(lt_algo_attrs(algo, attrs)))
+		return -1;
+	size_t used = 0;
 	desc[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++)
-		if (describe_attr(algo, attrs[i].attr, attrs[i].name, attrs[i].size, desc, len))
-			return -1;
-	size_t used = strlen(desc);
-	snprintf(desc + used, len - used, ",ws=%zu", ws);
+	for (int i = 0; i < LT_NATTRS && used < len; i++)
+		used += (size_t)snprintf(desc + used, len - used, "%s%s=%ld", i ? "," : "",
+					 lt_attr_names[i], attrs[i]);
+	if (used < len)
+		snprintf(desc + used, len - used, ",ws=%zu", ws);
 	return 0;
 }
 
