@@ -247,17 +247,48 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	kv_free(&r);
 }
 
-/*
- * The cuBLASLt search (the space's cublaslt section): for every bf16 shape
- * and tuned m, ask the worker for the first `top` algorithms the heuristic
- * proposes in each orientation, and add each as a blas_lt candidate named
- * by its attributes (tmpl_lt.c). Returns how many were added, or -1 when
- * the worker does not answer.
- */
-static int resolve_lt(struct sweep *sw, const char *family)
+/* The first top algorithms cuBLASLt's heuristic proposes for shape si at
+ * m in orientation orient, added as blas_lt tasks (tmpl_lt.c) named by
+ * their attributes. Returns how many were new, or -1 when the worker
+ * does not answer. */
+static int ask_lt(struct sweep *sw, int si, int m, long orient)
 {
 	const struct tmpl *t = tmpl_find("blas_lt");
-	const struct lt_search *lt = &sw->sp.lt;
+	const struct shape *s = &sw->sp.shapes[si];
+	struct kv_out req;
+	struct kv r;
+	kv_begin(&req, "lt_algos");
+	kv_addf(&req, "id", "%d", si);
+	kv_add_shape(&req, s, m);
+	kv_addf(&req, "orient", "%ld", orient);
+	kv_addf(&req, "max", "%d", sw->sp.lt.top);
+	char *text = kv_string(&req);
+	enum call_result cr = worker_call(&sw->w, text, sw->sp.sweep.deadline_s, &r, NULL);
+	free(text);
+	if (cr != CALL_OK)
+		return error("cublaslt %s m=%d: no reply from the worker", s->family, m);
+	int added = 0;
+	const char *algos = kv_get(&r, "algos");
+	if (strcmp(r.op, "lt_algos") || !algos)
+		warning("cublaslt %s m=%d: %s", s->family, m,
+			kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
+	for (const char *p = algos; p && *p;) {
+		struct candidate c = { t, { orient } };
+		if (lt_attrs_read(&p, &c.params[1], t->nparams - 1)) {
+			warning("cublaslt %s m=%d: cannot read '%s'", s->family, m, algos);
+			break;
+		}
+		added += tasks_add(&sw->tl, &sw->sp, si, m, &c) > 0;
+	}
+	kv_free(&r);
+	return added;
+}
+
+/* The cuBLASLt search (the space's cublaslt section): ask_lt for every
+ * bf16 shape, tuned m and orientation. Returns how many candidates it
+ * added, or -1. */
+static int resolve_lt(struct sweep *sw, const char *family)
+{
 	int added = 0;
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
@@ -265,38 +296,11 @@ static int resolve_lt(struct sweep *sw, const char *family)
 		    s->y != DT_BF16)
 			continue;
 		for (int j = 0; j < s->n_ms; j++)
-			for (int o = 0; o < lt->norients; o++) {
-				struct kv_out req;
-				struct kv r;
-				kv_begin(&req, "lt_algos");
-				kv_addf(&req, "id", "%d", si);
-				kv_add_shape(&req, s, s->ms[j]);
-				kv_addf(&req, "orient", "%ld", lt->orient[o]);
-				kv_addf(&req, "max", "%d", lt->top);
-				char *text = kv_string(&req);
-				enum call_result cr = worker_call(&sw->w, text, sw->sp.sweep.deadline_s,
-								  &r, NULL);
-				free(text);
-				if (cr != CALL_OK)
-					return error("cublaslt %s m=%d: no reply from the worker",
-						     s->family, s->ms[j]);
-				const char *algos = kv_get(&r, "algos");
-				if (strcmp(r.op, "lt_algos") || !algos) {
-					warning("cublaslt %s m=%d: %s", s->family, s->ms[j],
-						kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
-					kv_free(&r);
-					continue;
-				}
-				for (const char *p = algos; *p;) {
-					struct candidate c = { t, { lt->orient[o] } };
-					if (lt_attrs_read(&p, &c.params[1], t->nparams - 1)) {
-						warning("cublaslt %s m=%d: cannot read '%s'", s->family,
-							s->ms[j], algos);
-						break;
-					}
-					added += tasks_add(&sw->tl, &sw->sp, si, s->ms[j], &c) > 0;
-				}
-				kv_free(&r);
+			for (int o = 0; o < sw->sp.lt.norients; o++) {
+				int n = ask_lt(sw, si, s->ms[j], sw->sp.lt.orient[o]);
+				if (n < 0)
+					return -1;
+				added += n;
 			}
 	}
 	return added;

@@ -19,6 +19,12 @@
  *                               -> baseline id= cublas_us= cublaslt_us= ratio=
  *                                  lt_algo=   (cuBLASLt top heuristic, paired
  *                                  against cublasGemmEx)
+ *   lt_algos id= family= n= k= w= x= y= m= orient= max=
+ *                               -> lt_algos id= count= algos=  (the cuBLASLt
+ *                                  heuristic's first max algorithms in that
+ *                                  orientation, best first: their attributes
+ *                                  comma-separated, the algorithms
+ *                                  ';'-separated; tuner/lt.h)
  *   eval id= phase=screen|retest pairs=N seed= family= n= k= w= x= y= tol= m=
  *        tmpl= <param>=<value>... nk=K cubin0= name0= [cubin1= name1= ...]
  *                               -> result id= status= err_global= err_row=

@@ -79,4 +79,25 @@ check "nothing recorded before the kill was lost ($lost)" test "$lost" -eq 0
 measured=$(grep -oE '^sweep: [0-9]+ ok' "$TMP/err" | grep -oE '[0-9]+')
 check "the resume measured only the missing ones (${measured:-?} <= $((want - before)))" \
 	test -n "$measured" -a "${measured:-0}" -le $((want - before))
+# the cuBLASLt search: the worker names the algorithms, each becomes a
+# blas_lt candidate keyed by its attributes; a malformed record is refused
+# with a warning, not padded; a rerun names the same and measures nothing
+db=$TMP/lt.db
+FAKE_WORKER_LOG=$TMP/lt.log expect_exit "cublaslt sweep: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$db" --cache "$cache"
+check "the sweep names 6 blas_lt candidates (3 at each of 2 Ms)" \
+	grep -q "cuBLASLt's heuristic named 6 blas_lt candidates (top 8 per orientation)" "$TMP/err"
+check "the row orientation's short record is refused" \
+	grep -q "cublaslt qkv m=8: cannot read '66,13,35,3,2,0,1,0'" "$TMP/err"
+lt="FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.template = 'blas_lt'"
+check "6 screens, all ok" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND r.status = 'ok'")" = 6
+check "keyed by orientation and attributes" test "$(q "SELECT count(*) $lt AND c.params = \
+	'orient=t,algo=66,tile=11,stages=35,splitk=3,reduction=2,swizzle=0,custom=1,inner=0,cluster=1'")" -ge 1
+check "nothing from the row orientation" test "$(q "SELECT count(*) $lt AND c.params LIKE 'orient=row%'")" = 0
+check "the router was never asked" bash -c "! grep -q '^lt_algos router' '$TMP/lt.log'"
+check "asked at each tuned M and orientation (4 requests)" test "$(grep -c '^lt_algos qkv' "$TMP/lt.log")" = 4
+before=$(q "SELECT count(*) FROM result")
+expect_exit "cublaslt sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$db" --cache "$cache"
+check "the rerun names the same 6" grep -q "named 6 blas_lt candidates" "$TMP/err"
+check "the rerun measures nothing" test "$(q "SELECT count(*) FROM result")" = "$before"
 finish

@@ -74,6 +74,29 @@ static void add_ok_figures(struct kv_out *o, const struct kv *r, double base)
 	kv_addf(o, "pairs", "%ld", kv_get_long(r, "pairs", 1));
 }
 
+/* gemmtab sweep's cuBLASLt search: for orientation 0 (t), min(max, 3)
+ * made-up algorithms whose attributes follow from m; for orientation 1
+ * (row) one record a value short, which the supervisor must refuse. */
+static void reply_lt_algos(const struct kv *r)
+{
+	struct kv_out o;
+	long m = kv_get_long(r, "m", 1), max = kv_get_long(r, "max", 1);
+	char text[256] = "";
+	size_t used = 0;
+	if (kv_get_long(r, "orient", 0) == 1)
+		snprintf(text, sizeof(text), "66,13,35,3,2,0,1,0");
+	else
+		for (long i = 0; i < max && i < 3; i++)
+			used += (size_t)snprintf(text + used, sizeof(text) - used,
+						 "%s66,%ld,35,%ld,2,0,1,0,%ld", i ? ";" : "",
+						 10 + i, 1 + m % 3, i);
+	kv_begin(&o, "lt_algos");
+	kv_add(&o, "id", kv_get(r, "id"));
+	kv_addf(&o, "count", "%d", kv_get_long(r, "orient", 0) == 1 ? 1 : (int)(max < 3 ? max : 3));
+	kv_add(&o, "algos", text);
+	kv_send(&o, stdout);
+}
+
 static void reply_eval(const struct kv *r)
 {
 	const char *id = kv_get(r, "id"), *tmpl = kv_get(r, "tmpl");
@@ -125,6 +148,8 @@ int main(void)
 		struct kv_out o;
 		if (!strcmp(r.op, "env")) {
 			reply_env();
+		} else if (!strcmp(r.op, "lt_algos")) {
+			reply_lt_algos(&r);
 		} else if (!strcmp(r.op, "eval")) {
 			if (delay_ms)
 				usleep((useconds_t)delay_ms * 1000);
