@@ -114,19 +114,15 @@ int rt_blas_run(struct gt_weight *wt, const void *x, int m, void *y, cudaStream_
 	return status;
 }
 
-/* The algorithm of st at m, in c: described and initialised, no check. */
-static cublasStatus_t lt_ready(const struct gt_weight *wt, const struct launch_step *st, int m,
-			       struct lt_call *c)
-{
-	cublasStatus_t e = lt_describe(c, (int)st->lt[0], wt->shape.n, wt->shape.k, m);
-	return e == CUBLAS_STATUS_SUCCESS ? lt_algo_init(wt->lt, c, &st->lt[1]) : e;
-}
+_Static_assert(RT_BLAS_WS_BYTES >= STEP_LT_WS_BYTES,
+	       "cuBLASLt steps run in the cuBLAS workspace: as large as the tuner gave them");
 
 int rt_lt_check(struct gt_weight *wt)
 {
 	for (int i = 0; i < wt->nroutes; i++) {
 		struct rt_route *r = &wt->routes[i];
 		const int ms[2] = { r->e->m_lo, r->e->m_hi };
+		int built = 0;
 		for (int j = 0; j < 2 && r->usable; j++) {
 			struct launch_plan plan;
 			if (rt_plan(r, &wt->shape, ms[j], gt_table_nkernels, wt->ws_bytes, &plan)) {
@@ -138,9 +134,17 @@ int rt_lt_check(struct gt_weight *wt)
 				struct lt_call c;
 				if (st->kind != STEP_LT)
 					continue;
-				cublasStatus_t e = lt_ready(wt, st, ms[j], &c);
-				if (e == CUBLAS_STATUS_SUCCESS)
-					e = lt_algo_check(wt->lt, &c, wt->ws_bytes);
+				cublasStatus_t e = lt_describe(&c, (int)st->lt[0], wt->shape.n,
+							       wt->shape.k, ms[j]);
+				/* the attributes do not depend on m: built once */
+				if (e == CUBLAS_STATUS_SUCCESS && !built++)
+					e = lt_algo_init(wt->lt, &c, &st->lt[1]);
+				else
+					c.algo = r->lt_algo;
+				if (e == CUBLAS_STATUS_SUCCESS) {
+					r->lt_algo = c.algo;
+					e = lt_algo_check(wt->lt, &c, RT_BLAS_WS_BYTES);
+				}
 				if (e != CUBLAS_STATUS_SUCCESS) {
 					rt_route_disable(r, "cuBLASLt refuses its algorithm at m=%d: %s",
 							 ms[j], cublasGetStatusString(e));
@@ -152,12 +156,14 @@ int rt_lt_check(struct gt_weight *wt)
 	return GT_OK;
 }
 
-int rt_lt_run(struct gt_weight *wt, const struct launch_step *st, const void *x, int m,
-	      void *y, cudaStream_t stream)
+int rt_lt_run(struct gt_weight *wt, const struct rt_route *r, const struct launch_step *st,
+	      const void *x, int m, void *y, cudaStream_t stream)
 {
 	struct lt_call c;
-	cublasStatus_t e = lt_ready(wt, st, m, &c);
-	if (e == CUBLAS_STATUS_SUCCESS)
-		e = lt_run(wt->lt, &c, wt->w, x, y, wt->ws, wt->ws_bytes, stream);
-	return rt_blas_status(e);
+	cublasStatus_t e = lt_describe(&c, (int)st->lt[0], wt->shape.n, wt->shape.k, m);
+	if (e != CUBLAS_STATUS_SUCCESS)
+		return rt_blas_status(e);
+	c.algo = r->lt_algo;
+	return rt_blas_status(lt_run(wt->lt, &c, wt->w, x, y, wt->blas_ws, RT_BLAS_WS_BYTES,
+				     stream));
 }

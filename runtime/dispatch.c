@@ -104,12 +104,23 @@ static int step_ok(const struct rt_route *r, const struct shape *s,
 	return 1;
 }
 
+/* The route workspace a plan needs: none for a plan of cuBLASLt steps
+ * alone, which run in the weight's cuBLAS workspace (RT_BLAS_WS_BYTES, as
+ * large as the STEP_LT_WS_BYTES the tuner timed them with). */
+static size_t plan_route_ws(const struct launch_plan *p)
+{
+	for (int i = 0; i < p->nsteps; i++)
+		if (p->steps[i].kind != STEP_LT)
+			return p->ws_bytes;
+	return 0;
+}
+
 int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels,
 	    size_t ws_limit, struct launch_plan *plan)
 {
 	if (!r->t || r->t->plan(s, r->e->params, m, plan))
 		return -1;
-	if (plan->nsteps < 1 || plan->nsteps > PLAN_MAX_STEPS || plan->ws_bytes > ws_limit ||
+	if (plan->nsteps < 1 || plan->nsteps > PLAN_MAX_STEPS || plan_route_ws(plan) > ws_limit ||
 	    plan_pdl_misplaced(plan) >= 0)
 		return -1;
 	size_t y_bytes = (size_t)m * (size_t)s->n * dtype_size(s->y);
@@ -152,8 +163,8 @@ static int check_at(struct rt_route *r, const struct shape *s, int m, int nkerne
 		rt_route_disable(r, "no well-formed launch plan at m=%d", m);
 		return -1;
 	}
-	if (plan.ws_bytes > *ws)
-		*ws = plan.ws_bytes;
+	if (plan_route_ws(&plan) > *ws)
+		*ws = plan_route_ws(&plan);
 	return 0;
 }
 

@@ -67,10 +67,11 @@ static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
 			/* a plan of one cuBLASLt step: should the library refuse it
 			 * at this m (prepare checked the ends of the range), the
 			 * baseline writes all of y instead */
-			int status = rt_lt_run((struct gt_weight *)wt, st, x, m, y, stream);
-			if (status != GT_OK)
-				return rt_blas_run((struct gt_weight *)wt, x, m, y, stream);
-			continue;
+			int status = rt_lt_run((struct gt_weight *)wt, r, st, x, m, y, stream);
+			if (status == GT_OK)
+				continue;
+			((struct gt_weight *)wt)->misaligned_calls++;
+			return rt_blas_run((struct gt_weight *)wt, x, m, y, stream);
 		}
 		if (st->kind == STEP_KERNEL)
 			e = launch_step(wt, r, st, x, y, m, stream);

@@ -60,6 +60,7 @@ struct rt_route {
 	struct relayout relayout;               /* the prepared weight its plans read */
 	void *prep;                             /* ... made once at prepare, or NULL */
 	int owns_prep;                          /* 0: prep is an earlier route's */
+	cublasLtMatmulAlgo_t lt_algo;           /* its STEP_LT's algorithm (rt_lt_check) */
 };
 
 struct gt_context {
@@ -82,7 +83,9 @@ struct gt_weight {
 	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
 	cublasLtHandle_t lt;                    /* the routes' cuBLASLt steps */
 	float *x32;                             /* router baseline: RT_X32_CHUNK_ROWS x K */
-	unsigned long misaligned_calls;         /* routed calls that ran the baseline */
+	/* routed calls that ran the baseline: x or y not 16-byte aligned, or
+	 * a cuBLASLt step the library refused (its alignment needs, mostly) */
+	unsigned long misaligned_calls;
 };
 
 /* --- table.c --- */
@@ -192,13 +195,15 @@ int rt_blas_gemm_bf16(struct gt_weight *wt, const struct rt_route *r,
 		      const struct launch_step *st, const void *x, int m, void *y);
 
 /* The usable routes whose plans hold a cuBLASLt step: its algorithm is
- * checked (cublasLtMatmulAlgoCheck) at both ends of the route's M range,
- * and a route it fails runs the baseline instead (disabled, with why).
- * After rt_blas_init. Returns a gt_status. */
+ * built once from its attributes into the route (r->lt_algo) and checked
+ * (cublasLtMatmulAlgoCheck) at both ends of the route's M range; a route
+ * it fails runs the baseline instead (disabled, with why). After
+ * rt_blas_init. Returns a gt_status. */
 int rt_lt_check(struct gt_weight *wt);
-/* One STEP_LT on stream, in the weight's workspace. Returns a gt_status. */
-int rt_lt_run(struct gt_weight *wt, const struct launch_step *st, const void *x, int m,
-	      void *y, cudaStream_t stream);
+/* Route r's STEP_LT st on stream, in the weight's cuBLAS workspace.
+ * Returns a gt_status. */
+int rt_lt_run(struct gt_weight *wt, const struct rt_route *r, const struct launch_step *st,
+	      const void *x, int m, void *y, cudaStream_t stream);
 
 /* --- convert.cu --- */
 

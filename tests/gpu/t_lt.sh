@@ -31,5 +31,7 @@ q "SELECT s.family, r.m, round(r.ratio, 3), c.params $lt AND r.status='ok' ORDER
 	sed 's/^/    best: /'
 before=$(q "SELECT count(*) FROM result")
 expect_exit "the sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt.yaml --db "$db"
+again=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+check "a resumed sweep names the same candidates (${again:-none} of $named)" test "$again" = "$named"
 check "a resumed sweep measures nothing again" test "$(q "SELECT count(*) FROM result")" = "$before"
 finish
