@@ -164,6 +164,10 @@ int rt_lt_run(struct gt_weight *wt, const struct rt_route *r, const struct launc
 	if (e != CUBLAS_STATUS_SUCCESS)
 		return rt_blas_status(e);
 	c.algo = r->lt_algo;
-	return rt_blas_status(lt_run(wt->lt, &c, wt->w, x, y, wt->blas_ws, RT_BLAS_WS_BYTES,
+	/* orientation n reads the W^T prepared for the route */
+	const void *w = st->lt[0] == LT_ORIENT_N ? r->prep : wt->w;
+	if (!w)
+		return GT_ERR_CUBLAS;   /* cannot happen: prepare made it; the baseline runs */
+	return rt_blas_status(lt_run(wt->lt, &c, w, x, y, wt->blas_ws, RT_BLAS_WS_BYTES,
 				     stream));
 }

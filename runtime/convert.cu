@@ -66,6 +66,12 @@ extern "C" cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count
 
 #include "hilo.cuh"
 #include "pack.cuh"
+#include "transpose.cuh"
+
+extern "C" cudaError_t rt_transpose(const void *w, void *out, int n, int k, cudaStream_t stream)
+{
+	return gt_transpose((const __nv_bfloat16 *)w, (__nv_bfloat16 *)out, n, k, stream);
+}
 
 extern "C" cudaError_t rt_pack_tiles(const void *w, void *out, int n, int k, int rows, int cols,
 				     cudaStream_t stream)

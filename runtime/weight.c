@@ -124,10 +124,13 @@ static int prepare_relayouts(gt_weight *wt)
 		if (status != GT_OK)
 			return status;
 		r->owns_prep = 1;
-		/* the templates' checks demand fp32 w for hi/lo and bf16 w for tiles */
+		/* the templates' checks demand fp32 w for hi/lo and bf16 w otherwise */
 		if (r->relayout.kind == RELAYOUT_HILO)
 			status = rt_cuda_status(rt_split_hilo(wt->w, r->prep,
 							      (size_t)wt->shape.n * wt->shape.k, 0));
+		else if (r->relayout.kind == RELAYOUT_TRANSPOSE)
+			status = rt_cuda_status(rt_transpose(wt->w, r->prep, wt->shape.n,
+							     wt->shape.k, 0));
 		else
 			status = rt_cuda_status(rt_pack_tiles(wt->w, r->prep, wt->shape.n,
 							      wt->shape.k, r->relayout.rows,

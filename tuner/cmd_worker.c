@@ -323,7 +323,7 @@ static int load_candidate(struct gpu *g, struct eval *e)
 }
 
 /* The prepared weight of w for the candidate (the router's hi/lo split,
- * or W packed in tiles), computed on the worker's stream into a fresh
+ * W packed in tiles, or W transposed), computed on the worker's stream into a fresh
  * allocation in *out; NULL when the candidate reads W as given. */
 static int prepare_weight(struct gpu *g, const struct eval *e, const void *w, void **out)
 {
@@ -334,10 +334,12 @@ static int prepare_weight(struct gpu *g, const struct eval *e, const void *w, vo
 		return 0;
 	if (CUDA_CHECK(cudaMalloc(out, bytes)))
 		return -1;
-	/* the adapters' checks demand fp32 w for hi/lo and bf16 w for tiles */
+	/* the adapters' checks demand fp32 w for hi/lo and bf16 w otherwise */
 	if (r.kind == RELAYOUT_HILO)
 		return CUDA_CHECK(harness_split_hilo(w, *out, (size_t)e->shape.n * e->shape.k,
 						     g->stream));
+	if (r.kind == RELAYOUT_TRANSPOSE)
+		return CUDA_CHECK(harness_transpose(w, *out, e->shape.n, e->shape.k, g->stream));
 	return CUDA_CHECK(harness_pack_tiles(w, *out, e->shape.n, e->shape.k, r.rows, r.cols,
 					     g->stream));
 }

@@ -177,6 +177,13 @@ extern "C" cudaError_t harness_split_hilo(const float *w, void *out, size_t coun
 }
 
 #include "../runtime/pack.cuh"
+#include "../runtime/transpose.cuh"
+
+extern "C" cudaError_t harness_transpose(const void *w, void *out, int n, int k,
+					 cudaStream_t stream)
+{
+	return gt_transpose((const __nv_bfloat16 *)w, (__nv_bfloat16 *)out, n, k, stream);
+}
 
 extern "C" cudaError_t harness_pack_tiles(const void *w, void *out, int n, int k, int rows,
 					  int cols, cudaStream_t stream)

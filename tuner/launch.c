@@ -275,7 +275,10 @@ static int lt_step(struct gpu *g, const struct launch_step *s, const struct plan
 	if (st != CUBLAS_STATUS_SUCCESS)
 		return gpu_fail("plan step %d: cuBLASLt refuses the algorithm at m=%d (%s)", i, o->m,
 				cublasGetStatusString(st));
-	return CUBLAS_CHECK(lt_run(g->lt, &c, o->w, o->x, o->y, o->ws, a->ws_bytes, g->stream));
+	const void *w = s->lt[0] == LT_ORIENT_N ? o->prep : o->w;
+	if (!w)
+		return gpu_fail("plan step %d: orientation n needs the prepared W^T", i);
+	return CUBLAS_CHECK(lt_run(g->lt, &c, w, o->x, o->y, o->ws, a->ws_bytes, g->stream));
 }
 
 int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch_plan *p,

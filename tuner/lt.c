@@ -59,14 +59,19 @@ cublasStatus_t lt_describe(struct lt_call *c, int orient, int n, int k, int m)
 	c->orient = orient;
 	const int32_t t = CUBLAS_OP_T, no = CUBLAS_OP_N;
 	LT_TRY(cublasLtMatmulDescInit(&c->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-	if (orient == LT_ORIENT_T) {
-		/* C[n, m] = op(A)[n, k] * B[k, m], all column-major: A is W's
-		 * k x n view, transposed; B is X's k x m view */
-		LT_TRY(cublasLtMatmulDescSetAttribute(&c->op, CUBLASLT_MATMUL_DESC_TRANSA, &t,
-						      sizeof(t)));
+	if (orient == LT_ORIENT_T || orient == LT_ORIENT_N) {
+		/* C[n, m] = op(A)[n, k] * B[k, m], all column-major; B is X's
+		 * k x m view. T: A is W's k x n view, transposed. N: A is the
+		 * prepared W^T, an n x k matrix as it stands. */
+		const int32_t ta = orient == LT_ORIENT_T ? t : no;
+		LT_TRY(cublasLtMatmulDescSetAttribute(&c->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+						      sizeof(ta)));
 		LT_TRY(cublasLtMatmulDescSetAttribute(&c->op, CUBLASLT_MATMUL_DESC_TRANSB, &no,
 						      sizeof(no)));
-		LT_TRY(layout(&c->a, (uint64_t)k, (uint64_t)n, k, 0));
+		if (orient == LT_ORIENT_T)
+			LT_TRY(layout(&c->a, (uint64_t)k, (uint64_t)n, k, 0));
+		else
+			LT_TRY(layout(&c->a, (uint64_t)n, (uint64_t)k, n, 0));
 		LT_TRY(layout(&c->b, (uint64_t)k, (uint64_t)m, k, 0));
 		return layout(&c->c, (uint64_t)n, (uint64_t)m, n, 0);
 	}
@@ -112,8 +117,8 @@ cublasStatus_t lt_run(cublasLtHandle_t h, const struct lt_call *c, const void *w
 		      void *y, void *ws, size_t ws_bytes, cudaStream_t stream)
 {
 	const float one = 1.0f, zero = 0.0f;
-	const void *a = c->orient == LT_ORIENT_T ? w : x;
-	const void *b = c->orient == LT_ORIENT_T ? x : w;
+	const void *a = c->orient == LT_ORIENT_ROW ? x : w;
+	const void *b = c->orient == LT_ORIENT_ROW ? w : x;
 	return cublasLtMatmul(h, (cublasLtMatmulDesc_t)&c->op, &one, a,
 			      (cublasLtMatrixLayout_t)&c->a, b, (cublasLtMatrixLayout_t)&c->b,
 			      &zero, y, (cublasLtMatrixLayout_t)&c->c, y,

@@ -19,9 +19,12 @@
  *                view and op its transpose (TRANSA = T), so op(A) is W.
  * LT_ORIENT_ROW: row-major layouts (CUBLASLT_ORDER_ROW): D[m, n] =
  *                X[m, k] * W^T[k, n], X as A and W as B (TRANSB = T).
- * Same operands, same output layout; the library picks other kernels.
+ * LT_ORIENT_N:   column-major like T, but A is W^T prepared once (K x N
+ *                row-major, RELAYOUT_TRANSPOSE: an n x k column-major
+ *                matrix), not transposed by the op (TRANSA = N).
+ * Same product, same output layout; the library picks other kernels.
  */
-enum lt_orient { LT_ORIENT_T = 0, LT_ORIENT_ROW = 1, LT_NORIENTS };
+enum lt_orient { LT_ORIENT_T = 0, LT_ORIENT_ROW = 1, LT_ORIENT_N = 2, LT_NORIENTS };
 
 /* The attributes an algorithm is stored by, in this order (the values of
  * CUBLASLT_ALGO_CONFIG_ID, _TILE_ID, _STAGES_ID, _SPLITK_NUM,
@@ -44,7 +47,8 @@ cublasStatus_t lt_algo_init(cublasLtHandle_t h, struct lt_call *c, const long at
 /* cublasLtMatmulAlgoCheck of c->algo; CUBLAS_STATUS_NOT_SUPPORTED too
  * when it needs more than ws_limit bytes of workspace. */
 cublasStatus_t lt_algo_check(cublasLtHandle_t h, const struct lt_call *c, size_t ws_limit);
-/* Enqueue the product on stream (capturable). */
+/* Enqueue the product on stream (capturable). w is W as given, or for
+ * LT_ORIENT_N the prepared W^T. */
 cublasStatus_t lt_run(cublasLtHandle_t h, const struct lt_call *c, const void *w, const void *x,
 		      void *y, void *ws, size_t ws_bytes, cudaStream_t stream);
 /* Up to max algorithms the heuristic proposes for orientation o at m

@@ -66,7 +66,7 @@ struct sweep_settings {
 struct lt_search {
 	int top;                      /* 0: no cuBLASLt search */
 	int norients;
-	long orient[2];               /* tmpl_lt.c's orient symbols, by index */
+	long orient[3];               /* tmpl_lt.c's orient symbols, by index */
 };
 
 struct space {

@@ -52,10 +52,11 @@ enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16, STE
  * STEP_LT: Y[m, n] = X[m, k] * W[n, k]^T with one cuBLASLt algorithm (bf16
  * operands and output, FP32 compute; tuner/lt.h), in the workspace ARG_WS
  * (plan.ws_bytes): lt[0] is the orientation (enum lt_orient), lt[1..9]
- * the algorithm's attributes in lt_attr_names order.
+ * the algorithm's attributes in lt_attr_names order. Orientation N reads
+ * the prepared W^T (ARG_PREP's RELAYOUT_TRANSPOSE) instead of W.
  */
 #define STEP_LT_VALUES 10
-#define STEP_LT_ORIENTS 2       /* enum lt_orient's count */
+#define STEP_LT_ORIENTS 3       /* enum lt_orient's count */
 /* The workspace a STEP_LT plan asks for (the baseline's 32 MiB). */
 #define STEP_LT_WS_BYTES ((size_t)32 << 20)
 
@@ -71,8 +72,12 @@ enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16, STE
  * tile row XOR-swizzled as mma_skinny's ldmatrix expects); tile (nt, kt)
  * starts at element (nt * K/cols + kt) * rows*cols, so the tiles of one
  * row block follow each other along K. Same bytes as W, every value kept.
+ * RELAYOUT_TRANSPOSE (bf16 W) prepares W^T, K x N row-major
+ * (runtime/transpose.cuh), for cuBLASLt's LT_ORIENT_N.
  */
-enum relayout_kind { RELAYOUT_NONE = 0, RELAYOUT_HILO = 1, RELAYOUT_TILES = 2 };
+enum relayout_kind {
+	RELAYOUT_NONE = 0, RELAYOUT_HILO = 1, RELAYOUT_TILES = 2, RELAYOUT_TRANSPOSE = 3
+};
 
 struct relayout {
 	enum relayout_kind kind;

@@ -18,14 +18,15 @@ enum {
 };
 
 /* Same order as enum lt_orient in lt.h. */
-static const char *const orient_symbols[] = { "t", "row", NULL };
+static const char *const orient_symbols[] = { "t", "row", "n", NULL };
+#define ORIENT_N 2
 
 #define U32 0x7fffffffL
 #define U16 0xffffL
 
 /* The attributes in lt_attr_names order after the orientation. */
 static const struct tmpl_param params[NPARAMS] = {
-	[P_ORIENT]    = { "orient", 0, 1, orient_symbols },
+	[P_ORIENT]    = { "orient", 0, 2, orient_symbols },
 	[P_ALGO]      = { "algo", 0, U32, NULL },
 	[P_TILE]      = { "tile", 0, U32, NULL },
 	[P_STAGES]    = { "stages", 0, U32, NULL },
@@ -74,13 +75,21 @@ static int lt_plan(const struct shape *s, const long *p, int m, struct launch_pl
 	return 0;
 }
 
+/* Orientation n multiplies by W^T prepared once (lossless). */
+static struct relayout lt_relayout(const long *p)
+{
+	if (p[P_ORIENT] == ORIENT_N)
+		return (struct relayout){ RELAYOUT_TRANSPOSE, 0, 0 };
+	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
+}
+
 const struct tmpl tmpl_lt = {
 	.stem = "blas_lt",
 	.source = NULL,
 	.adapter = "tuner/tmpl_lt.c",
 	.params = params,
 	.nparams = NPARAMS,
-	.relayout = NULL,
+	.relayout = lt_relayout,
 	.check = lt_check,
 	.kernels = lt_kernels,
 	.plan = lt_plan,

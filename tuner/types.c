@@ -64,6 +64,7 @@ size_t relayout_bytes(const struct relayout *r, const struct shape *s)
 	case RELAYOUT_HILO:     /* hi and lo: two bf16 copies of the fp32 original */
 		return (size_t)2 * s->n * s->k * 2;
 	case RELAYOUT_TILES:    /* the same bf16 values, reordered */
+	case RELAYOUT_TRANSPOSE:
 		return (size_t)s->n * s->k * 2;
 	default:
 		return 0;

@@ -18,7 +18,7 @@ check "every named candidate was screened ($n of $named)" test "$n" = "$named"
 check "every one validated ok ($okc of $n)" test "$okc" = "$n"
 q "SELECT s.family, r.m, c.params, r.status, r.reason $lt AND r.status!='ok'" | head -n 10 |
 	sed 's/^/    /'
-for o in t row; do
+for o in t row n; do
 	echo "    orient=$o: $(q "SELECT count(*) $lt AND c.params LIKE 'orient=$o,%'") screened"
 done
 check "the t orientation (the baseline's own) has candidates" \

@@ -187,7 +187,7 @@ static const struct gt_table_entry lt_entries[] = {
 	{ .n = 8192, .k = 1024, .m_lo = 127, .m_hi = 128, .tmpl = "blas_lt",
 	  .params = { 1, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
 	{ .n = 8192, .k = 1024, .m_lo = 255, .m_hi = 255, .tmpl = "blas_lt",
-	  .params = { 2, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
+	  .params = { 3, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
 	{ .n = 256, .k = 8192, .w = 1, .x = 0, .y = 1, .m_lo = 32, .m_hi = 32, .tmpl = "blas_lt",
 	  .params = { 0, 66, 18, 35, 1, 0, 0, 3, 0, 5 } },
 };

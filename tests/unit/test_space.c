@@ -112,10 +112,10 @@ static const struct bad_case {
 	{ "deep", "20:39: nesting deeper than 32 levels" },
 	{ "constraint_not_string", "21:9: a constraint must be a string, not a list" },
 	/* constraint syntax: the column of the fault inside the string */
-	{ "lt_orient_unknown", "12:15: unknown orient value 'col' (expected t, row)" },
+	{ "lt_orient_unknown", "12:15: unknown orient value 'col' (expected t, row, n)" },
 	{ "lt_top_zero", "13:8: top must be in [1, 32], not 0" },
 	{ "lt_no_top", "12:3: cublaslt lacks required key 'top'" },
-	{ "lt_orient_three", "12:11: orient has more than 2 values" },
+	{ "lt_orient_three", "12:11: orient has more than 3 values" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -228,9 +228,10 @@ TEST(cublaslt_section)
 	CHECK_INT(sp.nshapes, 3);
 	CHECK_INT(sp.ngrids, 0);
 	CHECK_INT(sp.lt.top, 4);
-	CHECK_INT(sp.lt.norients, 2);
+	CHECK_INT(sp.lt.norients, 3);
 	CHECK_INT(sp.lt.orient[0], 0);  /* t */
 	CHECK_INT(sp.lt.orient[1], 1);  /* row */
+	CHECK_INT(sp.lt.orient[2], 2);  /* n */
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */

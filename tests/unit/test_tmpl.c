@@ -271,12 +271,18 @@ TEST(lt_adapter)
 		  "custom=1,inner=0,cluster=0");
 	CHECK(t->check(&qkv, p) == NULL);
 	CHECK_STR(t->check(&router, p), "w, x and y must be bf16");
-	const long bad_orient[] = { 2, 66, 13, 35, 3, 2, 0, 1, 0, 0 };
+	const long bad_orient[] = { 3, 66, 13, 35, 3, 2, 0, 1, 0, 0 };
 	CHECK_STR(t->check(&qkv, bad_orient), "parameter out of range");
 	const long bad_inner[] = { 0, 66, 13, 35, 3, 2, 0, 1, 65536, 0 };
 	CHECK_STR(t->check(&qkv, bad_inner), "parameter out of range");
 	CHECK_INT(t->kernels(&qkv, p, names, TMPL_MAX_KERNELS), 0);
 	CHECK_INT(tmpl_relayout(t, p).kind, RELAYOUT_NONE);
+	/* orientation n multiplies by W^T, prepared once: as many bytes as W */
+	const long pn[] = { 2, 66, 13, 35, 3, 2, 0, 1, 0, 0 };
+	const struct relayout tr = tmpl_relayout(t, pn);
+	CHECK_INT(tr.kind, RELAYOUT_TRANSPOSE);
+	CHECK_INT(relayout_bytes(&tr, &qkv), (long long)qkv.n * qkv.k * 2);
+	CHECK(t->check(&qkv, pn) == NULL);
 	CHECK_INT(t->plan(&qkv, p, 31, &pl), 0);
 	CHECK_INT(pl.nsteps, 1);
 	CHECK_INT(pl.ws_bytes, 32L << 20);
