@@ -14,7 +14,7 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   b1c81031f6229e2f (hash of the template sources)
+ *   sources   2518617193983827 (hash of the template sources)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
@@ -24,16 +24,16 @@
  *     M 1, 2..7, 8 (3 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2..8, 9..16, 17..32, 127..128, 255, 256 (7 entries, 36 Ms)
+ *     M 1, 2..8, 9..16, 17..32, 127..128, 255..256 (6 entries, 36 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2..8, 9..16, 17..32, 33, 128, 255..256 (7 entries, 36 Ms)
+ *     M 1, 2..8, 9..16, 17..32, 33, 128, 255, 256 (8 entries, 36 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
- *     M 1, 2..8, 9..16, 17..32, 127, 255, 512 (7 entries, 35 Ms)
+ *     M 1, 2..8, 9..16, 17..32, 127, 128, 255..256, 512 (8 entries, 37 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler (n 8192, k 4096, bf16 x bf16 -> bf16):
- *     M 9..16, 17..32, 255, 512 (4 entries, 26 Ms)
+ *     M 9..16, 17..31, 32, 127, 128, 255, 512 (7 entries, 28 Ms)
  *     measured M 9 16 17 31 32 33 127 128 129 255 256 257 512
  */
 #ifndef GT_GENERATED_TABLE_H
@@ -117,18 +117,14 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 17: 1.246 (200 pairs), M 31: 1.229 (200 pairs), M 32: 1.229 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 7, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
 	  1, { 19 }, 1.229, 200 },
-	/* qkv, M 127..128: blas_lt orient=row,algo=66,tile=17,stages=35,splitk=3,reduction=2,swizzle=0,custom=0,inner=0,cluster=4
-	 *   M 127: 1.037 (200 pairs), M 128: 1.046 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 127, 128, "blas_lt", { 1 /* row */, 66, 17, 35, 3, 2, 0, 0, 0, 4 },
-	  0, { 0 }, 1.037, 200 },
-	/* qkv, M 255: blas_lt orient=t,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
-	 *   M 255: 1.012 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
-	  0, { 0 }, 1.012, 200 },
-	/* qkv, M 256: blas_lt orient=row,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
-	 *   M 256: 1.009 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 256, 256, "blas_lt", { 1 /* row */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
-	  0, { 0 }, 1.009, 200 },
+	/* qkv, M 127..128: blas_lt orient=row,algo=66,tile=28,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=4
+	 *   M 127: 1.041 (200 pairs), M 128: 1.051 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 127, 128, "blas_lt", { 1 /* row */, 66, 28, 35, 4, 2, 0, 0, 0, 4 },
+	  0, { 0 }, 1.041, 200 },
+	/* qkv, M 255..256: blas_lt orient=t,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
+	 *   M 255: 1.003 (200 pairs), M 256: 1.014 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 255, 256, "blas_lt", { 0 /* t */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
+	  0, { 0 }, 1.003, 200 },
 	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
 	 *   M 1: 1.237 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
@@ -154,10 +150,14 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 128: 1.145 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 128, 128, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1 },
 	  2, { 23, 29 }, 1.145, 200 },
-	/* pooler, M 255..256: blas_lt orient=t,algo=66,tile=135,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=7
-	 *   M 255: 1.216 (200 pairs), M 256: 1.019 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 255, 256, "blas_lt", { 0 /* t */, 66, 135, 35, 1, 0, 0, 2, 0, 7 },
-	  0, { 0 }, 1.019, 200 },
+	/* pooler, M 255: blas_lt orient=row,algo=66,tile=135,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=7
+	 *   M 255: 1.271 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 255, 255, "blas_lt", { 1 /* row */, 66, 135, 35, 1, 0, 0, 2, 0, 7 },
+	  0, { 0 }, 1.271, 200 },
+	/* pooler, M 256: blas_lt orient=t,algo=66,tile=135,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=7
+	 *   M 256: 1.074 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 256, 256, "blas_lt", { 0 /* t */, 66, 135, 35, 1, 0, 0, 2, 0, 7 },
+	  0, { 0 }, 1.074, 200 },
 	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=cg
 	 *   M 1: 1.201 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 1 /* cg */ },
@@ -175,34 +175,50 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 17: 1.023 (200 pairs), M 31: 1.050 (200 pairs), M 32: 1.042 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 17, 32, "mma_skinny", { 32, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0 },
 	  1, { 26 }, 1.023, 200 },
-	/* oproj, M 127: blas_lt orient=row,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
+	/* oproj, M 127: blas_lt orient=t,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
 	 *   M 127: 1.005 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 18, 35, 1, 0, 0, 3, 0, 5 },
+	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 0 /* t */, 66, 18, 35, 1, 0, 0, 3, 0, 5 },
 	  0, { 0 }, 1.005, 200 },
-	/* oproj, M 255: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 255: 1.004 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 255, 255, "blas_lt", { 1 /* row */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.004, 200 },
+	/* oproj, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
+	 *   M 128: 1.005 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 3, 0, 5 },
+	  0, { 0 }, 1.005, 200 },
+	/* oproj, M 255..256: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
+	 *   M 255: 1.010 (200 pairs), M 256: 1.017 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 255, 256, "blas_lt", { 1 /* row */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
+	  0, { 0 }, 1.010, 200 },
 	/* oproj, M 512: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 512: 1.069 (200 pairs) */
+	 *   M 512: 1.068 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 512, 512, "blas_lt", { 1 /* row */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.069, 200 },
+	  0, { 0 }, 1.068, 200 },
 	/* unpooler, M 9..16: mma_skinny bm=32,bn=16,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0
 	 *   M 9: 1.049 (200 pairs), M 16: 1.038 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 9, 16, "mma_skinny", { 32, 16, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0 },
 	  1, { 25 }, 1.038, 200 },
-	/* unpooler, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0
-	 *   M 17: 1.046 (200 pairs), M 31: 1.036 (200 pairs), M 32: 1.032 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
-	  1, { 18 }, 1.032, 200 },
-	/* unpooler, M 255: blas_lt orient=t,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 255: 1.002 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.002, 200 },
+	/* unpooler, M 17..31: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0
+	 *   M 17: 1.046 (200 pairs), M 31: 1.036 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 64, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0 },
+	  1, { 18 }, 1.036, 200 },
+	/* unpooler, M 32: blas_lt orient=n,algo=66,tile=13,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
+	 *   M 32: 1.035 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 32, 32, "blas_lt", { 2 /* n */, 66, 13, 35, 1, 0, 0, 1, 0, 3 },
+	  0, { 0 }, 1.035, 200 },
+	/* unpooler, M 127: blas_lt orient=t,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
+	 *   M 127: 1.016 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 127, 127, "blas_lt", { 0 /* t */, 66, 18, 35, 1, 0, 0, 3, 0, 5 },
+	  0, { 0 }, 1.016, 200 },
+	/* unpooler, M 128: blas_lt orient=n,algo=66,tile=28,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=4
+	 *   M 128: 1.018 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 28, 35, 1, 0, 0, 0, 0, 4 },
+	  0, { 0 }, 1.018, 200 },
+	/* unpooler, M 255: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
+	 *   M 255: 1.003 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 255, 255, "blas_lt", { 1 /* row */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
+	  0, { 0 }, 1.003, 200 },
 	/* unpooler, M 512: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 512: 1.011 (200 pairs) */
+	 *   M 512: 1.003 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 512, 512, "blas_lt", { 1 /* row */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.011, 200 },
+	  0, { 0 }, 1.003, 200 },
 };
 
 static const struct gt_table gt_compiled_table = {
@@ -211,8 +227,8 @@ static const struct gt_table gt_compiled_table = {
 	132,	/* sm_count */
 	"13.0",	/* cuda */
 	"13.1.0",	/* cublaslt */
-	"b1c81031f6229e2f",	/* source_hash */
-	39,	/* nentries */
+	"2518617193983827",	/* source_hash */
+	43,	/* nentries */
 	gt_table_entries
 };
 
