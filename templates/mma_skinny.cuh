@@ -27,12 +27,13 @@
  *                        pdl mma_zero_f32), then
  *                        mma_splitk_reduce with splits = 1 converts;
  *   COMBINE cluster:     mma_skinny_cluster_kernel, a cluster of the SPLIT
- *                        blocks of one tile; after barrier.cluster each
- *                        rank sums a slice of the tile over every rank's
- *                        shared memory (mapa + ld.shared::cluster, ranks in
- *                        order, so the sum is deterministic) and writes Y;
- *                        a second barrier keeps the tiles alive until all
- *                        ranks have read them. One kernel.
+ *                        blocks of one tile; each rank owns a slice of the
+ *                        tile and every rank stores its partial sum of
+ *                        that slice into the owner's receive slots (mapa +
+ *                        st.shared::cluster, as soon as its K loop is
+ *                        done); after one barrier.cluster each owner sums
+ *                        its slots in rank order (deterministic) and
+ *                        writes Y. One kernel, one cluster barrier.
  *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
  *   kernel:              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
@@ -68,8 +69,10 @@
  * Launch (tuner/tmpl_mma.c builds the plan):
  *   mma_skinny_kernel, mma_skinny_cluster_kernel:
  *       grid (ceil(M/BN), SPLIT, N/BM), block WARPS*32,
- *       dynamic smem mma_smem_bytes(BM, BN, BK, WARPS, STAGES) (> 48 KiB
- *       needs the opt-in attribute); the cluster kernel's cluster is
+ *       dynamic smem mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV),
+ *       RECV = mma_recv_bytes(BN, BM (hi/lo: BM / 2), SPLIT) for the
+ *       cluster kernels and 0 otherwise (> 48 KiB needs the opt-in
+ *       attribute); the cluster kernel's cluster is
  *       (1, SPLIT, 1), compiled in with __cluster_dims__, so a plain
  *       cuLaunchKernel launches it. Token tiles vary fastest, so the blocks
  *       that read one weight tile for different tokens run together and
@@ -182,11 +185,23 @@ __host__ __device__ constexpr int mma_epilogue_bytes(int BM, int BN, int WARPS)
  * such a boundary, so the block asks for that much more to align it. */
 #define MMA_WGMMA_ALIGN 1024
 
+/* A cluster combine's receive slots, after everything else: each rank
+ * owns PER_RANK float4s of the BN x OUT_ROWS output tile and gets one slot
+ * of them from every rank (its own included), written by the peers with
+ * remote stores whenever they finish their K loop -- so the slots overlap
+ * nothing a block still uses. */
+__host__ __device__ constexpr int mma_recv_bytes(int BN, int OUT_ROWS, int SPLIT)
+{
+	return (BN * OUT_ROWS / 4 + SPLIT - 1) / SPLIT * SPLIT * 16;
+}
+
+/* The dynamic shared memory of a block: the ring or the epilogue tile,
+ * wgmma's alignment slack, then RECV bytes of cluster receive slots. */
 __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WARPS, int STAGES,
-						 int MMA = MMA_SYNC)
+						 int MMA = MMA_SYNC, int RECV = 0)
 {
 	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS)) +
-	       (MMA == MMA_WGMMA ? MMA_WGMMA_ALIGN : 0);
+	       (MMA == MMA_WGMMA ? MMA_WGMMA_ALIGN : 0) + RECV;
 }
 
 /* Shared memory an SM gives its blocks, and what it reserves per block
@@ -201,9 +216,9 @@ __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WAR
  * never so many that a thread would have fewer registers than its
  * accumulators plus MMA_REG_OVERHEAD (65536 registers per SM). */
 __host__ __device__ constexpr int mma_min_blocks(int BM, int BN, int BK, int WARPS, int STAGES,
-						 int MMA = MMA_SYNC)
+						 int MMA = MMA_SYNC, int RECV = 0)
 {
-	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA) +
+	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV) +
 						 MMA_BLOCK_SMEM_RESERVED),
 				  65536 / (WARPS * 32 * (mma_acc_per_thread(BM, BN, WARPS) +
 							 MMA_REG_OVERHEAD))));
@@ -490,25 +505,13 @@ __device__ __forceinline__ void mma_cluster_sync()
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
-/* The same barrier without the release fence (a GPU-scope MEMBAR in SASS):
- * enough where it only says "done reading your tile", because a thread's
- * remote loads have returned before it arrives (their values are used
- * before the arrive in program order). */
-__device__ __forceinline__ void mma_cluster_sync_relaxed()
-{
-	asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\t"
-		     "barrier.cluster.wait.aligned;" ::: "memory");
-}
-
-/* 16 bytes of the peer rank's shared memory at the offset of local addr. */
-__device__ __forceinline__ float4 mma_load_peer(unsigned addr, unsigned rank)
+/* v into the peer rank's shared memory at the offset of local addr. */
+__device__ __forceinline__ void mma_store_peer(unsigned addr, unsigned rank, float4 v)
 {
 	unsigned remote;
-	float4 v;
 	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
-	asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
-		     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(remote) : "memory");
-	return v;
+	asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};"
+		     :: "r"(remote), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
 __device__ __forceinline__ float4 mma_add4(float4 a, float4 b)
@@ -629,6 +632,10 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	 * so acc[0][j][c] is the wgmma accumulator 4j + c of N = BN/WN. */
 	static_assert(MMA == MMA_SYNC || (MT == 1 && WK == 1 && WM == BM / 16),
 		      "wgmma warps must tile 64-row groups");
+	/* Output rows of the tile: BM, or BM/2 for hi/lo, whose row r and
+	 * row r + BM/2 (hi and lo of one output) are added here. */
+	constexpr int OUT_ROWS = HILO ? BM / 2 : BM;
+	constexpr int RECV = CLUSTER ? mma_recv_bytes(BN, OUT_ROWS, SPLIT) : 0;
 	/* Tiles loaded ahead of the one being multiplied: all but one slot with
 	 * mma.sync; wgmma leaves one more slot to the product still running
 	 * (it waits for the previous k tile's wgmma, not its own). */
@@ -654,7 +661,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	{
 		unsigned dyn;
 		asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA))
+		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV))
 			__trap();
 	}
 
@@ -769,30 +776,45 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 				E[(wk * BN + token) * LD + row] = acc[i][j][c];
 			}
 
-	/* Output rows of the tile: BM, or BM/2 for hi/lo, whose row r and
-	 * row r + BM/2 (hi and lo of one output) are added here. */
-	constexpr int OUT_ROWS = HILO ? BM / 2 : BM;
 	constexpr int UNITS = BN * OUT_ROWS / 4;        /* float4s of one K partial */
-	/* sum plus 16 bytes of Y's partial sum at (token, row): over the WK
-	 * warp slices, and hi + lo, of rank r's tile (r < 0: this block's
-	 * own), added to the running sum in order */
-	auto add_tile = [&](float4 sum, int token, int row, int r) {
+	/* 16 bytes of this block's partial sum at (token, row): over the WK
+	 * warp slices, and hi + lo, added in order */
+	auto own_sum = [&](int token, int row) {
+		float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
 		for (int w = 0; w < WK; w++)
 #pragma unroll
-			for (int h = 0; h < (HILO ? 2 : 1); h++) {
-				const float *e = &E[(w * BN + token) * LD + row + h * OUT_ROWS];
-				sum = mma_add4(sum, r < 0 ? *reinterpret_cast<const float4 *>(e)
-						      : mma_load_peer(mma_smem_u32(e), r));
-			}
+			for (int h = 0; h < (HILO ? 2 : 1); h++)
+				sum = mma_add4(sum, *reinterpret_cast<const float4 *>(
+							    &E[(w * BN + token) * LD + row + h * OUT_ROWS]));
 		return sum;
 	};
+	__syncthreads();
 	if constexpr (CLUSTER) {
-		mma_cluster_sync();     /* every rank's tile is complete */
-		const unsigned rank = mma_cluster_rank();
+		/* Rank r owns float4s [r * PER_RANK, (r + 1) * PER_RANK) of the
+		 * tile. Push: each rank stores its sum of every float4 into slot
+		 * `rank` of the owner's receive slots; one barrier (release/
+		 * acquire: the stores are visible after it); each owner then sums
+		 * its slots in rank order (the same sum every call) and stores Y.
+		 * Nothing remote is touched after the barrier, so a rank may
+		 * leave as soon as its own stores are done. */
 		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
+		const unsigned rank = mma_cluster_rank();
+		const unsigned recv = raw + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA);
+		for (int u = tid; u < UNITS; u += THREADS) {
+			const int token = u / (OUT_ROWS / 4);
+			const int row = u % (OUT_ROWS / 4) * 4;
+			if (t0 + token >= M)
+				continue;
+			const int owner = u / PER_RANK;
+			mma_store_peer(recv + (rank * PER_RANK + u - owner * PER_RANK) * 16, owner,
+				       own_sum(token, row));
+		}
+		mma_cluster_sync();     /* every slot of every owner is written */
 		const int first = rank * PER_RANK;
 		const int last = mma_min(first + PER_RANK, UNITS);
+		const float4 *slots = reinterpret_cast<const float4 *>(
+			mma_smem + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA));
 		for (int u = first + tid; u < last; u += THREADS) {
 			const int token = u / (OUT_ROWS / 4);
 			const int row = u % (OUT_ROWS / 4) * 4;
@@ -801,21 +823,19 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 			float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
 			for (int r = 0; r < SPLIT; r++)
-				sum = add_tile(sum, token, row, r);
+				sum = mma_add4(sum, slots[r * PER_RANK + u - first]);
 			if constexpr (HILO)
 				*reinterpret_cast<float4 *>(ws + (size_t)(t0 + token) * N + n0 / 2 + row) = sum;
 			else
 				mma_store_bf16x4(Y + (size_t)(t0 + token) * N + n0 + row, sum);
 		}
-		mma_cluster_sync_relaxed();     /* no rank leaves while a peer reads its tile */
 	} else {
-		__syncthreads();
 		for (int u = tid; u < UNITS; u += THREADS) {
 			const int token = u / (OUT_ROWS / 4);
 			const int row = u % (OUT_ROWS / 4) * 4;
 			if (t0 + token >= M)
 				continue;
-			const float4 sum = add_tile(make_float4(0.0f, 0.0f, 0.0f, 0.0f), token, row, -1);
+			const float4 sum = own_sum(token, row);
 			if constexpr (HILO) {
 				/* outputs n0 / 2.. of this hi/lo row pair block */
 				mma_red_v4(ws + (size_t)(t0 + token) * N + n0 / 2 + row, sum);
@@ -859,7 +879,8 @@ mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT,
 	  int MMA = MMA_SYNC>
 __global__ void __cluster_dims__(1, SPLIT, 1)
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA,
+					     mma_recv_bytes(BN, BM, SPLIT)))
 mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y,
 			  float *ws, int M, int N, int K)
 {
@@ -883,7 +904,8 @@ mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M,
  * SPLIT > 8 is a non-portable cluster: the launcher must allow it. */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
 __global__ void __cluster_dims__(1, SPLIT, 1)
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA,
+					     mma_recv_bytes(BN, BM / 2, SPLIT)))
 mma_hilo_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N,
 			int K)
 {

@@ -75,6 +75,11 @@ long mma_tile_smem(const struct mma_tile *t)
 	return (ring > epilogue ? ring : epilogue) + (t->mma == MMA_INSTR_WGMMA ? 1024 : 0);
 }
 
+long mma_cluster_recv_bytes(long bn, long out_rows, long split)
+{
+	return (bn * out_rows / 4 + split - 1) / split * split * 16;
+}
+
 const char *mma_tile_shape_check(const struct mma_tile *t)
 {
 	if (!is_pow2_in(t->bm, 32, 128))
@@ -150,6 +155,11 @@ static const char *mma_check(const struct shape *s, const long *p)
 		return "split 1 takes combine partials";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > MAX_CLUSTER)
 		return "a cluster holds at most 8 blocks";
+	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > 1 &&
+	    mma_tile_smem(&(struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
+					       p[P_SPLIT], p[P_MMA] }) +
+	    mma_cluster_recv_bytes(p[P_BN], p[P_BM], p[P_SPLIT]) > MAX_SMEM)
+		return "shared memory exceeds 227 KiB";
 	if (p[P_PDL] && (p[P_SPLIT] == 1 || p[P_COMBINE] == COMBINE_CLUSTER))
 		return "pdl needs a second kernel (split with partials or atomic)";
 	return mma_tile_fit_check(&t, s->n, s->k);
@@ -269,6 +279,8 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
 	const struct mma_tile t = tile_of(p);
 	st->smem = (unsigned)mma_tile_smem(&t);
+	if (split > 1 && combine == COMBINE_CLUSTER)
+		st->smem += (unsigned)mma_cluster_recv_bytes(p[P_BN], p[P_BM], split);
 	add_arg(st, p[P_LAYOUT] == LAYOUT_TILES ? ARG_PREP : ARG_W, 0);
 	add_arg(st, ARG_X, 0);
 	add_arg(st, ARG_Y, 0);

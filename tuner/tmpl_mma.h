@@ -25,6 +25,11 @@ enum { MMA_INSTR_SYNC, MMA_INSTR_WGMMA };
  * epilogue tile if larger. */
 long mma_tile_smem(const struct mma_tile *t);
 
+/* mma_recv_bytes of mma_skinny.cuh: a cluster combine's receive slots,
+ * after the rest of the block's shared memory; out_rows is bm (hi/lo:
+ * bm/2). */
+long mma_cluster_recv_bytes(long bn, long out_rows, long split);
+
 /* NULL if the template takes the tile's sizes, else a short static
  * reason ("bm must be 32, 64 or 128"). */
 const char *mma_tile_shape_check(const struct mma_tile *t);

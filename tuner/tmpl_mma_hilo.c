@@ -70,6 +70,10 @@ static const char *hilo_check(const struct shape *s, const long *p)
 		return "a cluster combine needs split in [2, 16]";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_PDL])
 		return "pdl needs a zero-fill to overlap (combine atomic)";
+	if (p[P_COMBINE] == COMBINE_CLUSTER &&
+	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM] / 2, p[P_SPLIT]) >
+	    227 * 1024)
+		return "shared memory exceeds 227 KiB";
 	return mma_tile_fit_check(&t, 2L * s->n, s->k);
 }
 
@@ -117,6 +121,8 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	st->block[0] = (unsigned)(p[P_WARPS] * 32);
 	st->block[1] = st->block[2] = 1;
 	st->smem = (unsigned)mma_tile_smem(&t);
+	if (p[P_COMBINE] == COMBINE_CLUSTER)
+		st->smem += (unsigned)mma_cluster_recv_bytes(p[P_BN], p[P_BM] / 2, p[P_SPLIT]);
 	add_arg(st, ARG_PREP);
 	add_arg(st, ARG_X);
 	add_arg(st, ARG_Y);

@@ -267,7 +267,11 @@ TEST(plan_cluster_is_one_kernel)
 	CHECK_INT(st->grid[0], 16);
 	CHECK_INT(st->grid[1], 4);              /* one cluster spans the splits */
 	CHECK_INT(st->grid[2], 8192 / 64);
-	CHECK_INT(st->smem, 4 * (64 + 16) * 64 * 2);
+	/* the ring, then the receive slots: the 16 x 64 FP32 tile */
+	CHECK_INT(st->smem, 4 * (64 + 16) * 64 * 2 + 16 * 64 * 4);
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_EPI_PAD"), 4);
+	/* slots round up to whole float4s per rank: 3 ranks over 8 x 32 / 4 = 64, 22 each */
+	CHECK_INT(mma_cluster_recv_bytes(8, 32, 3), 3 * 22 * 16);
 	CHECK(arg_kinds_are(st, main_args, 7));
 	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_MAX_CLUSTER_NONPORTABLE"), 16);
 }
@@ -419,6 +423,8 @@ TEST(hilo_adapter)
 	CHECK_INT(pl.steps[0].grid[0], 1);
 	CHECK_INT(pl.steps[0].grid[1], 8);
 	CHECK_INT(pl.steps[0].grid[2], 8);
+	/* wgmma ring + alignment, then slots for 32 tokens x 32 outputs */
+	CHECK_INT(pl.steps[0].smem, 4 * (64 + 32) * 64 * 2 + 1024 + 32 * 32 * 4);
 	const long c16[] = { 64, 32, 64, 4, 4, 16, 0, 1, WGMMA, 0 };
 	CHECK(t->check(&router, c16) == NULL);  /* non-portable: 16 blocks */
 	const long c32[] = { 64, 32, 64, 4, 4, 32, 0, 1, WGMMA, 0 };
