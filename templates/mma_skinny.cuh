@@ -31,9 +31,10 @@
  *                        tile and every rank stores its partial sum of
  *                        that slice into the owner's receive slots (mapa +
  *                        st.shared::cluster, as soon as its K loop is
- *                        done); after one barrier.cluster each owner sums
- *                        its slots in rank order (deterministic) and
- *                        writes Y. One kernel, one cluster barrier.
+ *                        done and every peer has started); after one
+ *                        barrier.cluster each owner sums its slots in rank
+ *                        order (deterministic) and writes Y. One kernel,
+ *                        one cluster barrier in the epilogue.
  *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
  *   kernel:              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
@@ -505,6 +506,21 @@ __device__ __forceinline__ void mma_cluster_sync()
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
+/* The two halves of the barrier, apart: a cluster kernel arrives as it
+ * starts and waits before its first remote store, which then cannot reach
+ * a peer block that has not started (the CUDA guide's rule for
+ * distributed shared memory; racecheck reports it otherwise). By then
+ * every peer has long arrived, so the wait costs next to nothing. */
+__device__ __forceinline__ void mma_cluster_arrive_relaxed()
+{
+	asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void mma_cluster_wait()
+{
+	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
 /* v into the peer rank's shared memory at the offset of local addr. */
 __device__ __forceinline__ void mma_store_peer(unsigned addr, unsigned rank, float4 v)
 {
@@ -665,6 +681,9 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 			__trap();
 	}
 
+	if constexpr (CLUSTER)
+		mma_cluster_arrive_relaxed();   /* this block has started */
+
 	/* wgmma: the ring on a 1024-byte boundary (mma_smem_bytes left room) */
 	const unsigned raw = mma_smem_u32(mma_smem);
 	const unsigned base = MMA == MMA_WGMMA ? (raw + MMA_WGMMA_ALIGN - 1) & ~(MMA_WGMMA_ALIGN - 1u)
@@ -801,6 +820,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
 		const unsigned rank = mma_cluster_rank();
 		const unsigned recv = raw + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA);
+		mma_cluster_wait();     /* every peer has started */
 		for (int u = tid; u < UNITS; u += THREADS) {
 			const int token = u / (OUT_ROWS / 4);
 			const int row = u % (OUT_ROWS / 4) * 4;
