@@ -13,6 +13,7 @@
 #include "jit_test.h"
 #include "workload.h"
 #include "space.h"
+#include "tmpl_mma.h"
 
 enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, PDL, NP };
 enum { SYNC, WGMMA };
