@@ -6,8 +6,11 @@
  * reference and times it paired against the cuBLAS baseline (WORKLOAD.md's
  * method). Prints per family and M, per load, and the score: the
  * geometric mean over the six loads of sum(t_baseline) / sum(t_library).
+ * With --floors DB, every point and load also shows the practical read
+ * floor that `gemmtab probe` recorded in DB over the library's time.
  */
 #include "commands.h"
+#include "db.h"
 #include "options.h"
 #include "report.h"
 #include "space.h"
@@ -35,13 +38,16 @@
 
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
-	"                     [--rounds N] [--format text|md] [--out FILE]\n"
+	"                     [--rounds N] [--floors DB] [--format text|md] [--out FILE]\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
 	"  --device N     GPU [0]\n"
 	"  --pairs N      paired repetitions per (family, M) [100]\n"
 	"  --rounds N     measure every point N times, all points per round (fresh\n"
 	"                 buffers each time), and report each figure's median [1]\n"
+	"  --floors DB    also show each point's and load's floor_frac: the\n"
+	"                 practical read floor gemmtab probe recorded in DB (its\n"
+	"                 newest environment) over the library's time\n"
 	"  --format F     text or md [text]\n"
 	"  --out FILE     write the report there (atomically) instead of stdout\n";
 
@@ -50,8 +56,39 @@ struct point {
 	int m;
 	char status[16];
 	double base_us, lib_us, ratio, lo, hi, err;
+	double floor_us;        /* the family's probed floor (--floors), or NaN */
 	char explain[512];
 };
+
+/* The floors of --floors: the newest environment of DB. Returns the count
+ * (0: none recorded, a warning) or -1 (error printed); *label names
+ * where they come from. */
+static int load_floors(const char *path, struct floor_row **out, char *label, size_t len)
+{
+	struct db *db;
+	struct env_info e;
+	long long env;
+	int n = -1;
+	*out = NULL;
+	if (db_open_existing(path, &db))
+		return -1;
+	if (!db_env_pick(db, "bench", 0, &env, &e))
+		n = db_floors(db, env, out);
+	db_close(db);
+	if (n == 0)
+		warning("--floors %s: env %lld has no floor probe (gemmtab probe records one)", path,
+			env);
+	snprintf(label, len, "%s, env %lld: %s", path, n >= 0 ? env : 0, n >= 0 ? e.gpu_name : "");
+	return n;
+}
+
+static double floor_of(const struct floor_row *f, int n, const char *family)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].family, family))
+			return f[i].us;
+	return NAN;
+}
 
 static int find_point(const struct point *p, int n, const char *family, int m)
 {
@@ -142,14 +179,18 @@ static int runs_baseline(const struct point *q)
 	return strstr(q->explain, ": baseline (") != NULL;
 }
 
-static void print_points(const struct point *p, int n, enum table_format f, FILE *out)
+/* floors: the floor_frac column is printed (after the spread) */
+static void print_points(const struct point *p, int n, int floors, enum table_format f,
+			 FILE *out)
 {
 	struct table t;
-	table_init(&t, 9);
+	const int cols = floors ? 10 : 9;
+	table_init(&t, cols);
 	const char *head[] = { "family", "M", "base_us", "lib_us", "speedup", "spread",
-			       "err/tol", "check", "dispatch" };
-	for (int i = 0; i < 9; i++)
-		table_add(&t, head[i]);
+			       "floor_frac", "err/tol", "check", "dispatch" };
+	for (int i = 0; i < 10; i++)
+		if (floors || i != 6)
+			table_add(&t, head[i]);
 	for (int i = 0; i < n; i++) {
 		const struct point *q = &p[i];
 		int ok = !strcmp(q->status, "ok");
@@ -159,6 +200,10 @@ static void print_points(const struct point *p, int n, enum table_format f, FILE
 		table_addf(&t, "%.2f", q->lib_us);
 		table_addf(&t, "%.3f", q->ratio);
 		table_addf(&t, "%.3f..%.3f", q->lo, q->hi);
+		if (floors && isnan(q->floor_us / q->lib_us))
+			table_add(&t, "-");
+		else if (floors)
+			table_addf(&t, "%.2f", q->floor_us / q->lib_us);
 		table_addf(&t, "%.3f", q->err / q->s->tol);
 		table_add(&t, !ok ? q->status
 			       : q->ratio >= REGRESSION_RATIO ? "ok"
@@ -172,20 +217,22 @@ static void print_points(const struct point *p, int n, enum table_format f, FILE
 /* Per load: sums over the workload's families at that M. Returns the
  * score over the complete loads (report_score: NaN if none); *covered
  * counts them. */
-static double print_loads(const struct point *p, int n,
+static double print_loads(const struct point *p, int n, int floors,
 			  enum table_format f, FILE *out, int *covered)
 {
 	struct table t;
 	struct load_figures loads[REPORT_NLOADS];
-	table_init(&t, 5);
+	table_init(&t, floors ? 6 : 5);
 	table_add(&t, "M");
 	table_add(&t, "base_us");
 	table_add(&t, "lib_us");
 	table_add(&t, "speedup");
+	if (floors)
+		table_add(&t, "floor_frac");
 	table_add(&t, "note");
 	for (int l = 0; l < REPORT_NLOADS; l++) {
 		int m = report_loads[l], complete = 1;
-		double base = 0, lib = 0;
+		double base = 0, lib = 0, floor = 0;
 		char missing[128] = "";
 		for (int j = 0; j < REPORT_NFAMILIES; j++) {
 			const char *fam = load_family(report_families[j], m);
@@ -198,6 +245,7 @@ static double print_loads(const struct point *p, int n,
 			}
 			base += p[i].base_us;
 			lib += p[i].lib_us;
+			floor += p[i].floor_us;
 		}
 		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
 						  .speedup = base / lib, .complete = complete };
@@ -207,6 +255,10 @@ static double print_loads(const struct point *p, int n,
 		if (complete)
 			table_addf(&t, "%.3f", loads[l].speedup);
 		else
+			table_add(&t, "-");
+		if (floors && complete && !isnan(floor))
+			table_addf(&t, "%.2f", floor / lib);
+		else if (floors)
 			table_add(&t, "-");
 		table_add(&t, missing);
 	}
@@ -242,6 +294,10 @@ static int check_table(const char *path)
 int cmd_bench(int argc, char **argv)
 {
 	const char *space = "search_spaces/h200.yaml", *table_path = NULL, *out_path = NULL;
+	const char *floors_path = NULL;
+	struct floor_row *floors = NULL;
+	int nfloors = 0;
+	char floors_label[256] = "";
 	enum table_format f = TABLE_TEXT;
 	int device = 0, pairs = 100, rounds = 1;
 	struct space sp;
@@ -251,6 +307,7 @@ int cmd_bench(int argc, char **argv)
 		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
 		OPT_INT("pairs", &pairs, 1, MAX_PAIRS),
 		OPT_INT("rounds", &rounds, 1, MAX_ROUNDS),
+		OPT_STRING("floors", &floors_path, 0),
 		OPT_FORMAT("format", &f, 1 << TABLE_TEXT | 1 << TABLE_MD),
 		OPT_STRING("out", &out_path, 0),
 		OPT_END(),
@@ -261,8 +318,13 @@ int cmd_bench(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (table_path && check_table(table_path))
 		return 2;
-	if (space_load(space, &sp))
+	if (floors_path &&
+	    (nfloors = load_floors(floors_path, &floors, floors_label, sizeof(floors_label))) < 0)
 		return 2;
+	if (space_load(space, &sp)) {
+		free(floors);
+		return 2;
+	}
 
 	int n = 0, cap = 0;
 	struct point *p = NULL;
@@ -274,6 +336,7 @@ int cmd_bench(int argc, char **argv)
 			memset(&p[n], 0, sizeof(p[n]));
 			p[n].s = s;
 			p[n].m = j < s->n_ms ? s->ms[j] : s->neighbours[j - s->n_ms];
+			p[n].floor_us = floor_of(floors, nfloors, s->family);
 			n++;
 		}
 	}
@@ -320,9 +383,12 @@ int cmd_bench(int argc, char **argv)
 			"of them)", rounds);
 	fprintf(out, "\n\n");
 	fprintf(out, "%sPer family and M\n\n", f == TABLE_MD ? "## " : "");
-	print_points(p, n, f, out);
+	if (floors_path)
+		fprintf(out, "floor_frac: the practical read floor of the family (gemmtab probe "
+			"in %s) over lib_us\n\n", floors_label);
+	print_points(p, n, floors_path != NULL, f, out);
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
-	double score = print_loads(p, n, f, out, &covered);
+	double score = print_loads(p, n, floors_path != NULL, f, out, &covered);
 	fprintf(out, "\n%d points, %d failed the FP64 check, %d slower than the baseline by "
 		     "more than %.0f%% (%d of them running the baseline's own call); %d of %d "
 		     "loads complete\n", n, bad, slower, (1 - REGRESSION_RATIO) * 100, same_call,
@@ -337,6 +403,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	free(buf);
 	free(p);
+	free(floors);
 	space_free(&sp);
 	return bad ? 1 : 0;
 }

@@ -66,6 +66,38 @@ lo3=$(awk '/^qkv +8 /{ split($6, a, /\.\./); print a[1] }' "$TMP/rounds.txt")
 check "the spread covers all three rounds (qkv 8: low end $lo1 in one, $lo3 in three)" \
 	awk -v a="$lo1" -v b="$lo3" 'BEGIN { exit !(b < a * 0.95) }'
 check "the same score" test "$(grep '^score: ' "$TMP/rounds.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+# --floors DB: the fake probe's floors (4 TB/s) over each point's lib_us,
+# and per load the floors' sum over lib_us's
+expect_exit "probe (fake) for --floors: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl.db" --space search_spaces/h200.yaml --pairs 5
+awk '$5 == "fake" { print $1, $3 }' "$TMP/out" >"$TMP/floors"
+check "the probe named six floors" test "$(wc -l <"$TMP/floors")" = 6
+expect_exit "bench --floors: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db"
+cp "$TMP/out" "$TMP/floors.txt"
+check "it says where the floors come from" grep -q "^floor_frac: the practical read floor of the family (gemmtab probe in $TMP/fl.db, env 1: " "$TMP/floors.txt"
+awk 'NR == FNR { fl[$1] = $2; next }
+	/^Per family and M/ { sec = 1; next }
+	/^Per load/ { sec = 2; next }
+	# printed to 0.01: a fraction may be off by 0.005 plus the rounding
+	# of lib_us (0.005 us) carried through it
+	function off(a, b, lib) { t = 0.006 + 0.006 * b / lib; return a - b > t || b - a > t }
+	sec == 1 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ {
+		pts++; lib[$1, $2] = $4; f[$1, $2] = fl[$1]
+		if (off(fl[$1] / $4, $7, $4)) { printf "%s %s: floor_frac %s, recomputed %.3f\n", $1, $2, $7, fl[$1] / $4; bad++ }
+	}
+	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 5 {
+		m = $1; fs = 0; n = split("qkv oproj pooler router", fam, " ")
+		fam[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
+		for (i = 1; i <= n; i++) fs += f[fam[i], m]
+		loads++
+		if (off(fs / $3, $5, $3)) { printf "load %s: floor_frac %s, recomputed %.3f\n", m, $5, fs / $3; bad++ }
+	}
+	END { if (pts != 90 || loads != 6) { print pts " points, " loads " loads"; bad++ }; exit bad ? 1 : 0 }' \
+	"$TMP/floors" "$TMP/floors.txt" >"$TMP/recompute" 2>&1
+check "every point's and load's floor_frac is the probed floor over lib_us" test $? -eq 0
+sed 's/^/    /' "$TMP/recompute"
+check "the same score as without floors" test "$(grep '^score: ' "$TMP/floors.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+expect_exit "bench --floors of no database: exit 2" 2 "$GEMMTAB" bench --floors "$TMP/none.db"
+check "the error names it" grep -q "$TMP/none.db" "$TMP/err"
 expect_exit "bench --rounds 0: exit 2" 2 "$GEMMTAB" bench --rounds 0
 expect_exit "bench --format csv: exit 2" 2 "$GEMMTAB" bench --format csv
 expect_exit "bench --pairs 0: exit 2" 2 "$GEMMTAB" bench --pairs 0
