@@ -273,6 +273,12 @@ TEST(plan_cluster_is_one_kernel)
 	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_EPI_PAD"), 4);
 	/* slots round up to whole float4s per rank: 3 ranks over 8 x 32 / 4 = 64, 22 each */
 	CHECK_INT(mma_cluster_recv_bytes(8, 32, 3), 3 * 22 * 16);
+	/* a tile that fits alone but not with its slots: 128 x 256 wgmma on 3
+	 * stages is 148,480 bytes, its slots 131,072 */
+	long big[NP] = { 128, 256, 64, 8, 3, 2, 0, CLUSTER, ROWS, WGMMA, 0 };
+	CHECK_STR(t->check(&oproj, big), "shared memory exceeds 227 KiB");
+	big[COMBINE] = PARTIALS;
+	CHECK(t->check(&oproj, big) == NULL);
 	CHECK(arg_kinds_are(st, main_args, 7));
 	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_MAX_CLUSTER_NONPORTABLE"), 16);
 }
@@ -434,6 +440,12 @@ TEST(hilo_adapter)
 	CHECK_STR(t->check(&router, c1), "a cluster combine needs split in [2, 16]");
 	const long cp[] = { 64, 32, 64, 4, 4, 8, 0, 1, WGMMA, 1 };
 	CHECK_STR(t->check(&router, cp), "pdl needs a zero-fill to overlap (combine atomic)");
+	/* 128 x 256 wgmma on 4 stages fits alone (197,632 bytes), not with
+	 * the slots of its 64 outputs x 256 tokens (65,536) */
+	const long cbig[] = { 128, 256, 64, 8, 4, 2, 0, 1, WGMMA, 0 };
+	CHECK_STR(t->check(&router, cbig), "shared memory exceeds 227 KiB");
+	const long abig[] = { 128, 256, 64, 8, 4, 2, 0, 0, WGMMA, 0 };
+	CHECK(t->check(&router, abig) == NULL);
 }
 
 /* pdl: partials launch the reduce programmatically; atomic zeroes ws with a
@@ -696,7 +708,16 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(wg); i++)
 		n = add_item(items, n, t->source, wg[i]);
-	CHECK_INT(n, 21);
+	/* the adapter's slot bytes are the template's: an instantiation whose
+	 * split is 4 only when mma_recv_bytes agrees with
+	 * mma_cluster_recv_bytes (else 1, which its static_assert refuses) */
+	char agree[TMPL_NAME_MAX];
+	snprintf(agree, sizeof(agree),
+		 "mma_skinny_cluster_kernel<64, 8, 64, 4, 4, "
+		 "(mma_recv_bytes(8, 32, 3) == %ld && mma_recv_bytes(16, 64, 5) == %ld ? 4 : 1), "
+		 "0, 0, 0>", mma_cluster_recv_bytes(8, 32, 3), mma_cluster_recv_bytes(16, 64, 5));
+	n = add_item(items, n, t->source, agree);
+	CHECK_INT(n, 22);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
