@@ -19,10 +19,40 @@ static int same_problem(const struct bench *b, const struct shape *s, int m)
 	       t->w == s->w && t->x == s->x && t->y == s->y;
 }
 
+struct bench_prep *bench_prep_slot(struct bench *b, const struct relayout *r, int *hit)
+{
+	struct bench_prep *pick = NULL;
+	*hit = 0;
+	for (int i = 0; i < BENCH_PREP_KEEP; i++) {
+		struct bench_prep *s = &b->prep[i];
+		if (s->r.kind != RELAYOUT_NONE && relayout_same(&s->r, r)) {
+			*hit = 1;
+			return s;
+		}
+		/* a free slot first, else the least recently used */
+		if (!pick || (pick->r.kind != RELAYOUT_NONE &&
+			      (s->r.kind == RELAYOUT_NONE || s->used < pick->used)))
+			pick = s;
+	}
+	return pick;
+}
+
+void bench_prep_clear(struct bench *b, struct bench_prep *slot)
+{
+	for (int i = 0; i < b->ncopies; i++) {
+		gpu_dev_free(slot->p[i]);
+		slot->p[i] = NULL;
+	}
+	slot->r = (struct relayout){ RELAYOUT_NONE, 0, 0 };
+	slot->used = 0;
+}
+
 void bench_free(struct bench *b)
 {
 	if (!b)
 		return;
+	for (int i = 0; i < BENCH_PREP_KEEP; i++)
+		bench_prep_clear(b, &b->prep[i]);
 	for (int i = 0; i < b->ncopies; i++) {
 		gpu_graph_destroy(&b->base_graph[i]);
 		gpu_dev_free(b->w[i]);

@@ -344,6 +344,33 @@ static int prepare_weight(struct gpu *g, const struct eval *e, const void *w, vo
 					     g->stream));
 }
 
+/* The candidate's prepared timing copies, from b's cache or made now
+ * into its least recently used slot: *out gets an array of b->ncopies
+ * (owned by b), or NULL when the candidate reads W as given. The copies
+ * never change, so a re-layout prepared for one candidate serves every
+ * later candidate of the same (shape, m) that reads the same one. */
+static int timing_preps(struct gpu *g, const struct eval *e, struct bench *b, void ***out)
+{
+	const struct relayout r = tmpl_relayout(e->cand.tmpl, e->cand.params);
+	int hit;
+	*out = NULL;
+	if (!relayout_bytes(&r, &e->shape))
+		return 0;
+	struct bench_prep *slot = bench_prep_slot(b, &r, &hit);
+	if (!hit) {
+		bench_prep_clear(b, slot);
+		for (int i = 0; i < b->ncopies; i++)
+			if (prepare_weight(g, e, b->w[i], &slot->p[i])) {
+				bench_prep_clear(b, slot);
+				return -1;
+			}
+		slot->r = r;
+	}
+	slot->used = ++b->prep_clock;
+	*out = slot->p;
+	return 0;
+}
+
 static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y, void *ws,
 				 size_t y_bytes, void *prep)
 {
@@ -372,7 +399,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	const int timed_run = !check_only;
 	struct bench *b;
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
-	void *prep_check = NULL, *prep[BENCH_MAX_COPIES] = { 0 };
+	void *prep_check = NULL, **prep = NULL;
 	struct verdict v;
 	struct pair_stats ps;
 	void *ws = NULL;
@@ -410,12 +437,11 @@ static void run_eval(struct gpu *g, struct eval *e)
 	in_candidate = 0;
 	if (bench_baseline_graphs(g, b))
 		goto cuda_error;
-	for (int i = 0; i < b->ncopies; i++)
-		if (prepare_weight(g, e, b->w[i], &prep[i]))
-			goto cuda_error;
+	if (timing_preps(g, e, b, &prep))
+		goto cuda_error;
 	in_candidate = 1;
 	for (int i = 0; i < b->ncopies; i++) {
-		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes, prep[i]);
+		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes, prep ? prep[i] : NULL);
 		if (plan_capture(g, e->k, &e->plan, &a, &timed[i]))
 			goto cuda_error;
 	}
@@ -430,11 +456,8 @@ cleanup:
 	gpu_graph_destroy(&check);
 	for (int i = 0; i < BENCH_MAX_COPIES; i++)
 		gpu_graph_destroy(&timed[i]);
-	if (!gpu_error_sticky(g)) {
-		cudaFree(prep_check);
-		for (int i = 0; i < BENCH_MAX_COPIES; i++)
-			cudaFree(prep[i]);
-	}
+	if (!gpu_error_sticky(g))
+		cudaFree(prep_check);   /* the prepared timing copies stay with the bench */
 }
 
 static void handle_eval(struct gpu *g, const struct kv *r)

@@ -164,6 +164,8 @@ int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch
 #define BENCH_MAX_COPIES 64
 /* Weights are drawn from N(0, BENCH_WEIGHT_STD^2) (WORKLOAD.md). */
 #define BENCH_WEIGHT_STD 0.02f
+/* Re-layouts whose prepared timing copies a bench keeps (bench_prep_slot). */
+#define BENCH_PREP_KEEP 4
 /* Bytes after the validation output that must stay untouched. */
 #define BENCH_GUARD_BYTES ((size_t)64 << 10)
 #define BENCH_GUARD_BYTE 0xA5
@@ -188,6 +190,17 @@ struct bench {
 	unsigned *nonfinite, *mismatch;
 	double *h_err2, *h_ref2;        /* host copies of the sums */
 	unsigned *h_nonfinite;
+	/* The timing copies prepared for a re-layout (tmpl.h), kept for the
+	 * later candidates of this (shape, m) that read the same one, since
+	 * the copies never change: at most BENCH_PREP_KEEP re-layouts, the
+	 * least recently used replaced; r.kind RELAYOUT_NONE marks a free
+	 * slot. Freed with the bench. */
+	struct bench_prep {
+		struct relayout r;
+		void *p[BENCH_MAX_COPIES];
+		unsigned long used;     /* the last use, on prep_clock */
+	} prep[BENCH_PREP_KEEP];
+	unsigned long prep_clock;
 };
 
 /* The bench of (s, m): g->bench when it matches (tol aside: a new tol
@@ -196,6 +209,13 @@ struct bench {
  * built. */
 int bench_get(struct gpu *g, const struct shape *s, int m, struct bench **out);
 void bench_free(struct bench *b);
+/* The slot of b->prep for re-layout r (not RELAYOUT_NONE): the one that
+ * holds r (*hit = 1), else a free one, else the least recently used
+ * (*hit = 0: the caller frees it with bench_prep_clear and prepares r
+ * there). Pure: no CUDA call. */
+struct bench_prep *bench_prep_slot(struct bench *b, const struct relayout *r, int *hit);
+/* Free a slot's copies and mark it free. */
+void bench_prep_clear(struct bench *b, struct bench_prep *slot);
 
 /* --- validate.c --- */
 
