@@ -71,10 +71,13 @@ static int load_floors(const char *path, struct floor_row **out, char *label, si
 	int n = -1;
 	*out = NULL;
 	if (db_open_existing(path, &db))
-		return -1;
+		return error("--floors %s: not a database gemmtab can read", path);
 	if (!db_env_pick(db, "bench", 0, &env, &e))
 		n = db_floors(db, env, out);
 	db_close(db);
+	if (n < 0)
+		return error("--floors %s: no floors to read (gemmtab probe --db %s records them)",
+			     path, path);
 	if (n == 0)
 		warning("--floors %s: env %lld has no floor probe (gemmtab probe records one)", path,
 			env);
@@ -339,6 +342,9 @@ int cmd_bench(int argc, char **argv)
 			p[n].floor_us = floor_of(floors, nfloors, s->family);
 			n++;
 		}
+		if (floors_path && nfloors && isnan(floor_of(floors, nfloors, s->family)))
+			warning("--floors %s: no floor for %s; its floor_frac reads '-'",
+				floors_path, s->family);
 	}
 	struct worker w = { 0 };
 	if (worker_start(&w, device))

@@ -96,8 +96,21 @@ awk 'NR == FNR { fl[$1] = $2; next }
 check "every point's and load's floor_frac is the probed floor over lib_us" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 check "the same score as without floors" test "$(grep '^score: ' "$TMP/floors.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+# the fake floors differ by family (1% a letter), so a swapped family shows
+check "the probe's floors differ by family" test "$(awk '{ print $2 }' "$TMP/floors" | sort -u | wc -l)" = 6
+# a probe of some families only: the others read '-', and so does every
+# load that holds one of them
+expect_exit "probe of fake.yaml's families only: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl2.db" --space tests/spaces/fake.yaml --pairs 5
+expect_exit "bench --floors of a partial probe: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl2.db"
+check "a warning names a family without a floor" grep -q "no floor for pooler; its floor_frac reads '-'" "$TMP/err"
+check "its points read '-'" bash -c "awk '\$1 == \"pooler\" && \$2 ~ /^[0-9]+\$/ { n++; if (\$7 != \"-\") bad++ } END { exit !(n == 18 && !bad) }' '$TMP/out'"
+check "a probed family's points read a fraction" bash -c "awk '\$1 == \"qkv\" && \$2 == 8 { exit !(\$7 ~ /^[0-9]+\\.[0-9][0-9]\$/) }' '$TMP/out'"
+check "every load reads '-'" bash -c "awk '/^Per load/ { s = 1; next } s && \$1 ~ /^[0-9]+\$/ && \$2 ~ /^[0-9.]+\$/ { n++; if (\$5 != \"-\") bad++ } END { exit !(n == 6 && !bad) }' '$TMP/out'"
 expect_exit "bench --floors of no database: exit 2" 2 "$GEMMTAB" bench --floors "$TMP/none.db"
-check "the error names it" grep -q "$TMP/none.db" "$TMP/err"
+check "the error names it and the option" grep -q -- "--floors $TMP/none.db" "$TMP/err"
+printf 'not a database at all, just text that is long enough to be a header\n' >"$TMP/text.db"
+expect_exit "bench --floors of a text file: exit 2" 2 "$GEMMTAB" bench --floors "$TMP/text.db"
+check "the error says it cannot read it" grep -q -- "--floors $TMP/text.db: not a database gemmtab can read" "$TMP/err"
 expect_exit "bench --rounds 0: exit 2" 2 "$GEMMTAB" bench --rounds 0
 expect_exit "bench --format csv: exit 2" 2 "$GEMMTAB" bench --format csv
 expect_exit "bench --pairs 0: exit 2" 2 "$GEMMTAB" bench --pairs 0
