@@ -348,7 +348,10 @@ static int prepare_weight(struct gpu *g, const struct eval *e, const void *w, vo
  * into its least recently used slot: *out gets an array of b->ncopies
  * (owned by b), or NULL when the candidate reads W as given. The copies
  * never change, so a re-layout prepared for one candidate serves every
- * later candidate of the same (shape, m) that reads the same one. */
+ * later candidate of the same (shape, m) that reads the same one. (A
+ * kernel that wrote out of bounds into them would now spoil the timing
+ * data of later candidates too, not their FP64 checks: those read a copy
+ * prepared afresh for each candidate.) */
 static int timing_preps(struct gpu *g, const struct eval *e, struct bench *b, void ***out)
 {
 	const struct relayout r = tmpl_relayout(e->cand.tmpl, e->cand.params);
