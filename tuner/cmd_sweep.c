@@ -151,6 +151,19 @@ static void restart_worker(struct sweep *sw)
 		die("cannot restart the GPU worker");
 }
 
+/* Send req (freed here) to the worker, started again first if it is not
+ * running, and wait up to deadline seconds for its reply (*r when
+ * CALL_OK; wst as worker_call). */
+static enum call_result ask_worker(struct sweep *sw, char *req, double deadline, struct kv *r,
+				   int *wst)
+{
+	if (sw->w.pid <= 0)
+		restart_worker(sw);
+	enum call_result cr = worker_call(&sw->w, req, deadline, r, wst);
+	free(req);
+	return cr;
+}
+
 /* Run one candidate on the worker and record what happened. */
 static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 {
@@ -164,16 +177,10 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 		sw->evals_done++;
 		return;
 	}
-	char *req = eval_request(sw, ti, m, phase, pairs);
 	double deadline = sw->sp.sweep.deadline_s + 0.05 * pairs;
 	struct kv r;
 	int wst = 0;
-
-	if (sw->w.pid <= 0)
-		restart_worker(sw);
-	enum call_result cr = worker_call(&sw->w, req, deadline, &r, &wst);
-	free(req);
-	switch (cr) {
+	switch (ask_worker(sw, eval_request(sw, ti, m, phase, pairs), deadline, &r, &wst)) {
 	case CALL_OK: {
 		const char *status = kv_get(&r, "status");
 		if (strcmp(r.op, "result") || !status) {
@@ -226,12 +233,7 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	kv_addf(&o, "id", "%d", si);
 	kv_add_shape(&o, s, m);
 	kv_addf(&o, "pairs", "%d", sw->sp.sweep.screen_pairs * 2);
-	char *req = kv_string(&o);
-	if (sw->w.pid <= 0)
-		restart_worker(sw);
-	enum call_result cr = worker_call(&sw->w, req, sw->sp.sweep.deadline_s * 2, &r, NULL);
-	free(req);
-	if (cr != CALL_OK) {
+	if (ask_worker(sw, kv_string(&o), sw->sp.sweep.deadline_s * 2, &r, NULL) != CALL_OK) {
 		warning("baseline %s m=%d: no reply from the worker", s->family, m);
 		restart_worker(sw);
 		return;
@@ -262,10 +264,7 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	kv_add_shape(&req, s, m);
 	kv_addf(&req, "orient", "%ld", orient);
 	kv_addf(&req, "max", "%d", sw->sp.lt.top);
-	char *text = kv_string(&req);
-	enum call_result cr = worker_call(&sw->w, text, sw->sp.sweep.deadline_s, &r, NULL);
-	free(text);
-	if (cr != CALL_OK)
+	if (ask_worker(sw, kv_string(&req), sw->sp.sweep.deadline_s, &r, NULL) != CALL_OK)
 		return error("cublaslt %s m=%d: no reply from the worker", s->family, m);
 	int added = 0;
 	const char *algos = kv_get(&r, "algos");

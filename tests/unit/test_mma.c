@@ -270,7 +270,6 @@ TEST(plan_cluster_is_one_kernel)
 	CHECK_INT(st->grid[2], 8192 / 64);
 	/* the ring, then the receive slots: the 16 x 64 FP32 tile */
 	CHECK_INT(st->smem, 4 * (64 + 16) * 64 * 2 + 16 * 64 * 4);
-	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_EPI_PAD"), 4);
 	/* slots round up to whole float4s per rank: 3 ranks over 8 x 32 / 4 = 64, 22 each */
 	CHECK_INT(mma_cluster_recv_bytes(8, 32, 3), 3 * 22 * 16);
 	/* a tile that fits alone but not with its slots: 128 x 256 wgmma on 3
