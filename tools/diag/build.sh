@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# tools/diag/build.sh: builds the diagnostics of tools/diag into build/diag
+# (nvcc, sm_90a; not part of `make`): oneshot (one-shot reads of 8.4 MB
+# in several shapes) and ablate (the committed kernels with parts switched
+# off; its kernels are templates/mma_skinny.cuh patched with
+# mma_ablate.patch, which fails loudly once the template has moved on).
+set -eu
+cd "$(dirname "$0")/../.."
+NVCC=${NVCC:-nvcc}
+ARCH="-gencode arch=compute_90a,code=sm_90a"
+mkdir -p build/diag
+cp templates/mma_skinny.cuh build/diag/mma_ablate.cuh
+patch --quiet --forward build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch
+$NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -o build/diag/ablate tools/diag/ablate.cu
+$NVCC -O3 -std=c++17 $ARCH -o build/diag/oneshot tools/diag/oneshot.cu
+echo "built build/diag/ablate and build/diag/oneshot"

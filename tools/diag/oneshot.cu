@@ -1,0 +1,456 @@
+/*
+ * tools/diag/oneshot.cu: where does a one-shot read of 8.4 MB (the
+ * unpooler slice's and the router's weight bytes) lose time against the
+ * probe's streaming read? A diagnostic, not part of gemmtab: each variant
+ * reads the same bytes under WORKLOAD.md's timing method (graph replay,
+ * L2 flushed by a read before each, rotated copies, the replay overhead of
+ * an empty-kernel graph measured in the same batch and subtracted) and
+ * prints its median net time.
+ *
+ * Variants (B blocks of T threads; "chunk" = block b reads one contiguous
+ * share, every load issued before any is used):
+ *   stream  the probe: grid-stride 16-byte ld.global.nc, 8 blocks/SM x 256
+ *   ld      chunk, loads into registers
+ *   ldc     ld launched as clusters of 8 (nothing else changes)
+ *   ldcx    ldc plus the push combine: each block stores a 1 KiB partial
+ *           into its owners' shared memory (st.shared::cluster) after one
+ *           start barrier, then one release/acquire cluster barrier
+ *   cp      chunk through shared memory by cp.async.cg (the mma kernel's
+ *           data path), then a block barrier and a sum
+ *   cpc     cp as clusters of 8
+ *   cpcx    cpc plus the push combine
+ *   cpc1    cpc plus mma_skinny's own combine: a relaxed cluster arrive at
+ *           the start, a wait before the first remote store, the stores,
+ *           one release/acquire cluster barrier, the owner's sum
+ *   cpcm    cpc plus a push without the final cluster barrier: each owner
+ *           waits on an mbarrier of its own that the peers' st.async
+ *           complete (complete_tx), then sums
+ *   cpa     cp (no cluster) plus 1 KiB of red.global.add.v4 per block
+ *           (the atomic combine's main kernel, without its zero-fill)
+ *
+ *   cpaz    cpa behind a zero-fill kernel of the 32 KiB it adds into, launched
+ *           with programmatic dependent launch (mma_hilo's atomic+pdl plan)
+ *   cpg     cpa zeroing its own share of that output at the start, then a
+ *           grid-wide ticket: one atomic add per block at the start, one
+ *           acquire poll before the atomics (no second kernel)
+ *   cpr     cpg without a returned ticket: the count is read before the
+ *           block adds to it (red.release, no return), which bounds it
+ *   +pri    after the flush (untimed) a kernel that holds 200 KiB of shared
+ *           memory on every SM: does the SMs' carveout change cost time?
+ *
+ * Build: bash tools/diag/build.sh   Run: build/diag/oneshot [reps]
+ */
+#include "diag.cuh"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+static const size_t BYTES = 8388608;   /* 1024 x 4096 bf16 */
+static const int COPIES = 8;
+static const int CLUSTER = 8;
+
+/* Touches its (large) dynamic shared memory: the SMs' carveout is then the
+ * one a shared-memory kernel wants. */
+__global__ void k_primer(unsigned *sink)
+{
+	extern __shared__ unsigned sm[];
+	sm[threadIdx.x] = threadIdx.x;
+	__syncthreads();
+	if (sm[(threadIdx.x + 1) % blockDim.x] == DIAG_MAGIC)
+		*sink = 1;
+}
+
+/* An owner's sum of its CLUSTER receive slots of per float4s each. */
+__device__ __forceinline__ void owner_sum(const float4 *slots, int per, float *out)
+{
+	if ((int)threadIdx.x < per) {
+		float4 s = make_float4(0, 0, 0, 0);
+		for (int r = 0; r < CLUSTER; r++) {
+			const float4 v = slots[r * per + threadIdx.x];
+			s.x += v.x;
+			s.y += v.y;
+			s.z += v.z;
+			s.w += v.w;
+		}
+		if (s.x == 1234.5f)
+			out[blockIdx.x] = s.y;
+	}
+}
+
+/* The push combine of mma_skinny's cluster epilogue, in miniature: 64
+ * float4 partials per block, rank r owning 64 / CLUSTER of them. */
+__device__ __forceinline__ void push_combine(float seed, float *out)
+{
+	__shared__ float4 slots[64];
+	cg::cluster_group cl = cg::this_cluster();
+	const unsigned rank = cl.block_rank();
+	const int per = 64 / CLUSTER;
+	cl.sync();      /* stands for the start arrive + wait */
+	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+		const int owner = u / per;
+		float4 *dst = cl.map_shared_rank(&slots[rank * per + u - owner * per], owner);
+		*dst = make_float4(seed + u, seed, seed, seed);
+	}
+	cl.sync();
+	owner_sum(slots, per, out);
+}
+
+__device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+	return (unsigned)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank)
+{
+	unsigned r;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+	return r;
+}
+
+__device__ __forceinline__ unsigned ctarank()
+{
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	return r;
+}
+
+/* mma_skinny's scheme (COMBINE 2): start arrive (relaxed) is done by the
+ * caller at the kernel's start. */
+__device__ __forceinline__ void combine_skinny(float seed, float *out)
+{
+	__shared__ float4 slots[64];
+	const unsigned rank = ctarank();
+	const int per = 64 / CLUSTER;
+	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+		const int owner = u / per;
+		unsigned dst = mapa(smem_u32(&slots[rank * per + u - owner * per]), owner);
+		asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+			     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
+			     : "memory");
+	}
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	owner_sum(slots, per, out);
+}
+
+/* The mbarrier form: the caller's start initialized `bar` (one arrival,
+ * expecting CLUSTER * per * 16 bytes), fenced the init to the cluster and
+ * arrived (relaxed) on the cluster barrier. */
+__device__ __forceinline__ void combine_mbar(float seed, float *out, float4 *slots, unsigned long long *bar)
+{
+	const unsigned rank = ctarank();
+	const int per = 64 / CLUSTER;
+	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+		const int owner = u / per;
+		unsigned dst = mapa(smem_u32(&slots[rank * per + u - owner * per]), owner);
+		unsigned rbar = mapa(smem_u32(bar), owner);
+		asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], "
+			     "{%1, %2, %3, %4}, [%5];" ::"r"(dst),
+			     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed), "r"(rbar)
+			     : "memory");
+	}
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(bar))
+		     : "memory");
+	owner_sum(slots, per, out);
+}
+
+/* L loads of 16 bytes per thread, block b's share contiguous. */
+template <int L, int COMBINE>
+__global__ void k_ld(const uint4 *p, unsigned *sink, float *out)
+{
+	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
+	uint4 v[L];
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		v[u] = diag_ld_nc(q + u * blockDim.x + threadIdx.x);
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+	if (COMBINE)
+		push_combine((float)(acc & 1), out);
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+__device__ __forceinline__ void cp16(unsigned dst, const void *src)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+/* A block's 1 KiB partial (64 float4s), red.global.add'ed into tile
+ * `tile` of y: the atomic combine's stores. */
+__device__ __forceinline__ void add_partial(float *y, int tile, unsigned acc)
+{
+	for (int u = threadIdx.x; u < 64; u += blockDim.x)
+		asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};"
+			     ::"l"(y + (tile * 64 + u) * 4), "f"((float)(acc & 1)), "f"(1.0f),
+			     "f"(1.0f), "f"(1.0f)
+			     : "memory");
+}
+
+/* Block b's share of p, L 16-byte chunks per thread, through shared
+ * memory by cp.async (all issued, then one wait and a block barrier), and
+ * an XOR over a slice of it. */
+template <int L>
+__device__ __forceinline__ unsigned cp_chunk(const uint4 *p, uint4 *ring)
+{
+	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
+	const unsigned base = (unsigned)__cvta_generic_to_shared(ring);
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+	__syncthreads();
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	return acc;
+}
+
+/* The same share through shared memory by cp.async (dynamic smem = the
+ * block's share), then one block barrier and a sum of a slice. */
+template <int L, int COMBINE>
+__global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
+{
+	extern __shared__ uint4 ring[];
+	__shared__ float4 mslots[64];
+	__shared__ unsigned long long bar;
+	if (COMBINE == 3) {
+		if (threadIdx.x == 0) {
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&bar)) : "memory");
+			asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+				     ::"r"(smem_u32(&bar)), "r"(64 * 16) : "memory");
+			asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+		}
+		__syncthreads();
+	}
+	if (COMBINE == 2 || COMBINE == 3)
+		asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+	const unsigned acc = cp_chunk<L>(p, ring);
+	if (COMBINE == 1)
+		push_combine((float)(acc & 1), out);
+	if (COMBINE == 2)
+		combine_skinny((float)(acc & 1), out);
+	if (COMBINE == 3)
+		combine_mbar((float)(acc & 1), out, mslots, &bar);
+	if (COMBINE == 4)
+		add_partial(out + 4096, blockIdx.x % 64, acc);
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* mma_zero_f32 in miniature: 2048 float4 = 32 KiB. */
+__global__ void k_zero(float *out)
+{
+	asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+	float4 *o = reinterpret_cast<float4 *>(out + 4096);
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < 2048; i += gridDim.x * blockDim.x)
+		o[i] = make_float4(0, 0, 0, 0);
+}
+
+/* The atomic combine: 1 KiB of red.add.v4 per block into out + 4096
+ * (2048 float4s, 64 per block index modulo 32: a 32 KiB output as the
+ * router's at M = 32). GRID: the block zeroes its share first and takes
+ * a ticket; it polls before its atomics. PDL: griddepcontrol.wait first. */
+template <int L, int MODE>
+__global__ void k_cpz(const uint4 *p, unsigned *sink, float *out, unsigned long long *count)
+{
+	extern __shared__ uint4 ring[];
+	__shared__ unsigned long long target;
+	float4 *o = reinterpret_cast<float4 *>(out + 4096);
+	if (MODE == 3) {
+		/* no returned ticket: the count read before this block adds to
+		 * it is within [round * G, round * G + G - 1] */
+		if (threadIdx.x == 0) {
+			unsigned long long c;
+			asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(count) : "memory");
+			target = (c / gridDim.x + 1) * gridDim.x;
+		}
+		const int share = (2048 + gridDim.x - 1) / gridDim.x;
+		for (int i = threadIdx.x; i < share; i += blockDim.x)
+			if (blockIdx.x * share + i < 2048)
+				o[blockIdx.x * share + i] = make_float4(0, 0, 0, 0);
+		__syncthreads();
+		if (threadIdx.x == 0)
+			asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(count) : "memory");
+	}
+	if (MODE == 1) {
+		const int share = (2048 + gridDim.x - 1) / gridDim.x;
+		for (int i = threadIdx.x; i < share; i += blockDim.x)
+			if (blockIdx.x * share + i < 2048)
+				o[blockIdx.x * share + i] = make_float4(0, 0, 0, 0);
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			__threadfence();
+			unsigned long long t = atomicAdd(count, 1ull);
+			target = (t / gridDim.x + 1) * gridDim.x;
+		}
+	}
+	const unsigned acc = cp_chunk<L>(p, ring);
+	if (MODE == 2)
+		asm volatile("griddepcontrol.wait;" ::: "memory");
+	if (MODE == 1 || MODE == 3) {
+		if (threadIdx.x == 0) {
+			unsigned long long c;
+			do
+				asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(c) : "l"(count) : "memory");
+			while (c < target);
+		}
+		__syncthreads();
+	}
+	add_partial(out + 4096, blockIdx.x % 32, acc);
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+struct variant {
+	const char *name;
+	const void *fn;
+	int blocks, threads, cluster;
+	size_t smem;
+	int stream;     /* diag_stream's argument list */
+	int primer;     /* after the flush, untimed: a kernel holding 200 KiB
+			 * of shared memory on every SM */
+	int zmode = 0;  /* k_cpz (its argument list): 1 grid ticket, 2 zero
+			 * kernel + pdl, 3 ticket without a returned value, 4
+			 * atomics alone (runs 70-86 launched those with k_cp's
+			 * shorter list: the segfault of run 87) */
+};
+
+static unsigned long long *g_count;
+
+static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out, cudaStream_t s)
+{
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr[1];
+	cfg.gridDim = dim3(v.blocks);
+	cfg.blockDim = dim3(v.threads);
+	cfg.dynamicSmemBytes = v.smem;
+	cfg.stream = s;
+	if (v.cluster > 1) {
+		attr[0].id = cudaLaunchAttributeClusterDimension;
+		attr[0].val.clusterDim.x = v.cluster;
+		attr[0].val.clusterDim.y = 1;
+		attr[0].val.clusterDim.z = 1;
+		cfg.attrs = attr;
+		cfg.numAttrs = 1;
+	}
+	if (v.zmode == 2) {
+		k_zero<<<8, 256, 0, s>>>(out);
+		attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+		attr[0].val.programmaticStreamSerializationAllowed = 1;
+		cfg.attrs = attr;
+		cfg.numAttrs = 1;
+	}
+	size_t n16 = BYTES / 16;
+	if (v.zmode) {
+		/* one counter per grid size and mode: a ticket's round is
+		 * ticket / blocks */
+		unsigned long long *count = g_count + (v.blocks == 512) + 2 * (v.zmode == 3);
+		void *args[] = { (void *)&p, (void *)&sink, (void *)&out, (void *)&count };
+		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
+	} else if (v.stream) {
+		void *args[] = { (void *)&p, (void *)&n16, (void *)&sink };
+		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
+	} else {
+		void *args[] = { (void *)&p, (void *)&sink, (void *)&out };
+		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const int reps = argc > 1 ? atoi(argv[1]) : 200;
+	const int sms = diag_sms();
+	cudaStream_t s;
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	uint4 *bufs[COPIES];
+	unsigned *sink;
+	float *out;
+	for (int i = 0; i < COPIES; i++) {
+		CHECK(cudaMalloc(&bufs[i], BYTES));
+		diag_fill<<<1024, 256, 0, s>>>((unsigned *)bufs[i], BYTES / 4, 1234u + i);
+	}
+	CHECK(cudaMalloc(&sink, 64));
+	CHECK(cudaMalloc(&g_count, 32));
+	CHECK(cudaMemset(g_count, 0, 32));
+	CHECK(cudaMalloc(&out, (4096 + 64 * 64 * 4) * sizeof(float)));
+	const int PRIMER_SMEM = 200 * 1024;
+	CHECK(cudaFuncSetAttribute((const void *)k_primer, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				   PRIMER_SMEM));
+
+	/* 8.4 MB = 524288 x 16 B: 256 x 128 threads x 16 loads (the slice's
+	 * mma grid and block), 512 x 128 x 8, 128 x 256 x 16 (one per SM),
+	 * 1024 x 128 x 4, 256 x 512 x 4. */
+	std::vector<variant> vs = {
+		{ "stream 8/SM x256 u8", (const void *)diag_stream<8>, 8 * sms, 256, 1, 0, 1 },
+		{ "stream 2/SM x256 u8", (const void *)diag_stream<8>, 2 * sms, 256, 1, 0, 1 },
+		{ "ld  256 x128 L16", (const void *)k_ld<16, 0>, 256, 128, 1, 0, 0 },
+		{ "ldc 256 x128 L16", (const void *)k_ld<16, 0>, 256, 128, CLUSTER, 0, 0 },
+		{ "ldcx 256 x128 L16", (const void *)k_ld<16, 1>, 256, 128, CLUSTER, 0, 0 },
+		{ "ld  512 x128 L8", (const void *)k_ld<8, 0>, 512, 128, 1, 0, 0 },
+		{ "ldcx 512 x128 L8", (const void *)k_ld<8, 1>, 512, 128, CLUSTER, 0, 0 },
+		{ "ld  128 x256 L16", (const void *)k_ld<16, 0>, 128, 256, 1, 0, 0 },
+		{ "ld  1024 x128 L4", (const void *)k_ld<4, 0>, 1024, 128, 1, 0, 0 },
+		{ "ld  256 x512 L4", (const void *)k_ld<4, 0>, 256, 512, 1, 0, 0 },
+		{ "ldc 256 x512 L4", (const void *)k_ld<4, 0>, 256, 512, CLUSTER, 0, 0 },
+		{ "cp  256 x128 L16", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0 },
+		{ "cpc 256 x128 L16", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcx 256 x128 L16", (const void *)k_cp<16, 1>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpc1 256 x128 L16", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcm 256 x128 L16", (const void *)k_cp<16, 3>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpa 256 x128 L16", (const void *)k_cp<16, 4>, 256, 128, 1, 32768, 0 },
+		{ "cp  512 x128 L8", (const void *)k_cp<8, 0>, 512, 128, 1, 16384, 0 },
+		{ "cpc 512 x128 L8", (const void *)k_cp<8, 0>, 512, 128, CLUSTER, 16384, 0 },
+		{ "cpcx 512 x128 L8", (const void *)k_cp<8, 1>, 512, 128, CLUSTER, 16384, 0 },
+		{ "cpc1 512 x128 L8", (const void *)k_cp<8, 2>, 512, 128, CLUSTER, 16384, 0 },
+		{ "cpcm 512 x128 L8", (const void *)k_cp<8, 3>, 512, 128, CLUSTER, 16384, 0 },
+		{ "cpa 512 x128 L8", (const void *)k_cp<8, 4>, 512, 128, 1, 16384, 0 },
+		{ "cp  1024 x128 L4", (const void *)k_cp<4, 0>, 1024, 128, 1, 8192, 0 },
+		{ "cp  256 x256 L8", (const void *)k_cp<8, 0>, 256, 256, 1, 32768, 0 },
+		{ "cp  256 x128 L16 again", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0 },
+		{ "cp  256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 1 },
+		{ "cpc 256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 1 },
+		{ "cpc1 256 x128 L16 +pri", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0, 1 },
+		{ "cpa 256 x128 L16 +pri", (const void *)k_cp<16, 4>, 256, 128, 1, 32768, 0, 1 },
+		{ "cp  512 x128 L8 +pri", (const void *)k_cp<8, 0>, 512, 128, 1, 16384, 0, 1 },
+		{ "stream 8/SM +pri", (const void *)diag_stream<8>, 8 * sms, 256, 1, 0, 1, 1 },
+		{ "cpz 256 x128 L16", (const void *)k_cpz<16, 0>, 256, 128, 1, 32768, 0, 0, 4 },
+		{ "cpaz 256 x128 L16", (const void *)k_cpz<16, 2>, 256, 128, 1, 32768, 0, 0, 2 },
+		{ "cpg 256 x128 L16", (const void *)k_cpz<16, 1>, 256, 128, 1, 32768, 0, 0, 1 },
+		{ "cpz 512 x128 L8", (const void *)k_cpz<8, 0>, 512, 128, 1, 16384, 0, 0, 4 },
+		{ "cpaz 512 x128 L8", (const void *)k_cpz<8, 2>, 512, 128, 1, 16384, 0, 0, 2 },
+		{ "cpg 512 x128 L8", (const void *)k_cpz<8, 1>, 512, 128, 1, 16384, 0, 0, 1 },
+		{ "cpr 256 x128 L16", (const void *)k_cpz<16, 3>, 256, 128, 1, 32768, 0, 0, 3 },
+		{ "cpr 512 x128 L8", (const void *)k_cpz<8, 3>, 512, 128, 1, 16384, 0, 0, 3 },
+	};
+	for (auto &v : vs)
+		if (v.smem > 48 * 1024)
+			CHECK(cudaFuncSetAttribute(v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+						   (int)v.smem));
+	std::vector<diag_case> cs;
+	for (const variant &v : vs) {
+		diag_case c;
+		c.name = v.name;
+		c.run = [=](int copy, cudaStream_t st) { launch(v, bufs[copy], sink, out, st); };
+		if (v.primer)
+			c.before = [=](cudaStream_t st) {
+				k_primer<<<sms, 256, PRIMER_SMEM, st>>>(sink);
+			};
+		c.bytes = BYTES;
+		cs.push_back(c);
+	}
+	char title[64];
+	snprintf(title, sizeof(title), "oneshot: %zu bytes", BYTES);
+	diag_time(title, cs, COPIES, reps, s);
+	return 0;
+}
