@@ -16,7 +16,9 @@
  * first along weight rows (16 each; a weight fragment is then loaded by
  * one warp only), then along tokens (8 each), and the warps left over
  * split each stage's BK among themselves; their partial sums meet in the
- * epilogue. After the K loop the accumulators go through shared memory
+ * epilogue. With WK > 0 (mma.sync only) WK warps split BK first and the
+ * rest take rows, then tokens: each warp then owns more of the tile and
+ * loads fewer fragments for each MMA. After the K loop the accumulators go through shared memory
  * (an FP32 tile [WK][BN][BM + MMA_EPI_PAD], token-major so that a row of Y
  * is contiguous) and leave as 16-byte vectors:
  *   SPLIT == 1:          Y directly (bf16, one kernel);
@@ -70,7 +72,7 @@
  * Launch (tuner/tmpl_mma.c builds the plan):
  *   mma_skinny_kernel, mma_skinny_cluster_kernel:
  *       grid (ceil(M/BN), SPLIT, N/BM), block WARPS*32,
- *       dynamic smem mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV),
+ *       dynamic smem mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV, WK),
  *       RECV = mma_recv_bytes(BN, BM (hi/lo: BM / 2), SPLIT) for the
  *       cluster kernels and 0 otherwise (> 48 KiB needs the opt-in
  *       attribute); the cluster kernel's cluster is
@@ -148,26 +150,30 @@ __host__ __device__ constexpr int mma_max(int a, int b)
 }
 
 /* Warps along weight rows (16 rows each), along tokens (8 each), and the
- * rest splitting K inside a stage. All are powers of two. */
-__host__ __device__ constexpr int mma_warps_m(int BM, int WARPS)
+ * rest splitting K inside a stage. All are powers of two. WK (the
+ * adapter's "wk") 0 places warps on rows first, then on tokens; WK > 0
+ * sets WK warps aside to split K first, so each warp covers more rows and
+ * tokens and loads fewer fragments per MMA (session 7, run 90: qkv at 32
+ * with 2 of 4 warps on K ran 3% faster). */
+__host__ __device__ constexpr int mma_warps_m(int BM, int WARPS, int WK = 0)
 {
-	return mma_min(WARPS, BM / 16);
+	return mma_min(WARPS / (WK ? WK : 1), BM / 16);
 }
 
-__host__ __device__ constexpr int mma_warps_n(int BM, int BN, int WARPS)
+__host__ __device__ constexpr int mma_warps_n(int BM, int BN, int WARPS, int WK = 0)
 {
-	return mma_min(WARPS / mma_warps_m(BM, WARPS), BN / 8);
+	return mma_min(WARPS / (mma_warps_m(BM, WARPS, WK) * (WK ? WK : 1)), BN / 8);
 }
 
-__host__ __device__ constexpr int mma_warps_k(int BM, int BN, int WARPS)
+__host__ __device__ constexpr int mma_warps_k(int BM, int BN, int WARPS, int WK = 0)
 {
-	return WARPS / (mma_warps_m(BM, WARPS) * mma_warps_n(BM, BN, WARPS));
+	return WARPS / (mma_warps_m(BM, WARPS, WK) * mma_warps_n(BM, BN, WARPS, WK));
 }
 
 /* FP32 accumulators a thread holds: 4 per 16x8 fragment of its warp. */
-__host__ __device__ constexpr int mma_acc_per_thread(int BM, int BN, int WARPS)
+__host__ __device__ constexpr int mma_acc_per_thread(int BM, int BN, int WARPS, int WK = 0)
 {
-	return BM / mma_warps_m(BM, WARPS) / 16 * (BN / mma_warps_n(BM, BN, WARPS) / 8) * 4;
+	return BM / mma_warps_m(BM, WARPS, WK) / 16 * (BN / mma_warps_n(BM, BN, WARPS, WK) / 8) * 4;
 }
 
 /* Shared memory: the ring of STAGES weight + token tiles, reused after
@@ -177,9 +183,9 @@ __host__ __device__ constexpr int mma_ring_bytes(int BM, int BN, int BK, int STA
 	return STAGES * (BM + BN) * BK * 2;
 }
 
-__host__ __device__ constexpr int mma_epilogue_bytes(int BM, int BN, int WARPS)
+__host__ __device__ constexpr int mma_epilogue_bytes(int BM, int BN, int WARPS, int WK = 0)
 {
-	return mma_warps_k(BM, BN, WARPS) * BN * (BM + MMA_EPI_PAD) * 4;
+	return mma_warps_k(BM, BN, WARPS, WK) * BN * (BM + MMA_EPI_PAD) * 4;
 }
 
 /* wgmma's 128-byte swizzle repeats every 1024 bytes: the ring starts on
@@ -199,9 +205,9 @@ __host__ __device__ constexpr int mma_recv_bytes(int BN, int OUT_ROWS, int SPLIT
 /* The dynamic shared memory of a block: the ring or the epilogue tile,
  * wgmma's alignment slack, then RECV bytes of cluster receive slots. */
 __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WARPS, int STAGES,
-						 int MMA = MMA_SYNC, int RECV = 0)
+						 int MMA = MMA_SYNC, int RECV = 0, int WK = 0)
 {
-	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS)) +
+	return mma_max(mma_ring_bytes(BM, BN, BK, STAGES), mma_epilogue_bytes(BM, BN, WARPS, WK)) +
 	       (MMA == MMA_WGMMA ? MMA_WGMMA_ALIGN : 0) + RECV;
 }
 
@@ -217,11 +223,12 @@ __host__ __device__ constexpr int mma_smem_bytes(int BM, int BN, int BK, int WAR
  * never so many that a thread would have fewer registers than its
  * accumulators plus MMA_REG_OVERHEAD (65536 registers per SM). */
 __host__ __device__ constexpr int mma_min_blocks(int BM, int BN, int BK, int WARPS, int STAGES,
-						 int MMA = MMA_SYNC, int RECV = 0)
+						 int MMA = MMA_SYNC, int RECV = 0, int WK = 0)
 {
-	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV) +
+	return mma_max(1, mma_min(MMA_SM_SMEM / (mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV,
+								WK) +
 						 MMA_BLOCK_SMEM_RESERVED),
-				  65536 / (WARPS * 32 * (mma_acc_per_thread(BM, BN, WARPS) +
+				  65536 / (WARPS * 32 * (mma_acc_per_thread(BM, BN, WARPS, WK) +
 							 MMA_REG_OVERHEAD))));
 }
 
@@ -598,7 +605,7 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
  * tile, then the COMBINE-specific output. Shared by both kernels.
  */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
-	  int LAYOUT, int MMA>
+	  int LAYOUT, int MMA, int WKS>
 __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
 						 __nv_bfloat16 *Y, float *ws, int M, int N, int K)
 {
@@ -629,9 +636,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		      "layout must be 0 or 1 (2 for the hi/lo product)");
 
 	constexpr int THREADS = WARPS * 32;
-	constexpr int WM = mma_warps_m(BM, WARPS);
-	constexpr int WN = mma_warps_n(BM, BN, WARPS);
-	constexpr int WK = mma_warps_k(BM, BN, WARPS);
+	static_assert(WKS == 0 || (MMA == MMA_SYNC && (WKS == 2 || WKS == 4 || WKS == 8)),
+		      "wk must be 0, or 2, 4 or 8 with mma.sync");
+	constexpr int WM = mma_warps_m(BM, WARPS, WKS);
+	constexpr int WN = mma_warps_n(BM, BN, WARPS, WKS);
+	constexpr int WK = mma_warps_k(BM, BN, WARPS, WKS);
 	constexpr int MT = BM / WM / 16;        /* 16-row weight fragments per warp */
 	constexpr int NT = BN / WN / 8;         /* 8-token fragments per warp */
 	constexpr int KSTEPS = BK / 16 / WK;    /* k16 steps per warp per stage */
@@ -640,7 +649,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	constexpr int LD = BM + MMA_EPI_PAD;    /* epilogue row, floats */
 	static_assert(WM * WN * WK == WARPS && WK <= BK / 16 && KSTEPS * WK * 16 == BK,
 		      "warps must tile bm x bn x bk");
-	static_assert(MT * NT * 4 == mma_acc_per_thread(BM, BN, WARPS) && MT * NT * 4 <= 128,
+	static_assert(MT * NT * 4 == mma_acc_per_thread(BM, BN, WARPS, WKS) && MT * NT * 4 <= 128,
 		      "accumulators do not fit in registers");
 	/* wgmma: warpgroup g owns weight rows 64 * (g % (BM/64)).. and the
 	 * (g / (BM/64))-th of the WN token slices -- exactly the rows and
@@ -677,7 +686,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	{
 		unsigned dyn;
 		asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV))
+		if (dyn < (unsigned)mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV, WKS))
 			__trap();
 	}
 
@@ -819,7 +828,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		 * leave as soon as its own stores are done. */
 		constexpr int PER_RANK = (UNITS + SPLIT - 1) / SPLIT;
 		const unsigned rank = mma_cluster_rank();
-		const unsigned recv = raw + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA);
+		const unsigned recv = raw + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, 0, WKS);
 		mma_cluster_wait();     /* every peer has started */
 		for (int u = tid; u < UNITS; u += THREADS) {
 			const int token = u / (OUT_ROWS / 4);
@@ -834,7 +843,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		const int first = rank * PER_RANK;
 		const int last = mma_min(first + PER_RANK, UNITS);
 		const float4 *slots = reinterpret_cast<const float4 *>(
-			mma_smem + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA));
+			mma_smem + mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, 0, WKS));
 		for (int u = first + tid; u < last; u += THREADS) {
 			const int token = u / (OUT_ROWS / 4);
 			const int row = u % (OUT_ROWS / 4) * 4;
@@ -882,30 +891,30 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 
 /* Split 1, or split-K combined through global memory (partials, atomic). */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
-	  int LAYOUT, int MMA = MMA_SYNC>
+	  int LAYOUT, int MMA = MMA_SYNC, int WK = 0>
 __global__ void
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA, 0, WK))
 mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, float *ws,
 		  int M, int N, int K)
 {
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER && COMBINE != MMA_COMBINE_HILO_CLUSTER,
 		      "a cluster combine is mma_skinny_cluster_kernel or mma_hilo_cluster_kernel");
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA>(W, X, Y, ws,
-										       M, N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, WK>(
+		W, X, Y, ws, M, N, K);
 }
 
 /* Split-K combined through distributed shared memory: a cluster is the
  * SPLIT blocks of one (token tile, weight tile). ws is unused. */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int LAYOUT,
-	  int MMA = MMA_SYNC>
+	  int MMA = MMA_SYNC, int WK = 0>
 __global__ void __cluster_dims__(1, SPLIT, 1)
 __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA,
-					     mma_recv_bytes(BN, BM, SPLIT)))
+					     mma_recv_bytes(BN, BM, SPLIT), WK))
 mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y,
 			  float *ws, int M, int N, int K)
 {
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT, MMA>(
-		W, X, Y, ws, M, N, K);
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT, MMA,
+			 WK>(W, X, Y, ws, M, N, K);
 }
 
 /* The router's hi/lo product into FP32 Y (see the top of this file): grid
@@ -916,7 +925,7 @@ __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N, int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, MMA_LAYOUT_HILO,
-			 MMA>(W, X, nullptr, Y, M, N, K);
+			 MMA, 0>(W, X, nullptr, Y, M, N, K);
 }
 
 /* The same product, the SPLIT slices of K summed in the cluster and
@@ -930,7 +939,7 @@ mma_hilo_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y
 			int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_CLUSTER,
-			 MMA_LAYOUT_HILO, MMA>(W, X, nullptr, Y, M, N, K);
+			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, M, N, K);
 }
 
 /* Y[i] = sum over splits of ws[split][i] in FP32, as bf16, for i < M*N

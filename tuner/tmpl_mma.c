@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_LAYOUT, P_MMA,
-       P_PDL, NPARAMS };
+       P_PDL, P_WK, NPARAMS };
 
 /* Same order as MMA_CACHE_*, MMA_COMBINE_* and MMA_LAYOUT_* in
  * mma_skinny.cuh: the index is the template argument. */
@@ -35,6 +35,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_LAYOUT]  = { "layout", 0, 1, layout_symbols },
 	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 	[P_PDL]     = { "pdl", 0, 1, NULL },
+	[P_WK]      = { "wk", 0, 8, NULL },
 };
 
 /* MMA_REDUCE_THREADS, MMA_EPI_PAD and MMA_MAX_CLUSTER in mma_skinny.cuh. */
@@ -56,19 +57,20 @@ static long min_l(long a, long b)
 	return a < b ? a : b;
 }
 
-/* The warp layout of mma_warps_m/n/k: rows first (16 each), then tokens
- * (8 each), the rest split each stage's K. */
-static void warp_layout(const struct mma_tile *t, long *wm, long *wn, long *wk)
+/* Rows first (16 each), then tokens (8 each), the rest split each
+ * stage's K; t->wk > 0 sets that many warps on K first. */
+void mma_warp_layout(const struct mma_tile *t, long *wm, long *wn, long *wk)
 {
-	*wm = min_l(t->warps, t->bm / 16);
-	*wn = min_l(t->warps / *wm, t->bn / 8);
+	const long first = t->wk ? t->wk : 1;
+	*wm = min_l(t->warps / first, t->bm / 16);
+	*wn = min_l(t->warps / (*wm * first), t->bn / 8);
 	*wk = t->warps / (*wm * *wn);
 }
 
 long mma_tile_smem(const struct mma_tile *t)
 {
 	long wm, wn, wk;
-	warp_layout(t, &wm, &wn, &wk);
+	mma_warp_layout(t, &wm, &wn, &wk);
 	long ring = t->stages * (t->bm + t->bn) * t->bk * 2;
 	long epilogue = wk * t->bn * (t->bm + EPI_PAD) * 4;
 	/* wgmma aligns the ring to its 1024-byte swizzle period (MMA_WGMMA_ALIGN) */
@@ -99,6 +101,8 @@ const char *mma_tile_shape_check(const struct mma_tile *t)
 			return "two warpgroups per 64 rows need bn >= 16";
 		if (t->stages < 3)
 			return "wgmma takes 3 or more stages";
+		if (t->wk)
+			return "wgmma takes wk 0";
 		return NULL;
 	}
 	if (!is_pow2_in(t->bn, 8, 64))
@@ -107,6 +111,20 @@ const char *mma_tile_shape_check(const struct mma_tile *t)
 		return "bk must be 32, 64 or 128";
 	if (!is_pow2_in(t->warps, 2, 8))
 		return "warps must be 2, 4 or 8";
+	if (t->wk) {
+		if (!is_pow2_in(t->wk, 2, 8) || t->wk > t->warps)
+			return "wk must be 0, or 2, 4 or 8 and at most warps";
+		long wm, wn, wk;
+		mma_warp_layout(t, &wm, &wn, &wk);
+		if (wk != t->wk)
+			return "wk leaves warps the tile's rows and tokens cannot hold";
+		const struct mma_tile dflt = { t->bm, t->bn, t->bk, t->warps, t->stages, t->split,
+					       t->mma, 0 };
+		long dm, dn, dk;
+		mma_warp_layout(&dflt, &dm, &dn, &dk);
+		if (dk == wk)
+			return "wk is this tile's default layout: wk 0 runs it";
+	}
 	return NULL;
 }
 
@@ -122,7 +140,7 @@ const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
 	if (rows / t->bm > MAX_GRID_YZ)
 		return "n/bm exceeds the grid";
 	long wm, wn, wk;
-	warp_layout(t, &wm, &wn, &wk);
+	mma_warp_layout(t, &wm, &wn, &wk);
 	if (wk > t->bk / 16)
 		return "more k-splitting warps than k16 steps in bk";
 	/* No register check: the largest tile a thread can own (bm 128 x bn 64
@@ -136,7 +154,7 @@ const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
 static struct mma_tile tile_of(const long *p)
 {
 	return (struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
-				  p[P_SPLIT], p[P_MMA] };
+				  p[P_SPLIT], p[P_MMA], p[P_WK] };
 }
 
 static const char *mma_check(const struct shape *s, const long *p)
@@ -156,9 +174,7 @@ static const char *mma_check(const struct shape *s, const long *p)
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > MAX_CLUSTER)
 		return "a cluster holds at most 8 blocks";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > 1 &&
-	    mma_tile_smem(&(struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
-					       p[P_SPLIT], p[P_MMA] }) +
-	    mma_cluster_recv_bytes(p[P_BN], p[P_BM], p[P_SPLIT]) > MAX_SMEM)
+	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM], p[P_SPLIT]) > MAX_SMEM)
 		return "shared memory exceeds 227 KiB";
 	if (p[P_PDL] && (p[P_SPLIT] == 1 || p[P_COMBINE] == COMBINE_CLUSTER))
 		return "pdl needs a second kernel (split with partials or atomic)";
@@ -181,14 +197,14 @@ static int mma_kernels(const struct shape *s, const long *p,
 		return -1;
 	if (p[P_COMBINE] == COMBINE_CLUSTER)
 		snprintf(names[0], TMPL_NAME_MAX,
-			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 "mma_skinny_cluster_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
-			 p[P_CACHE], p[P_LAYOUT], p[P_MMA]);
+			 p[P_CACHE], p[P_LAYOUT], p[P_MMA], p[P_WK]);
 	else
 		snprintf(names[0], TMPL_NAME_MAX,
-			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
+			 "mma_skinny_kernel<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 			 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT],
-			 p[P_CACHE], p[P_COMBINE], p[P_LAYOUT], p[P_MMA]);
+			 p[P_CACHE], p[P_COMBINE], p[P_LAYOUT], p[P_MMA], p[P_WK]);
 	if (need >= 2)
 		snprintf(names[1], TMPL_NAME_MAX, "mma_splitk_reduce");
 	if (need == 3)

@@ -15,11 +15,17 @@
 struct mma_tile {
 	long bm, bn, bk, warps, stages, split;
 	long mma;       /* MMA_SYNC (0) or MMA_WGMMA (1) of mma_skinny.cuh */
+	long wk;        /* warps splitting K first (mma.sync), or 0: the default
+			 * layout (mma_warps_* of mma_skinny.cuh) */
 };
 
 /* The "mma" parameter's symbols, shared by both adapters. */
 extern const char *const mma_instr_symbols[];
 enum { MMA_INSTR_SYNC, MMA_INSTR_WGMMA };
+
+/* The warp layout of mma_warps_m/n/k: wm warps along rows, wn along
+ * tokens, wk splitting K. */
+void mma_warp_layout(const struct mma_tile *t, long *wm, long *wn, long *wk);
 
 /* Dynamic shared memory of mma_smem_bytes: the stage ring, or the FP32
  * epilogue tile if larger. */

@@ -49,7 +49,7 @@ static const struct tmpl_param params[NPARAMS] = {
 static struct mma_tile tile_of(const long *p)
 {
 	return (struct mma_tile){ p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES],
-				  p[P_SPLIT], p[P_MMA] };
+				  p[P_SPLIT], p[P_MMA], 0 };
 }
 
 static const char *hilo_check(const struct shape *s, const long *p)

@@ -34,6 +34,12 @@ check "wgmma: 765 results, all validated ok" test "$(q "SELECT count(*) FROM res
 check "wgmma: uneven splits (7 and 3) among them" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND (c.params LIKE '%split=7,%' OR c.params LIKE '%split=3,%')")" = 255
 q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    wgmma status, count, worst error: /'
 
+# warps on K first (tests/spaces/gpu_wk.yaml): wk 2 and 4, every combine
+db=$TMP/wk.db
+expect_exit "sweep gpu_wk.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_wk.yaml --db "$db" --no-retest --deadline 10
+check "wk: 336 results (168 with wk 4), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%wk=4'")" = 336/336/168
+q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    wk status, count, worst global and row error: /'
+
 # the router's hi/lo kernels (tests/spaces/gpu_hilo.yaml): 1e-4 bounds,
 # atomics (memset or pdl zero-fill) and the cluster combine
 db=$TMP/hilo.db

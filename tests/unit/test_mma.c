@@ -15,7 +15,7 @@
 #include "space.h"
 #include "tmpl_mma.h"
 
-enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, PDL, NP };
+enum { BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, PDL, WK, NP };
 enum { SYNC, WGMMA };
 enum { ROWS, TILES };
 enum { PARTIALS, ATOMIC, CLUSTER };
@@ -48,9 +48,9 @@ TEST(registered_with_parameters_in_order)
 	CHECK_INT(seen, 1);
 
 	static const char *const names[] = { "bm", "bn", "bk", "warps", "stages", "split",
-					     "cache", "combine", "layout", "mma", "pdl" };
-	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0, 0 };
-	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 1, 1 };
+					     "cache", "combine", "layout", "mma", "pdl", "wk" };
+	static const long lo[] = { 16, 8, 32, 2, 2, 1, 0, 0, 0, 0, 0, 0 };
+	static const long hi[] = { 256, 256, 128, 16, 6, 16, 1, 2, 1, 1, 1, 8 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
@@ -94,7 +94,7 @@ TEST(registered_with_parameters_in_order)
 	char buf[160];
 	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
 		  "bm=32,bn=8,bk=64,warps=8,stages=4,split=4,cache=cg,combine=atomic,layout=rows,mma=sync,"
-		  "pdl=0");
+		  "pdl=0,wk=0");
 }
 
 TEST(kernel_names_per_combine)
@@ -102,17 +102,50 @@ TEST(kernel_names_per_combine)
 	const struct tmpl *t = mma();
 	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK_INT(t->kernels(&qkv, direct, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0, 0, 0>");
 	CHECK_INT(t->kernels(&qkv, partials, names, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<64, 8, 128, 4, 4, 4, 1, 0, 0, 0, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_INT(t->kernels(&qkv, atomic, names, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0, 0, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_INT(t->kernels(&qkv, cluster, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 16, 64, 4, 4, 4, 0, 0, 0, 0>");
+	long wk2[NP];
+	memcpy(wk2, cluster, sizeof(wk2));
+	wk2[BN] = 32;
+	wk2[WK] = 2;
+	CHECK(t->check(&qkv, wk2) == NULL);
+	CHECK_INT(t->kernels(&qkv, wk2, names, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(names[0], "mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 0, 0, 2>");
 	CHECK_INT(t->kernels(&qkv, atomic, names, 1), -1);
 	CHECK_INT(t->kernels(&qkv, cluster, names, 1), 1);
+}
+
+TEST(warp_layouts)
+{
+	/* mma_warps_m/n/k of mma_skinny.cuh: rows first, then tokens; wk sets
+	 * warps on K first */
+	static const struct { struct mma_tile t; long wm, wn, wk; } cases[] = {
+		{ { 64, 32, 64, 4, 4, 8, SYNC, 0 }, 4, 1, 1 },
+		{ { 64, 32, 64, 4, 4, 8, SYNC, 2 }, 2, 1, 2 },
+		{ { 64, 32, 64, 4, 4, 8, SYNC, 4 }, 1, 1, 4 },
+		{ { 32, 8, 128, 4, 4, 8, SYNC, 0 }, 2, 1, 2 },
+		{ { 128, 64, 64, 8, 4, 4, SYNC, 2 }, 4, 1, 2 },
+		{ { 32, 64, 64, 8, 4, 4, SYNC, 2 }, 2, 2, 2 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		long wm, wn, wk;
+		mma_warp_layout(&cases[i].t, &wm, &wn, &wk);
+		CHECK_INT(wm, cases[i].wm);
+		CHECK_INT(wn, cases[i].wn);
+		CHECK_INT(wk, cases[i].wk);
+	}
+	/* the epilogue tile holds one [bn][bm + 4] FP32 slice per k warp */
+	const struct mma_tile small = { 64, 32, 32, 4, 2, 8, SYNC, 0 };
+	const struct mma_tile split = { 64, 32, 32, 4, 2, 8, SYNC, 4 };
+	CHECK_INT(mma_tile_smem(&small), 2 * (64 + 32) * 32 * 2);
+	CHECK_INT(mma_tile_smem(&split), 4 * 32 * (64 + 4) * 4);
 }
 
 TEST(static_checks)
@@ -163,6 +196,23 @@ TEST(static_checks)
 		{ { 64, 96, 64, 4, 3, 1, 0, 0, 0, WGMMA }, "bn must be a power of two in [8, 256]" },
 		/* 6 stages of (64 + 256) x 64 bf16 = 240 KiB, + 1 KiB to align */
 		{ { 64, 256, 64, 4, 6, 1, 0, 0, 0, WGMMA }, "shared memory exceeds 227 KiB" },
+		/* wk: warps on K first (mma.sync); qkv 32's tile takes 2 of 4 */
+		{ { 64, 32, 64, 4, 4, 8, 0, CLUSTER, TILES, SYNC, 0, 2 }, NULL },
+		{ { 64, 32, 64, 4, 4, 8, 0, CLUSTER, TILES, SYNC, 0, 4 }, NULL },
+		{ { 64, 32, 64, 4, 4, 8, 0, CLUSTER, TILES, SYNC, 0, 3 },
+		  "wk must be 0, or 2, 4 or 8 and at most warps" },
+		{ { 64, 32, 64, 4, 4, 8, 0, CLUSTER, TILES, SYNC, 0, 8 },
+		  "wk must be 0, or 2, 4 or 8 and at most warps" },
+		{ { 64, 32, 64, 4, 3, 1, 0, 0, 0, WGMMA, 0, 2 }, "wgmma takes wk 0" },
+		/* 32 x 8 on 4 warps already splits K 2 ways: wk 2 is that layout */
+		{ { 32, 8, 128, 4, 4, 8, 0, CLUSTER, ROWS, SYNC, 0, 2 },
+		  "wk is this tile's default layout: wk 0 runs it" },
+		/* 32 x 8 on 8 warps with 2 on K: 2 x 1 rows x tokens hold only 4 */
+		{ { 32, 8, 128, 8, 4, 8, 0, CLUSTER, ROWS, SYNC, 0, 2 },
+		  "wk leaves warps the tile's rows and tokens cannot hold" },
+		/* 4 warps on K need 4 k16 steps per stage: bk 32 has 2 */
+		{ { 64, 32, 32, 4, 4, 8, 0, CLUSTER, TILES, SYNC, 0, 4 },
+		  "more k-splitting warps than k16 steps in bk" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		const char *why = t->check(&qkv, bad[i].p);
@@ -469,7 +519,7 @@ TEST(plan_pdl)
 	p[PDL] = 1;
 	CHECK(t->check(&qkv, p) == NULL);
 	CHECK_INT(t->kernels(&qkv, p, names, TMPL_MAX_KERNELS), 3);
-	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0, 0>");
+	CHECK_STR(names[0], "mma_skinny_kernel<32, 8, 64, 8, 4, 4, 0, 1, 0, 0, 0>");
 	CHECK_STR(names[1], "mma_splitk_reduce");
 	CHECK_STR(names[2], "mma_zero_f32");
 	CHECK_INT(t->plan(&qkv, p, 9, &pl), 0);
@@ -513,7 +563,7 @@ TEST(plan_wgmma)
 	char kn[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK(t->check(&qkv, p) == NULL);
 	CHECK_INT(t->kernels(&qkv, p, kn, TMPL_MAX_KERNELS), 2);
-	CHECK_STR(kn[0], "mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>");
+	CHECK_STR(kn[0], "mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1, 0>");
 	struct launch_plan pl;
 	CHECK_INT(t->plan(&qkv, p, 256, &pl), 0);
 	CHECK_INT(pl.nsteps, 3);
@@ -683,7 +733,10 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	const long td[NP] = { 64, 16, 64, 4, 3, 1, 0, PARTIALS, TILES };
 	const long ta[NP] = { 32, 8, 128, 8, 4, 4, 1, ATOMIC, TILES };
 	const long tc[NP] = { 64, 16, 32, 4, 6, 8, 0, CLUSTER, TILES };
-	const long *cands[] = { direct, partials, atomic, cluster, big, c8, td, ta, tc };
+	/* and warps on K first: qkv 32's cluster tile with wk 2, atomics with 4 */
+	const long kc[NP] = { 64, 32, 64, 4, 4, 8, 0, CLUSTER, TILES, SYNC, 0, 2 };
+	const long ka[NP] = { 64, 16, 128, 4, 4, 4, 0, ATOMIC, ROWS, SYNC, 0, 4 };
+	const long *cands[] = { direct, partials, atomic, cluster, big, c8, td, ta, tc, kc, ka };
 	struct jit_item items[32];
 	int n = 0;
 	const struct tmpl *t = mma();
@@ -696,9 +749,9 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	/* and wgmma: 64 x 256 direct, 128 x 128 on 8 warps atomic and tiles, a
 	 * cluster, the router's hi/lo */
 	static const char *const wg[] = {
-		"mma_skinny_kernel<64, 256, 64, 8, 3, 1, 0, 0, 0, 1>",
-		"mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1>",
-		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1>",
+		"mma_skinny_kernel<64, 256, 64, 8, 3, 1, 0, 0, 0, 1, 0>",
+		"mma_skinny_kernel<128, 128, 64, 8, 4, 4, 0, 1, 1, 1, 0>",
+		"mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 4, 0, 1, 1, 0>",
 		"mma_hilo_kernel<64, 64, 64, 4, 4, 8, 0, 1>",
 		"mma_hilo_cluster_kernel<32, 32, 64, 4, 4, 8, 0, 0>",
 		"mma_hilo_cluster_kernel<128, 128, 64, 8, 4, 4, 0, 1>",
@@ -716,7 +769,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		 "(mma_recv_bytes(8, 32, 3) == %ld && mma_recv_bytes(16, 64, 5) == %ld ? 4 : 1), "
 		 "0, 0, 0>", mma_cluster_recv_bytes(8, 32, 3), mma_cluster_recv_bytes(16, 64, 5));
 	n = add_item(items, n, t->source, agree);
-	CHECK_INT(n, 22);
+	CHECK_INT(n, 25);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
@@ -730,14 +783,15 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 	}
 	/* a cluster-size-1 instantiation trips the template's static_assert */
 	struct jit_item bad = { .source_name = t->source };
-	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0>");
+	strcpy(bad.name, "mma_skinny_cluster_kernel<64, 16, 64, 4, 3, 1, 0, 0, 0, 0>");
 	CHECK_INT(jit_compile_all(&o, &bad, 1, NULL, NULL), 0);
 	CHECK_INT(bad.ok, 0);
 	CHECK(strstr(bad.error, "a cluster combine needs split in [2, 8]") != NULL);
 	remove_cache();
 }
 
-TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(static_checks),
+TESTS(T(registered_with_parameters_in_order), T(kernel_names_per_combine), T(warp_layouts),
+      T(static_checks),
       T(plan_direct), T(plan_partials), T(plan_atomic_zeroes_inside_the_call),
       T(plan_cluster_is_one_kernel), T(plan_epilogue_larger_than_ring),
       T(plan_tiles_reads_the_packed_weight), T(hilo_adapter), T(plan_pdl), T(plan_wgmma),
