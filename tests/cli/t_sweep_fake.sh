@@ -1,8 +1,9 @@
 # CLI: the whole supervisor without a GPU, against tests/fake/fake_worker.c
 # (GEMMTAB_WORKER): planted fault and hang recorded as fault and timeout
 # with the worker restarted; a sweep with retests whose database emit and
-# report accept; a rerun that measures nothing; kill -9 and resume; every
-# candidate keyed by its template's code hash.
+# report accept; a rerun that measures nothing; a resume over the screens
+# of changed template code; kill -9 and resume; every candidate keyed by
+# its template's code hash.
 . "$(dirname "$0")/lib.sh"
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
@@ -57,6 +58,19 @@ check "report names the families" grep -q '^router ' "$TMP/out"
 # fraction of what runs at M = 1 is 2.097 / run_us (columns 6 and 9)
 frac=$(awk '$1 == "router" && $2 == 1 { d = 2.097152 / $6 - $9; print (d < 0.006 && d > -0.006) ? "ok" : $6 " " $9 }' "$TMP/out")
 check "report's floor fraction is the probed floor over run_us ($frac)" test "$frac" = ok
+
+# a database resumed after the templates changed: the old code's screens
+# (here made to look 100x better) must not crowd out the current code's
+# finalists (run 91 retested almost nothing and lost entries)
+db=$TMP/stale.db
+cp "$TMP/fake.db" "$db"
+sqlite3 "$db" "UPDATE candidate SET source_hash = '0000000000000000'; UPDATE result SET ratio = ratio * 100 WHERE phase = 'screen'"
+expect_exit "sweep over stale code: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+current="FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.source_hash <> '0000000000000000'"
+check "the current code is screened again ($want)" test "$(q "SELECT count(*) $current AND r.phase = 'screen'")" = "$want"
+check "and retested as often as in a fresh sweep" test "$(q "SELECT count(*) $current AND r.phase = 'retest'")" = "$(sqlite3 "$TMP/fake.db" "SELECT count(*) FROM result WHERE phase = 'retest'")"
+expect_exit "emit over stale code: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/stale.h"
+check "the same entries as the fresh sweep's table" test "$(grep -c '^	{' "$TMP/stale.h")" = "$(grep -c '^	{' "$TMP/fake.h")"
 
 # kill -9 mid-sweep, then resume
 db=$TMP/resume.db

@@ -17,7 +17,9 @@
  * its flag before they add, 128 (hi/lo) the zero-fill launched after the
  * main kernel as its PDL dependent, publishing a flag the main kernel
  * waits for before its atomics, 256 (mma.sync) a ring slot refilled after
- * the compute that frees it, not at the top of the next iteration;
+ * the compute that frees it, not at the top of the next iteration, 512
+ * (mma.sync) 2 warps along rows and 1 along tokens, the rest splitting
+ * each stage's k steps;
  * ABL >> 7 (bits 7 up, so ABL 128 adds one) is a flag-array offset.
  *
  * Build: bash tools/diag/build.sh   Run: build/diag/ablate [reps]
@@ -241,6 +243,9 @@ int main(int argc, char **argv)
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 256, true>("qkv32 refill after compute", qk),
 		skinny<64, 32, 64, 3, 8, MMA_LAYOUT_TILES, MMA_SYNC, 256, true>("qkv32 refill after, s3", qk),
 		qkv<0, true>("qkv32 real (again)", qk),
+		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 512, true>("qkv32 wm2 wk2", qk),
+		skinny<64, 32, 128, 3, 7, MMA_LAYOUT_TILES, MMA_SYNC, 0, true>("qkv32 bk128 s3 split7", qk),
+		skinny<64, 32, 128, 2, 8, MMA_LAYOUT_TILES, MMA_SYNC, 0, true>("qkv32 bk128 s2 split8", qk),
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_WGMMA, 0, true>("qkv32 wgmma s4", qk),
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_WGMMA, 1, true>("qkv32 wgmma s4 no mma", qk),
 		skinny<64, 32, 64, 6, 8, MMA_LAYOUT_TILES, MMA_WGMMA, 0, true>("qkv32 wgmma s6", qk),
