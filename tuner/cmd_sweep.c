@@ -356,12 +356,12 @@ static long planned_retests(const struct sweep *sw, const char *family)
 	return n;
 }
 
-/* How many of a point's best screens retest() reads to find its
- * finalists: a resumed database holds the screens of template code that
- * has changed since (not this sweep's to retest), which may outrank all
- * of the current code's (run 91: a re-sweep after a template change
- * retested almost nothing and emitted a table of 32 entries). */
-#define RETEST_SCAN 4096
+/* retest() pages through a point's screens this many at a time: a resumed
+ * database holds the screens of template code that has changed since
+ * (not this sweep's to retest), which may outrank all of the current
+ * code's (run 91: a re-sweep after a template change retested almost
+ * nothing and emitted a table of 32 entries). */
+#define RETEST_PAGE 256
 
 /* Retest the best screened candidates of (shape, m) among this sweep's
  * own (the current code's) with many pairs at the Ms retest_ms() names,
@@ -369,25 +369,27 @@ static long planned_retests(const struct sweep *sw, const char *family)
 static void retest(struct sweep *sw, int si, int m)
 {
 	const struct shape *s = &sw->sp.shapes[si];
-	long long *best = xmalloc(sizeof(*best) * RETEST_SCAN);
+	long long page[RETEST_PAGE];
 	const int top = sw->sp.sweep.retest_top;
-	int n = db_screen_best(sw->db, sw->env_id, sw->shape_id[si], m, best, RETEST_SCAN);
 	int ms[2 * MAX_MS + 3];
 	int nms = retest_ms(s, m, ms);
 
-	for (int i = 0, taken = 0; i < n && taken < top; i++) {
-		int ti = task_of(sw, si, m, best[i]);
-		if (ti < 0)
-			continue;
-		taken++;
-		for (int q = 0; q < nms; q++) {
-			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], best[i],
-					      ms[q], "retest");
-			if (r == 0)
-				run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
+	int taken = 0, n = RETEST_PAGE;
+	for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
+		n = db_screen_best(sw->db, sw->env_id, sw->shape_id[si], m, skip, page, RETEST_PAGE);
+		for (int i = 0; i < n && taken < top; i++) {
+			int ti = task_of(sw, si, m, page[i]);
+			if (ti < 0)
+				continue;
+			taken++;
+			for (int q = 0; q < nms; q++) {
+				int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], page[i],
+						      ms[q], "retest");
+				if (r == 0)
+					run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
+			}
 		}
 	}
-	free(best);
 	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
 	 * between two tuned Ms is in both their lists, and a resumed sweep
 	 * passes here again, so each is timed once */

@@ -74,7 +74,7 @@ static const char *const stmt_sql[NSTMT] = {
 		"AND m = ?3",
 	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
 		"AND shape_id = ?2 AND m = ?3 AND phase = 'screen' AND status = 'ok' "
-		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4",
+		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4 OFFSET ?5",
 	[ST_PROBE_RECORD] = "INSERT INTO probe (env_id, what, family, bytes, us, "
 		"config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_BASELINE_RECORD] = "INSERT OR REPLACE INTO baseline (env_id, shape_id, "
@@ -484,7 +484,7 @@ int db_has_baseline(struct db *db, long long env, long long shape, int m)
 	return step_int64(db, st, "has baseline", &one);
 }
 
-int db_screen_best(struct db *db, long long env, long long shape, int m,
+int db_screen_best(struct db *db, long long env, long long shape, int m, int skip,
 		   long long *cand_ids, int max)
 {
 	sqlite3_stmt *st = stmt(db, ST_SCREEN_BEST);
@@ -495,6 +495,7 @@ int db_screen_best(struct db *db, long long env, long long shape, int m,
 	sqlite3_bind_int64(st, 2, shape);
 	sqlite3_bind_int(st, 3, m);
 	sqlite3_bind_int(st, 4, max);
+	sqlite3_bind_int(st, 5, skip);
 	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		cand_ids[n++] = sqlite3_column_int64(st, 0);
 	if (n < max && rc != SQLITE_DONE)

@@ -77,8 +77,9 @@ int db_has_result(struct db *db, long long env, long long shape,
 		  long long cand, int m, const char *phase);
 
 /* Finalists: up to max candidate ids with status ok in the screen phase at
- * (env, shape, m), best median ratio first. Returns the count or -1. */
-int db_screen_best(struct db *db, long long env, long long shape, int m,
+ * (env, shape, m), best median ratio first, after the skip best ones (a
+ * page of the ranking). Returns the count or -1. */
+int db_screen_best(struct db *db, long long env, long long shape, int m, int skip,
 		   long long *cand_ids, int max);
 /* The template and params of a candidate id (caller frees both). Returns
  * 0, or -1 if there is none or on error (message printed). */

@@ -290,15 +290,20 @@ TEST(screen_best_order)
 	struct result_row retest = ok_row(1, "retest", 10, 2.5, 4.0, 200);
 	CHECK_INT(db_record_result(db, env, shape, c[0], &retest), 0);
 
-	CHECK_INT(db_screen_best(db, env, shape, 1, got, 3), 3);
+	CHECK_INT(db_screen_best(db, env, shape, 1, 0, got, 3), 3);
 	CHECK_INT(got[0], c[1]);
 	CHECK_INT(got[1], c[4]);
 	CHECK_INT(got[2], c[0]);
-	CHECK_INT(db_screen_best(db, env, shape, 1, got, 8), 4);
+	CHECK_INT(db_screen_best(db, env, shape, 1, 0, got, 8), 4);
 	CHECK_INT(got[3], c[2]);
-	CHECK_INT(db_screen_best(db, env, shape, 8, got, 8), 1);
+	/* a page further down the ranking */
+	CHECK_INT(db_screen_best(db, env, shape, 1, 2, got, 8), 2);
+	CHECK_INT(got[0], c[0]);
+	CHECK_INT(got[1], c[2]);
+	CHECK_INT(db_screen_best(db, env, shape, 1, 4, got, 8), 0);
+	CHECK_INT(db_screen_best(db, env, shape, 8, 0, got, 8), 1);
 	CHECK_INT(got[0], c[5]);
-	CHECK_INT(db_screen_best(db, env, shape, 16, got, 8), 0);
+	CHECK_INT(db_screen_best(db, env, shape, 16, 0, got, 8), 0);
 	db_close(db);
 }
 

@@ -20,7 +20,7 @@
  * the compute that frees it, not at the top of the next iteration, 512
  * (mma.sync) 2 warps along rows and 1 along tokens, the rest splitting
  * each stage's k steps;
- * ABL >> 7 (bits 7 up, so ABL 128 adds one) is a flag-array offset.
+ * ABL >> 16 is a flag-array offset (bits 16 up, clear of the switches).
  *
  * Build: bash tools/diag/build.sh   Run: build/diag/ablate [reps]
  */
@@ -151,7 +151,7 @@ static variant router(const char *name, problem &p)
 template <int OFF, int BM, int BK, int WARPS, int STAGES, int SPLIT>
 static variant router_rev(const char *name, problem &p, unsigned *flags)
 {
-	constexpr int ABL = 128 + (OFF << 7);
+	constexpr int ABL = 128 + (OFF << 16);
 	const int smem = mma_smem_bytes(BM, 32, BK, WARPS, STAGES, MMA_SYNC, 0);
 	auto fn = (const void *)mma_hilo_kernel<BM, 32, BK, WARPS, STAGES, SPLIT, 0, MMA_SYNC, ABL>;
 	CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -173,7 +173,7 @@ static variant router_rev(const char *name, problem &p, unsigned *flags)
 			cfg.numAttrs = 1;
 			float *y = pp->ws;
 			int n4 = pp->m * n / 4;
-			unsigned *gen = flags + (ABL >> 7) + blocks;    /* the kernel's done + nblocks */
+			unsigned *gen = flags + (ABL >> 16) + blocks;    /* the kernel's done + nblocks */
 			void *args[] = { (void *)&y, (void *)&n4, (void *)&gen };
 			CHECK(cudaLaunchKernelExC(&cfg, (const void *)mma_zero_gen, args));
 		} };
@@ -261,8 +261,8 @@ int main(int argc, char **argv)
 		router<0, 64, 64, 4, 6, 16, MMA_SYNC, false>("r32 bm64 bk64 s6 main", rt),
 		router<0, 128, 64, 8, 4, 32, MMA_SYNC, false>("r32 bm128 split32 main", rt),
 		router<0, 32, 128, 4, 4, 8, MMA_SYNC, false>("r32 split8 main", rt),
-		router<16 + (0 << 7), 32, 128, 4, 4, 16, MMA_SYNC, false>("r32 flags (one kernel)", rt),
-		router<64 + (1024 << 7), 32, 128, 4, 4, 16, MMA_SYNC, false>("r32 split0 stores, flag", rt),
+		router<16 + (0 << 16), 32, 128, 4, 4, 16, MMA_SYNC, false>("r32 flags (one kernel)", rt),
+		router<64 + (1024 << 16), 32, 128, 4, 4, 16, MMA_SYNC, false>("r32 split0 stores, flag", rt),
 		router_rev<2048, 32, 128, 4, 4, 16>("r32 main, then zero (pdl) + flag", rt, flags),
 		router_rev<3072, 64, 64, 4, 6, 16>("r32 bm64 main, zero (pdl) + flag", rt, flags),
 		router_cl<16, 32, 128, 4, 8>("r32 cl bm16 bn32 bk128 s4 sp8", rt),

@@ -28,9 +28,12 @@
  *   cpa     cp (no cluster) plus 1 KiB of red.global.add.v4 per block
  *           (the atomic combine's main kernel, without its zero-fill)
  *
- *   cpaz    cpa behind a zero-fill kernel of the 32 KiB it adds into, launched
- *           with programmatic dependent launch (mma_hilo's atomic+pdl plan)
- *   cpg     cpa zeroing its own share of that output at the start, then a
+ *   cpz     cp plus red.global.add.v4s into a 32 KiB output (64 float4s
+ *           per block, 32 blocks' worth: the router's Y at M = 32), no
+ *           zero-fill (k_cpz; the reference for the next three)
+ *   cpaz    cpz behind a zero-fill kernel of that output, launched with
+ *           programmatic dependent launch (mma_hilo's atomic+pdl plan)
+ *   cpg     cpz zeroing its own share of that output at the start, then a
  *           grid-wide ticket: one atomic add per block at the start, one
  *           acquire poll before the atomics (no second kernel)
  *   cpr     cpg without a returned ticket: the count is read before the
@@ -260,7 +263,8 @@ __global__ void k_zero(float *out)
 /* The atomic combine: 1 KiB of red.add.v4 per block into out + 4096
  * (2048 float4s, 64 per block index modulo 32: a 32 KiB output as the
  * router's at M = 32). GRID: the block zeroes its share first and takes
- * a ticket; it polls before its atomics. PDL: griddepcontrol.wait first. */
+ * a ticket; it polls before its atomics. PDL: griddepcontrol.wait after its
+ * loads, before its atomics. */
 template <int L, int MODE>
 __global__ void k_cpz(const uint4 *p, unsigned *sink, float *out, unsigned long long *count)
 {
@@ -322,7 +326,7 @@ struct variant {
 			 * of shared memory on every SM */
 	int zmode = 0;  /* k_cpz (its argument list): 1 grid ticket, 2 zero
 			 * kernel + pdl, 3 ticket without a returned value, 4
-			 * atomics alone (runs 70-86 launched those with k_cp's
+			 * atomics alone (runs 74-83 launched those with k_cp's
 			 * shorter list: the segfault of run 87) */
 };
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# tools/ab_bench.sh: two dispatch tables benched against each other on one
+# machine, alternately, so that what differs between leases (main's table
+# read 1.431 in run 89, warp-k's 1.409 in run 93, each on its own machine:
+# docs/notes.md, session 7) does not decide between them.
+#
+#   bash tools/ab_bench.sh prep REF     (here) build REF (a branch or
+#       commit) in a git worktree and put both gemmtab binaries, each with
+#       its own table compiled into its library, with their table headers
+#       and search spaces under build/ab/a (this tree) and build/ab/b (REF)
+#   bash tools/ab_bench.sh run [N]      (on the device, carry build/ab) one
+#       probe into a scratch database, then N rounds (default 3) of one
+#       bench of a and one of b, in alternating order, each with floor
+#       fractions; the outputs and a line of scores per round under $OUT
+set -eu
+cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+prep)
+	ref=${2:?usage: tools/ab_bench.sh prep REF}
+	tmp=$(mktemp -d)
+	wt=$tmp/tree
+	# the worktree goes whatever happens to the builds
+	trap 'git worktree remove --force "$wt" 2>/dev/null; rm -rf "$tmp"' EXIT
+	git worktree add --detach "$wt" "$ref" >/dev/null
+	make -C "$wt" -j"$(nproc)" build/bin/gemmtab >/dev/null
+	mkdir -p build/ab/a build/ab/b
+	make -j"$(nproc)" build/bin/gemmtab >/dev/null
+	cp build/bin/gemmtab runtime/tables/h200.h search_spaces/h200.yaml build/ab/a/
+	cp "$wt/build/bin/gemmtab" "$wt/runtime/tables/h200.h" "$wt/search_spaces/h200.yaml" \
+		build/ab/b/
+	dirty=$(git status --porcelain --untracked-files=no | head -c 1)
+	echo "build/ab/a: this tree ($(git rev-parse --short HEAD)${dirty:+ with uncommitted changes})," \
+		"build/ab/b: $ref ($(git rev-parse --short "$ref"))"
+	;;
+run)
+	n=${2:-3}
+	OUT=${OUT:-out}
+	mkdir -p "$OUT"
+	export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+	if ! build/ab/a/gemmtab probe --db "$OUT/floors.db" --space build/ab/a/h200.yaml \
+		>"$OUT/probe.txt" 2>&1; then
+		echo "ab_bench: the probe failed:" >&2
+		tail -n 5 "$OUT/probe.txt" >&2
+		exit 1
+	fi
+	for i in $(seq 1 "$n"); do
+		# a then b in odd rounds, b then a in even ones
+		if [ $((i % 2)) = 1 ]; then order="a b"; else order="b a"; fi
+		line="round $i:"
+		for side in a b; do eval "rc_$side=-"; done
+		for side in $order; do
+			# bench exits 1 when a point fails its FP64 check: say so
+			rc=0
+			build/ab/$side/gemmtab bench --table build/ab/$side/h200.h \
+				--space build/ab/$side/h200.yaml --floors "$OUT/floors.db" --format md \
+				--out "$OUT/${side}_$i.md" >"$OUT/${side}_$i.log" 2>&1 || rc=$?
+			eval "rc_$side=$rc"
+		done
+		for side in a b; do
+			eval "rc=\$rc_$side"
+			line="$line $side $(tail -n 1 "$OUT/${side}_$i.md" 2>/dev/null) (exit $rc)"
+		done
+		echo "$line" | tee -a "$OUT/scores.txt"
+	done
+	;;
+*)
+	echo "usage: tools/ab_bench.sh prep REF | run [N]" >&2
+	exit 2
+	;;
+esac
