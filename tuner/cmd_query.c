@@ -41,6 +41,25 @@ static const struct canned {
 	{ "probe", "floor and overhead probes, oldest first",
 	  "SELECT env_id, what, family, bytes, us, config, recorded_at FROM probe "
 	  "ORDER BY env_id, what, family, id" },
+	/* the newest code of a template: the hash of its newest candidate */
+	{ "unretested", "the newest code's 3 best screens per env, family and M that "
+	  "were never retested (rerun the sweep)",
+	  "WITH newest AS (SELECT template, source_hash FROM candidate WHERE id IN "
+	  "(SELECT max(id) FROM candidate GROUP BY template)), "
+	  "cur AS MATERIALIZED (SELECT c.id FROM candidate c JOIN newest w "
+	  "ON w.template = c.template AND w.source_hash = c.source_hash), "
+	  "ranked AS MATERIALIZED (SELECT env_id, shape_id, m, candidate_id, ratio, "
+	  "ROW_NUMBER() OVER (PARTITION BY env_id, shape_id, m "
+	  "ORDER BY ratio DESC, candidate_id) AS rank FROM result "
+	  "WHERE phase = 'screen' AND status = 'ok' AND ratio IS NOT NULL "
+	  "AND candidate_id IN cur) "
+	  "SELECT k.env_id, s.family, s.n, s.k, k.m, k.rank, k.ratio, c.template, c.params "
+	  "FROM ranked k JOIN shape s ON s.id = k.shape_id "
+	  "JOIN candidate c ON c.id = k.candidate_id "
+	  "WHERE k.rank <= 3 AND NOT EXISTS (SELECT 1 FROM result t "
+	  "WHERE t.env_id = k.env_id AND t.shape_id = k.shape_id "
+	  "AND t.candidate_id = k.candidate_id AND t.m = k.m AND t.phase = 'retest') "
+	  "ORDER BY k.env_id, s.family, s.n, s.k, k.m, k.rank" },
 };
 
 /* The usage text with the canned NAMEs (caller frees). */

@@ -75,6 +75,14 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	expect_exit "emit over stale code: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/stale.h"
 	check "the fresh sweep's table, entry for entry" \
 		test "$(grep '^	{' "$TMP/stale.h")" = "$(grep '^	{' "$TMP/fake.h")"
+	# query unretested reads a point's 3 best screens; fake.yaml retests 2
+	finalists() { q unretested | awk -F, '$6 <= 2'; }
+	check "no finalist left unretested" test -z "$(finalists)"
+	# a finalist's retests lost: query names it, a rerun retests it
+	check "a finalist's retests removed" sqlite3 "$db" "DELETE FROM result WHERE phase = 'retest' AND candidate_id = (SELECT candidate_id FROM result WHERE phase = 'retest' AND candidate_id IN (SELECT id FROM candidate WHERE source_hash <> '0000000000000000') LIMIT 1)"
+	check "query unretested names it" test -n "$(finalists)"
+	expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
+	check "the rerun retested it" test -z "$(finalists)"
 else
 	ok "# skip: no sqlite3 command to age a database with"
 fi
