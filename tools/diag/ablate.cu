@@ -19,13 +19,18 @@
  * waits for before its atomics, 256 (mma.sync) a ring slot refilled after
  * the compute that frees it, not at the top of the next iteration, 512
  * (mma.sync) 2 warps along rows and 1 along tokens, the rest splitting
- * each stage's k steps;
+ * each stage's k steps, 1024 (cluster, tiles, mma.sync) one more warp,
+ * a producer that streams the ring (one bulk copy per W tile, cp.async
+ * for X) behind full/empty mbarriers while the others only compute
+ * (checked bit for bit against the committed kernel before timing);
  * ABL >> 16 is a flag-array offset (bits 16 up, clear of the switches).
  *
  * Build: bash tools/diag/build.sh   Run: build/diag/ablate [reps]
  */
 #include "diag.cuh"
 #include "mma_ablate.cuh"
+
+#include <cstring>
 
 static const int COPIES = 6;
 
@@ -74,7 +79,7 @@ static variant skinny(const char *name, problem &p)
 	return { name, [=](int c, cudaStream_t s) {
 			cudaLaunchConfig_t cfg = {};
 			cfg.gridDim = dim3(1, SPLIT, pp->n / BM);
-			cfg.blockDim = dim3(128);
+			cfg.blockDim = dim3(128 + ((ABL & 1024) ? 32 : 0));     /* + the producer */
 			cfg.dynamicSmemBytes = smem;
 			cfg.stream = s;
 			const __nv_bfloat16 *w = pp->w[c], *x = pp->x;
@@ -196,6 +201,25 @@ static variant router_cl(const char *name, problem &p)
 		} };
 }
 
+/* Print whether b's Y equals a's (both run on copy 0 of p). */
+static void same_output(const variant &a, const variant &b, problem &p, cudaStream_t s)
+{
+	const size_t bytes = (size_t)p.m * p.n * 2;
+	std::vector<unsigned short> ya(bytes / 2), yb(bytes / 2);
+	CHECK(cudaMemsetAsync(p.ws, 0, (size_t)p.m * p.n * 4 * 8, s));
+	a.run(0, s);
+	CHECK(cudaMemcpyAsync(ya.data(), p.y, bytes, cudaMemcpyDeviceToHost, s));
+	CHECK(cudaMemsetAsync(p.y, 0xff, bytes, s));
+	b.run(0, s);
+	CHECK(cudaMemcpyAsync(yb.data(), p.y, bytes, cudaMemcpyDeviceToHost, s));
+	CHECK(cudaStreamSynchronize(s));
+	size_t bad = 0;
+	for (size_t i = 0; i < ya.size(); i++)
+		bad += ya[i] != yb[i];
+	printf("check %s against %s: %s (%zu of %zu values differ)\n", b.name, a.name,
+	       bad ? "DIFFERS" : "identical", bad, ya.size());
+}
+
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
@@ -214,7 +238,7 @@ int main(int argc, char **argv)
 	alloc(rt, 512, 8192, 32);       /* the router's hi/lo matrix */
 	CHECK(cudaDeviceSynchronize());
 
-	/* Runs 78-82 (docs/notes.md) ran subsets of this list. */
+	/* Runs 78-93 (docs/notes.md) ran subsets of this list. */
 	std::vector<variant> vs = {
 		stream("slice bytes, stream", sl, sink, sms),
 		stream("qkv bytes, stream", qk, sink, sms),
@@ -244,6 +268,9 @@ int main(int argc, char **argv)
 		skinny<64, 32, 64, 3, 8, MMA_LAYOUT_TILES, MMA_SYNC, 256, true>("qkv32 refill after, s3", qk),
 		qkv<0, true>("qkv32 real (again)", qk),
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 512, true>("qkv32 wm2 wk2", qk),
+		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 1024, true>("qkv32 producer warp", qk),
+		skinny<64, 32, 64, 6, 8, MMA_LAYOUT_TILES, MMA_SYNC, 1024, true>("qkv32 producer, s6", qk),
+		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 1024 + 512, true>("qkv32 producer wm2 wk2", qk),
 		skinny<64, 32, 128, 3, 7, MMA_LAYOUT_TILES, MMA_SYNC, 0, true>("qkv32 bk128 s3 split7", qk),
 		skinny<64, 32, 128, 2, 8, MMA_LAYOUT_TILES, MMA_SYNC, 0, true>("qkv32 bk128 s2 split8", qk),
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_WGMMA, 0, true>("qkv32 wgmma s4", qk),
@@ -268,6 +295,14 @@ int main(int argc, char **argv)
 		router_cl<16, 32, 128, 4, 8>("r32 cl bm16 bn32 bk128 s4 sp8", rt),
 		router_cl<32, 32, 128, 4, 8>("r32 cl bm32 bn32 bk128 s4 sp8", rt),
 	};
+	/* the producer warp (ABL 1024) must compute what the committed kernel
+	 * does, bit for bit (same MMAs in the same order, same combine) */
+	size_t real = 0;
+	while (strcmp(vs[real].name, "qkv32 real"))
+		real++;
+	for (size_t k = 0; k < vs.size(); k++)
+		if (strstr(vs[k].name, "producer"))
+			same_output(vs[real], vs[k], qk, s);
 	diag_time("ablate", vs, COPIES, reps, s);
 	return 0;
 }
