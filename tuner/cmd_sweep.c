@@ -305,13 +305,39 @@ static int resolve_lt(struct sweep *sw, const char *family)
 	return added;
 }
 
-/* The task index of candidate id cand at (shape, m), or -1. */
-static int task_of(struct sweep *sw, int si, int m, long long cand)
+/* A point's tasks by candidate id, for retest(): a resumed database may
+ * rank hundreds of other code's screens above a point's own, each looked
+ * up here (a scan of every task per lookup was up to 256 x 33k per page). */
+struct cand_task {
+	long long cand;         /* first: cmp_cand compares it */
+	int task;
+};
+
+static int cmp_cand(const void *a, const void *b)
 {
+	const long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+/* The tasks at (shape si, m), sorted by candidate id (*n of them; caller
+ * frees). */
+static struct cand_task *point_tasks(const struct sweep *sw, int si, int m, int *n)
+{
+	struct cand_task *pt = xmalloc(sizeof(*pt) * (size_t)(sw->tl.n ? sw->tl.n : 1));
+	*n = 0;
 	for (int i = 0; i < sw->tl.n; i++)
-		if (sw->tl.t[i].shape == si && sw->tl.t[i].m == m && sw->cand_id[i] == cand)
-			return i;
-	return -1;
+		if (sw->tl.t[i].shape == si && sw->tl.t[i].m == m)
+			pt[(*n)++] = (struct cand_task){ sw->cand_id[i], i };
+	qsort(pt, (size_t)*n, sizeof(*pt), cmp_cand);
+	return pt;
+}
+
+/* The task of candidate id cand among a point's tasks, or -1 (a candidate
+ * of other template code). */
+static int point_task(const struct cand_task *pt, int n, long long cand)
+{
+	const struct cand_task *hit = bsearch(&cand, pt, (size_t)n, sizeof(*pt), cmp_cand);
+	return hit ? hit->task : -1;
 }
 
 /* The Ms at which finalists of tuned m are retested: m itself, the
@@ -373,12 +399,14 @@ static void retest(struct sweep *sw, int si, int m)
 	const int top = sw->sp.sweep.retest_top;
 	int ms[2 * MAX_MS + 3];
 	int nms = retest_ms(s, m, ms);
+	int npt;
+	struct cand_task *pt = point_tasks(sw, si, m, &npt);
 
 	int taken = 0, n = RETEST_PAGE;
 	for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
 		n = db_screen_best(sw->db, sw->env_id, sw->shape_id[si], m, skip, page, RETEST_PAGE);
 		for (int i = 0; i < n && taken < top; i++) {
-			int ti = task_of(sw, si, m, page[i]);
+			int ti = point_task(pt, npt, page[i]);
 			if (ti < 0)
 				continue;
 			taken++;
@@ -390,6 +418,7 @@ static void retest(struct sweep *sw, int si, int m)
 			}
 		}
 	}
+	free(pt);
 	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
 	 * between two tuned Ms is in both their lists, and a resumed sweep
 	 * passes here again, so each is timed once */

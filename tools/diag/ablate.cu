@@ -47,10 +47,10 @@ static void alloc(problem &p, int n, int k, int m)
 	p.m = m;
 	for (int i = 0; i < COPIES; i++) {
 		CHECK(cudaMalloc(&p.w[i], (size_t)n * k * 2));
-		diag_fill<<<1024, 256>>>((unsigned *)p.w[i], (size_t)n * k / 2, 0x1234u + i);
+		diag_fill_bf16(p.w[i], (size_t)n * k, 0.02f, 0x1234u + i, 0);
 	}
 	CHECK(cudaMalloc(&p.x, (size_t)m * k * 2));
-	diag_fill<<<64, 256>>>((unsigned *)p.x, (size_t)m * k / 2, 0x777u);
+	diag_fill_bf16(p.x, (size_t)m * k, 1.0f, 0x777u, 0);
 	CHECK(cudaMalloc(&p.y, (size_t)m * n * 2));
 	CHECK(cudaMalloc(&p.ws, (size_t)m * n * 4 * 8));
 	CHECK(cudaMemset(p.ws, 0, (size_t)m * n * 4 * 8));
@@ -107,12 +107,14 @@ static variant qkv(const char *name, problem &p)
 	return skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, ABL, CL>(name, p);
 }
 
+/* The probe's streaming read of the problem's weight bytes (its best
+ * configuration on the H200: 8 blocks per SM, 8 loads in flight). */
 static variant stream(const char *name, problem &p, unsigned *sink, int sms)
 {
 	problem *pp = &p;
 	return { name, [=](int c, cudaStream_t s) {
-			diag_stream<8><<<8 * sms, 256, 0, s>>>((const uint4 *)pp->w[c],
-							       (size_t)pp->n * pp->k * 2 / 16, sink);
+			CHECK(harness_stream_read(pp->w[c], (size_t)pp->n * pp->k * 2, sink, 8 * sms,
+						  8, s));
 		} };
 }
 

@@ -11,6 +11,8 @@ ARCH="-gencode arch=compute_90a,code=sm_90a"
 mkdir -p build/diag
 cp templates/mma_skinny.cuh build/diag/mma_ablate.cuh
 patch --quiet --forward build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch
-$NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -o build/diag/ablate tools/diag/ablate.cu
-$NVCC -O3 -std=c++17 $ARCH -o build/diag/oneshot tools/diag/oneshot.cu
+# both link the tuner's own device kernels (flush, fills, streaming read)
+$NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -Ituner -o build/diag/ablate tools/diag/ablate.cu \
+	tuner/harness.cu
+$NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
 echo "built build/diag/ablate and build/diag/oneshot"

@@ -1,14 +1,19 @@
 /*
  * tools/diag/diag.cuh: the timing harness the diagnostics of tools/diag
- * share. WORKLOAD.md's method, as gemmtab's tuner applies it: each case is
- * captured into one graph per weight copy; every timed replay follows an
- * L2 flush by an L2-allocating read of 3 x L2 (an ld.global.nc flush left
- * weights in L2: runs 70-76); the cases and an empty-kernel graph run in a
+ * share, on the tuner's own device kernels (tuner/harness.cu, compiled in
+ * by tools/diag/build.sh: the flush, the fills, the streaming read, the
+ * empty kernel). WORKLOAD.md's method, as the tuner applies it: each case
+ * is captured into one graph per weight copy; every timed replay follows
+ * the tuner's L2 flush, here over 3 x L2 (an ld.global.nc flush of the
+ * diagnostics' own left weights in L2: runs 70-76); the cases and an empty-kernel graph run in a
  * random order (a fixed order ties each case to its predecessor), rep
  * after rep, and each case's median replay minus the empty graph's median
  * is printed. Not part of gemmtab.
  */
 #pragma once
+
+#include "harness.h"    /* the tuner's flush, fills, streaming read, empty kernel */
+#include "types.h"
 
 #include <cuda_runtime.h>
 
@@ -32,33 +37,9 @@
  * store that keeps the compiler from dropping the loads. */
 #define DIAG_MAGIC 0x12345678u
 
-__global__ void diag_flush(const uint4 *p, size_t n16, unsigned *sink)
-{
-	unsigned acc = 0;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		const uint4 v = __ldcg(p + i);
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
-	if (acc == DIAG_MAGIC)
-		*sink = acc;
-}
-
-__global__ void diag_empty() {}
-
-/* Random words (a hash of the index), with bf16 halves kept finite and
- * small: memset fills streamed faster than random ones (run 76). */
-__global__ void diag_fill(unsigned *p, size_t n, unsigned seed)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		unsigned h = (unsigned)i * 2654435761u ^ seed;
-		h ^= h >> 15;
-		h *= 2246822519u;
-		h ^= h >> 13;
-		p[i] = h & 0xBFFFBFFFu;
-	}
-}
+/* Blocks of the L2 flush, as the tuner's (tuner/gpu.c's flush is a read
+ * of 2 x L2; this one reads 3 x L2). */
+#define DIAG_FLUSH_BLOCKS_PER_SM 4
 
 __device__ __forceinline__ uint4 diag_ld_nc(const uint4 *p)
 {
@@ -69,29 +50,12 @@ __device__ __forceinline__ uint4 diag_ld_nc(const uint4 *p)
 	return v;
 }
 
-/* The probe's streaming read (tuner/harness.cu): grid-stride, U 16-byte
- * loads in flight per thread. */
-template <int U>
-__global__ void diag_stream(const uint4 *p, size_t n16, unsigned *sink)
+/* N(0, stddev^2) bf16 values, the tuner's fill (harness_fill_normal):
+ * weights with stddev 0.02, activations with 1, as WORKLOAD.md's checks
+ * use, so an output check of a variant compares real numbers. */
+static void diag_fill_bf16(void *p, size_t count, float stddev, uint64_t seed, cudaStream_t s)
 {
-	const size_t stride = (size_t)gridDim.x * blockDim.x;
-	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	unsigned acc = 0;
-	for (; i + (U - 1) * stride < n16; i += U * stride) {
-		uint4 v[U];
-#pragma unroll
-		for (int u = 0; u < U; u++)
-			v[u] = diag_ld_nc(p + i + u * stride);
-#pragma unroll
-		for (int u = 0; u < U; u++)
-			acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-	}
-	for (; i < n16; i += stride) {
-		const uint4 v = diag_ld_nc(p + i);
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
-	if (acc == DIAG_MAGIC)
-		*sink = acc;
+	CHECK(harness_fill_normal(p, DT_BF16, count, stddev, seed, s));
 }
 
 struct diag_case {
@@ -126,7 +90,7 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 	unsigned *sink;
 	CHECK(cudaMalloc(&flush, flush_bytes));
 	CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-	diag_fill<<<1024, 256, 0, s>>>((unsigned *)flush, flush_bytes / 4, 99u);
+	CHECK(harness_fill_random_bytes(flush, flush_bytes, 99u, s));
 
 	auto capture = [&](const std::function<void()> &body) {
 		cudaGraph_t g;
@@ -143,7 +107,7 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 	for (size_t k = 0; k < cs.size(); k++)
 		for (int c = 0; c < copies; c++)
 			graphs[k].push_back(capture([&] { cs[k].run(c, s); }));
-	graphs[nv - 1].push_back(capture([&] { diag_empty<<<1, 1, 0, s>>>(); }));
+	graphs[nv - 1].push_back(capture([&] { CHECK(harness_empty(s)); }));
 	for (auto &g : graphs)          /* warm: uploads, first touches */
 		for (auto e : g)
 			CHECK(cudaGraphLaunch(e, s));
@@ -163,7 +127,7 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 		for (int j = 0; j < nv; j++) {
 			const int k = perm[j];
 			who[e / 2] = k;
-			diag_flush<<<4 * sms, 512, 0, s>>>(flush, flush_bytes / 16, sink);
+			CHECK(harness_flush(flush, flush_bytes, sink, DIAG_FLUSH_BLOCKS_PER_SM * sms, s));
 			if (k < nv - 1 && cs[k].before)
 				cs[k].before(s);
 			CHECK(cudaEventRecord(ev[e++], s));

@@ -321,7 +321,8 @@ struct variant {
 	const void *fn;
 	int blocks, threads, cluster;
 	size_t smem;
-	int stream;     /* diag_stream's argument list */
+	int stream;     /* the probe's streaming read (harness_stream_read, 8
+			 * loads in flight): fn unused */
 	int primer;     /* after the flush, untimed: a kernel holding 200 KiB
 			 * of shared memory on every SM */
 	int zmode = 0;  /* k_cpz (its argument list): 1 grid ticket, 2 zero
@@ -355,7 +356,6 @@ static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out,
 		cfg.attrs = attr;
 		cfg.numAttrs = 1;
 	}
-	size_t n16 = BYTES / 16;
 	if (v.zmode) {
 		/* one counter per grid size and mode: a ticket's round is
 		 * ticket / blocks */
@@ -363,8 +363,7 @@ static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out,
 		void *args[] = { (void *)&p, (void *)&sink, (void *)&out, (void *)&count };
 		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
 	} else if (v.stream) {
-		void *args[] = { (void *)&p, (void *)&n16, (void *)&sink };
-		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
+		CHECK(harness_stream_read(p, BYTES, sink, v.blocks, 8, s));
 	} else {
 		void *args[] = { (void *)&p, (void *)&sink, (void *)&out };
 		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
@@ -382,7 +381,7 @@ int main(int argc, char **argv)
 	float *out;
 	for (int i = 0; i < COPIES; i++) {
 		CHECK(cudaMalloc(&bufs[i], BYTES));
-		diag_fill<<<1024, 256, 0, s>>>((unsigned *)bufs[i], BYTES / 4, 1234u + i);
+		CHECK(harness_fill_random_bytes(bufs[i], BYTES, 1234u + i, s));
 	}
 	CHECK(cudaMalloc(&sink, 64));
 	CHECK(cudaMalloc(&g_count, 32));
@@ -396,8 +395,8 @@ int main(int argc, char **argv)
 	 * mma grid and block), 512 x 128 x 8, 128 x 256 x 16 (one per SM),
 	 * 1024 x 128 x 4, 256 x 512 x 4. */
 	std::vector<variant> vs = {
-		{ "stream 8/SM x256 u8", (const void *)diag_stream<8>, 8 * sms, 256, 1, 0, 1 },
-		{ "stream 2/SM x256 u8", (const void *)diag_stream<8>, 2 * sms, 256, 1, 0, 1 },
+		{ "stream 8/SM x256 u8", nullptr, 8 * sms, 256, 1, 0, 1 },
+		{ "stream 2/SM x256 u8", nullptr, 2 * sms, 256, 1, 0, 1 },
 		{ "ld  256 x128 L16", (const void *)k_ld<16, 0>, 256, 128, 1, 0, 0 },
 		{ "ldc 256 x128 L16", (const void *)k_ld<16, 0>, 256, 128, CLUSTER, 0, 0 },
 		{ "ldcx 256 x128 L16", (const void *)k_ld<16, 1>, 256, 128, CLUSTER, 0, 0 },
@@ -427,7 +426,7 @@ int main(int argc, char **argv)
 		{ "cpc1 256 x128 L16 +pri", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0, 1 },
 		{ "cpa 256 x128 L16 +pri", (const void *)k_cp<16, 4>, 256, 128, 1, 32768, 0, 1 },
 		{ "cp  512 x128 L8 +pri", (const void *)k_cp<8, 0>, 512, 128, 1, 16384, 0, 1 },
-		{ "stream 8/SM +pri", (const void *)diag_stream<8>, 8 * sms, 256, 1, 0, 1, 1 },
+		{ "stream 8/SM +pri", nullptr, 8 * sms, 256, 1, 0, 1, 1 },
 		{ "cpz 256 x128 L16", (const void *)k_cpz<16, 0>, 256, 128, 1, 32768, 0, 0, 4 },
 		{ "cpaz 256 x128 L16", (const void *)k_cpz<16, 2>, 256, 128, 1, 32768, 0, 0, 2 },
 		{ "cpg 256 x128 L16", (const void *)k_cpz<16, 1>, 256, 128, 1, 32768, 0, 0, 1 },
