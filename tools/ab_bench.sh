@@ -11,7 +11,8 @@
 #   bash tools/ab_bench.sh run [N]      (on the device, carry build/ab) one
 #       probe into a scratch database, then N rounds (default 3) of one
 #       bench of a and one of b, in alternating order, each with floor
-#       fractions; the outputs and a line of scores per round under $OUT
+#       fractions; under $OUT: scores.txt (a line per round), probe.txt,
+#       the last round's a_N.md and b_N.md, and ab_runs.tgz with all of it
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -37,11 +38,15 @@ run)
 	n=${2:-3}
 	OUT=${OUT:-out}
 	mkdir -p "$OUT"
+	# every output in W; $OUT gets the scores, the probe, the last
+	# round's two reports and a tarball of the rest (the device brings
+	# back 8 files at most)
+	W=$(mktemp -d)
 	export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-	if ! build/ab/a/gemmtab probe --db "$OUT/floors.db" --space build/ab/a/h200.yaml \
-		>"$OUT/probe.txt" 2>&1; then
+	if ! build/ab/a/gemmtab probe --db "$W/floors.db" --space build/ab/a/h200.yaml \
+		>"$W/probe.txt" 2>&1; then
 		echo "ab_bench: the probe failed:" >&2
-		tail -n 5 "$OUT/probe.txt" >&2
+		tail -n 5 "$W/probe.txt" >&2
 		exit 1
 	fi
 	for i in $(seq 1 "$n"); do
@@ -53,16 +58,18 @@ run)
 			# bench exits 1 when a point fails its FP64 check: say so
 			rc=0
 			build/ab/$side/gemmtab bench --table build/ab/$side/h200.h \
-				--space build/ab/$side/h200.yaml --floors "$OUT/floors.db" --format md \
-				--out "$OUT/${side}_$i.md" >"$OUT/${side}_$i.log" 2>&1 || rc=$?
+				--space build/ab/$side/h200.yaml --floors "$W/floors.db" --format md \
+				--out "$W/${side}_$i.md" >"$W/${side}_$i.log" 2>&1 || rc=$?
 			eval "rc_$side=$rc"
 		done
 		for side in a b; do
 			eval "rc=\$rc_$side"
-			line="$line $side $(tail -n 1 "$OUT/${side}_$i.md" 2>/dev/null) (exit $rc)"
+			line="$line $side $(tail -n 1 "$W/${side}_$i.md" 2>/dev/null) (exit $rc)"
 		done
-		echo "$line" | tee -a "$OUT/scores.txt"
+		echo "$line" | tee -a "$W/scores.txt"
 	done
+	cp "$W/scores.txt" "$W/probe.txt" "$W/a_$n.md" "$W/b_$n.md" "$OUT/"
+	tar czf "$OUT/ab_runs.tgz" -C "$W" .
 	;;
 *)
 	echo "usage: tools/ab_bench.sh prep REF | run [N]" >&2

@@ -12,7 +12,9 @@
 # cubin cache made here with `gemmtab compile --space search_spaces/h200.yaml
 # --cache DIR` and packed with tar (same NVRTC version and flags: its keys
 # match), which saves the sweep's compile time. Results come back under
-# $OUT: log.txt, h200.db, report.txt, h200.h, h200_kernels.cu, h200.md.
+# $OUT: log.txt, h200.db.gz (the device brings back no file over 16 MiB,
+# which the database outgrew in run 94: gunzip it into db/h200.db),
+# report.txt, h200.h, h200_kernels.cu, h200.md.
 # The GPU machine cannot link libgemmtab.so (its libstdc++.a is not PIC):
 # to test the new table, copy it back, `make test` here (which builds every
 # GPU test program) and run `make test-gpu PREBUILT=1` in another call.
@@ -48,7 +50,7 @@ else
 fi
 timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 --cache "$CACHE" 2>&1 | tail -n 3 >>"$log"
 $G report --db db/h200.db >"$OUT/report.txt" 2>&1
-cp db/h200.db "$OUT/"
+gzip -c db/h200.db >"$OUT/h200.db.gz"
 
 step "emit, rebuild, bench"
 $G emit --db db/h200.db --out runtime/tables/h200.h >>"$log" 2>&1 &&
