@@ -3,13 +3,19 @@
 # (nvcc, sm_90a; not part of `make`): oneshot (one-shot reads of 8.4 MB
 # in several shapes) and ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
-# mma_ablate.patch, which fails loudly once the template has moved on).
+# mma_ablate.patch, which fails loudly once the template has moved on;
+# TEMPLATE_REF=REV patches the template as of git revision REV instead:
+# 6d56109, the one before warp-k's wk parameter, takes the patch).
 set -eu
 cd "$(dirname "$0")/../.."
 NVCC=${NVCC:-nvcc}
 ARCH="-gencode arch=compute_90a,code=sm_90a"
 mkdir -p build/diag
-cp templates/mma_skinny.cuh build/diag/mma_ablate.cuh
+if [ -n "${TEMPLATE_REF:-}" ]; then
+	git show "$TEMPLATE_REF:templates/mma_skinny.cuh" >build/diag/mma_ablate.cuh
+else
+	cp templates/mma_skinny.cuh build/diag/mma_ablate.cuh
+fi
 patch --quiet --forward build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch
 # both link the tuner's own device kernels (flush, fills, streaming read)
 $NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -Ituner -o build/diag/ablate tools/diag/ablate.cu \
