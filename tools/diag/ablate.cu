@@ -23,6 +23,9 @@
  * a producer that streams the ring (one bulk copy per W tile, cp.async
  * for X) behind full/empty mbarriers while the others only compute
  * (checked bit for bit against the committed kernel before timing);
+ * (cluster push) 2048 no remote stores, 32 no remote stores and no final
+ * cluster barrier (the owners sum whatever their slots hold; remote
+ * stores without the barrier fault: a peer may have left, run 99);
  * ABL >> 16 is a flag-array offset (bits 16 up, clear of the switches).
  *
  * Build: bash tools/diag/build.sh   Run: build/diag/ablate [reps]
@@ -240,7 +243,7 @@ int main(int argc, char **argv)
 	alloc(rt, 512, 8192, 32);       /* the router's hi/lo matrix */
 	CHECK(cudaDeviceSynchronize());
 
-	/* Runs 78-93 (docs/notes.md) ran subsets of this list. */
+	/* Runs 78-99 (docs/notes.md) ran subsets of this list. */
 	std::vector<variant> vs = {
 		stream("slice bytes, stream", sl, sink, sms),
 		stream("qkv bytes, stream", qk, sink, sms),
@@ -255,6 +258,8 @@ int main(int argc, char **argv)
 		slice<7, true>("slice8 cl atom no mma/x", sl),
 		slice<0, false>("slice8 atomics (1 kernel)", sl),
 		slice<3, false>("slice8 atomics no mma/x", sl),
+		slice<2048, true>("slice8 push: no remote stores", sl),
+		slice<32, true>("slice8 push: neither", sl),
 		skinny<32, 8, 128, 4, 4, MMA_LAYOUT_ROWS, MMA_SYNC, 0, true>("slice8 bm32 split4 cl4", sl),
 		skinny<16, 8, 128, 4, 4, MMA_LAYOUT_ROWS, MMA_SYNC, 0, true>("slice8 bm16 split4 cl4", sl),
 		skinny<16, 8, 128, 4, 4, MMA_LAYOUT_ROWS, MMA_SYNC, 0, false>("slice8 bm16 split4 atom", sl),
@@ -266,6 +271,8 @@ int main(int argc, char **argv)
 		qkv<4, true>("qkv32 cluster atomics", qk),
 		qkv<0, false>("qkv32 atomics (1 kernel)", qk),
 		qkv<3, false>("qkv32 atomics no mma/x", qk),
+		qkv<2048, true>("qkv32 push: no remote stores", qk),
+		qkv<32, true>("qkv32 push: neither", qk),
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 256, true>("qkv32 refill after compute", qk),
 		skinny<64, 32, 64, 3, 8, MMA_LAYOUT_TILES, MMA_SYNC, 256, true>("qkv32 refill after, s3", qk),
 		qkv<0, true>("qkv32 real (again)", qk),
