@@ -25,7 +25,7 @@
  * (checked bit for bit against the committed kernel before timing);
  * (cluster push) 2048 no remote stores, 32 no remote stores and no final
  * cluster barrier (the owners sum whatever their slots hold; remote
- * stores without the barrier fault: a peer may have left, run 99);
+ * stores without the barrier fault: a peer may have left, run 100);
  * ABL >> 16 is a flag-array offset (bits 16 up, clear of the switches).
  *
  * Build: bash tools/diag/build.sh   Run: build/diag/ablate [reps]
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 	alloc(rt, 512, 8192, 32);       /* the router's hi/lo matrix */
 	CHECK(cudaDeviceSynchronize());
 
-	/* Runs 78-99 (docs/notes.md) ran subsets of this list. */
+	/* Runs 78-101 (docs/notes.md) ran subsets of this list. */
 	std::vector<variant> vs = {
 		stream("slice bytes, stream", sl, sink, sms),
 		stream("qkv bytes, stream", qk, sink, sms),
