@@ -91,7 +91,9 @@ fi
 db=$TMP/resume.db
 FAKE_WORKER_DELAY_MS=100 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --no-retest --cache "$cache" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 200); do
+# up to 60 s for the first 4 screens (the sweep compiles first: a loaded
+# 2-core machine took more than 10 s once)
+for _ in $(seq 1 1200); do
 	n=$(q "SELECT count(*) FROM result WHERE phase = 'screen'")
 	[ "${n:-0}" -ge 4 ] && break
 	sleep 0.05
