@@ -15,7 +15,6 @@ extern const struct tmpl tmpl_hilo;
 extern const struct tmpl tmpl_lt;
 extern const struct tmpl tmpl_mma;
 extern const struct tmpl tmpl_mma_hilo;
-extern const struct tmpl tmpl_mma_oneshot;
 extern const struct tmpl tmpl_planted;
 
 const struct tmpl *const tmpl_all[] = {
@@ -24,7 +23,6 @@ const struct tmpl *const tmpl_all[] = {
 	&tmpl_gemv,
 	&tmpl_mma,
 	&tmpl_mma_hilo,
-	&tmpl_mma_oneshot,
 	&tmpl_planted,
 	NULL,
 };

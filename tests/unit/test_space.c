@@ -96,7 +96,7 @@ static const struct bad_case {
 	{ "dup_symbol", "19:28: duplicate cache value cg" },
 	{ "unknown_symbol", "19:24: unknown cache value 'fast' (expected default, cg, nc_na, "
 		"evict_first, nc_na_evict_first)" },
-	{ "unknown_template", "12:3: unknown template 'gemm' (known: blas_hilo, blas_lt, gemv, mma_skinny, mma_hilo, mma_oneshot, planted)" },
+	{ "unknown_template", "12:3: unknown template 'gemm' (known: blas_hilo, blas_lt, gemv, mma_skinny, mma_hilo, planted)" },
 	{ "unknown_param", "14:7: unknown parameter 'warp' of template gemv (expected warps, "
 		"rows, tokens, unroll, split, cache)" },
 	{ "param_not_list", "15:13: rows must be a list, not a scalar" },
