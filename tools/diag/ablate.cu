@@ -23,7 +23,9 @@
  * a producer that streams the ring (one bulk copy per W tile, cp.async
  * for X) behind full/empty mbarriers while the others only compute
  * (checked bit for bit against the committed kernel before timing);
- * (cluster push) 2048 no remote stores, 32 no remote stores and no final
+ * (mma.sync) 4096 odd k16 steps into a second set of accumulators (two
+ * MMA chains per fragment; checked against the real kernel: same sums in
+ * another order); (cluster push) 2048 no remote stores, 32 no remote stores and no final
  * cluster barrier (the owners sum whatever their slots hold; remote
  * stores without the barrier fault: a peer may have left, run 100);
  * ABL >> 16 is a flag-array offset (bits 16 up, clear of the switches).
@@ -243,7 +245,7 @@ int main(int argc, char **argv)
 	alloc(rt, 512, 8192, 32);       /* the router's hi/lo matrix */
 	CHECK(cudaDeviceSynchronize());
 
-	/* Runs 78-101 (docs/notes.md) ran subsets of this list. */
+	/* Runs 78-106 (docs/notes.md) ran subsets of this list. */
 	std::vector<variant> vs = {
 		stream("slice bytes, stream", sl, sink, sms),
 		stream("qkv bytes, stream", qk, sink, sms),
@@ -258,6 +260,7 @@ int main(int argc, char **argv)
 		slice<7, true>("slice8 cl atom no mma/x", sl),
 		slice<0, false>("slice8 atomics (1 kernel)", sl),
 		slice<3, false>("slice8 atomics no mma/x", sl),
+		slice<4096, true>("slice8 two mma chains", sl),
 		slice<2048, true>("slice8 push: no remote stores", sl),
 		slice<32, true>("slice8 push: neither", sl),
 		skinny<32, 8, 128, 4, 4, MMA_LAYOUT_ROWS, MMA_SYNC, 0, true>("slice8 bm32 split4 cl4", sl),
@@ -271,6 +274,7 @@ int main(int argc, char **argv)
 		qkv<4, true>("qkv32 cluster atomics", qk),
 		qkv<0, false>("qkv32 atomics (1 kernel)", qk),
 		qkv<3, false>("qkv32 atomics no mma/x", qk),
+		qkv<4096, true>("qkv32 two mma chains", qk),
 		qkv<2048, true>("qkv32 push: no remote stores", qk),
 		qkv<32, true>("qkv32 push: neither", qk),
 		skinny<64, 32, 64, 4, 8, MMA_LAYOUT_TILES, MMA_SYNC, 256, true>("qkv32 refill after compute", qk),
@@ -312,6 +316,15 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < vs.size(); k++)
 		if (strstr(vs[k].name, "producer"))
 			same_output(vs[real], vs[k], qk, s);
+	/* two MMA chains (ABL 4096) add the same products in another order:
+	 * a few last bits may differ, nothing more */
+	size_t sreal = 0;
+	while (strcmp(vs[sreal].name, "slice8 real"))
+		sreal++;
+	for (size_t k = 0; k < vs.size(); k++)
+		if (strstr(vs[k].name, "two mma chains"))
+			same_output(strstr(vs[k].name, "slice8") ? vs[sreal] : vs[real], vs[k],
+				    strstr(vs[k].name, "slice8") ? sl : qk, s);
 	diag_time("ablate", vs, COPIES, reps, s);
 	return 0;
 }
