@@ -221,6 +221,36 @@ __device__ __forceinline__ unsigned cp_chunk(const uint4 *p, uint4 *ring)
 
 /* The same share through shared memory by cp.async (dynamic smem = the
  * block's share), then one block barrier and a sum of a slice. */
+/* A block's share of p (L chunks per thread) plus L more chunks that every
+ * block reads alike (block 0's share: L2 hits after the first reads):
+ * what a block with no split-K and as many token bytes as weight bytes
+ * takes in (mma_oneshot at M = 8, run 104), through shared memory by
+ * cp.async, then one wait and a block barrier (run 108). */
+template <int L>
+__global__ void k_cpx(const uint4 *p, unsigned *sink, float *out)
+{
+	(void)out;
+	extern __shared__ uint4 ring[];
+	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
+	const unsigned base = (unsigned)__cvta_generic_to_shared(ring);
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + ((L + u) * blockDim.x + threadIdx.x) * 16, p + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+	__syncthreads();
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < 2 * L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
 template <int L, int COMBINE>
 __global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
 {
@@ -427,6 +457,8 @@ int main(int argc, char **argv)
 		{ "cp  64 x512 L16", (const void *)k_cp<16, 0>, 64, 512, 1, 131072, 0 },
 		{ "cp  128 x256 L16", (const void *)k_cp<16, 0>, 128, 256, 1, 65536, 0 },
 		{ "ld  64 x512 L16", (const void *)k_ld<16, 0>, 64, 512, 1, 0, 0 },
+		{ "cpx 128 x256 L16 + 64 KiB shared", (const void *)k_cpx<16>, 128, 256, 1, 131072, 0 },
+		{ "cpx 256 x128 L16 + 32 KiB shared", (const void *)k_cpx<16>, 256, 128, 1, 65536, 0 },
 		{ "cp  256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 1 },
 		{ "cpc 256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 1 },
 		{ "cpc1 256 x128 L16 +pri", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0, 1 },
