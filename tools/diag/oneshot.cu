@@ -251,6 +251,69 @@ __global__ void k_cpx(const uint4 *p, unsigned *sink, float *out)
 		*sink = acc;
 }
 
+/* k_cpx with the shared bytes multicast over a cluster of C blocks
+ * (launched as clusters of C): each block fetches 1/C of them with one
+ * cp.async.bulk ... .multicast::cluster into every block of its cluster,
+ * each block's mbarrier expecting all of them, so the L2 serves each
+ * shared byte once per cluster instead of once per block (run 109). */
+template <int L, int C>
+__global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
+{
+	(void)out;
+	extern __shared__ uint4 ring[];
+	__shared__ __align__(8) unsigned long long bar;
+	const unsigned shared_bytes = L * blockDim.x * 16;
+	const unsigned base = (unsigned)__cvta_generic_to_shared(ring);
+	const unsigned xb = base + shared_bytes;        /* the shared bytes' place */
+	const unsigned mb = (unsigned)__cvta_generic_to_shared(&bar);
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb) : "memory");
+		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+			     ::"r"(mb), "r"(shared_bytes) : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	}
+	/* every block's barrier is ready before any multicast reaches it */
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;" ::: "memory");
+	if (threadIdx.x == 0) {
+		unsigned rank;
+		asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+		const unsigned slice = shared_bytes / C;
+		const char *src = (const char *)p + rank * slice;
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+			     ".multicast::cluster [%0], [%1], %2, [%3], %4;"
+			     ::"r"(xb + rank * slice), "l"(src), "r"(slice), "r"(mb),
+			       "h"((unsigned short)((1u << C) - 1))
+			     : "memory");
+	}
+	asm volatile("cp.async.wait_group 0;" ::: "memory");
+	/* wait for phase 0 of the barrier (bounded: a wrong count shows as a
+	 * slow time, not a hang) */
+	unsigned done = 0;
+	for (int spins = 0; !done && spins < (1 << 22); spins++)
+		asm volatile("{\n\t.reg .pred p;\n\t"
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+			     "selp.u32 %0, 1, 0, p;\n\t}"
+			     : "=r"(done) : "r"(mb) : "memory");
+	__syncthreads();
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < 2 * L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	/* no block leaves while a peer's multicast may still be writing it */
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
 template <int L, int COMBINE>
 __global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
 {
@@ -459,6 +522,9 @@ int main(int argc, char **argv)
 		{ "ld  64 x512 L16", (const void *)k_ld<16, 0>, 64, 512, 1, 0, 0 },
 		{ "cpx 128 x256 L16 + 64 KiB shared", (const void *)k_cpx<16>, 128, 256, 1, 131072, 0 },
 		{ "cpx 256 x128 L16 + 32 KiB shared", (const void *)k_cpx<16>, 256, 128, 1, 65536, 0 },
+		{ "cpxm4 128 x256 L16 + 64 KiB mcast", (const void *)k_cpxm<16, 4>, 128, 256, 4, 131072, 0 },
+		{ "cpxm8 128 x256 L16 + 64 KiB mcast", (const void *)k_cpxm<16, 8>, 128, 256, 8, 131072, 0 },
+		{ "cpc 128 x256 L16 (cluster 4)", (const void *)k_cp<16, 0>, 128, 256, 4, 65536, 0 },
 		{ "cp  256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 1 },
 		{ "cpc 256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 1 },
 		{ "cpc1 256 x128 L16 +pri", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0, 1 },
