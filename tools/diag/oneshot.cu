@@ -45,6 +45,8 @@
  */
 #include "diag.cuh"
 
+#include <cstdio>
+
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;
@@ -295,11 +297,16 @@ __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 	/* wait for phase 0 of the barrier (bounded: a wrong count shows as a
 	 * slow time, not a hang) */
 	unsigned done = 0;
-	for (int spins = 0; !done && spins < (1 << 22); spins++)
+	int spins = 0;
+	for (; !done && spins < (1 << 22); spins++)
 		asm volatile("{\n\t.reg .pred p;\n\t"
 			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
 			     "selp.u32 %0, 1, 0, p;\n\t}"
 			     : "=r"(done) : "r"(mb) : "memory");
+	if (!done && threadIdx.x == 0 && blockIdx.x < 2)
+		printf("k_cpxm<%d>: block %d gave up waiting (%d spins)\n", C, blockIdx.x, spins);
+	if (threadIdx.x == 0 && blockIdx.x == 0 && spins > 1000 && done)
+		printf("k_cpxm<%d>: block 0 waited %d spins\n", C, spins);
 	__syncthreads();
 	unsigned acc = 0;
 #pragma unroll
@@ -524,6 +531,7 @@ int main(int argc, char **argv)
 		{ "cpx 256 x128 L16 + 32 KiB shared", (const void *)k_cpx<16>, 256, 128, 1, 65536, 0 },
 		{ "cpxm4 128 x256 L16 + 64 KiB mcast", (const void *)k_cpxm<16, 4>, 128, 256, 4, 131072, 0 },
 		{ "cpxm8 128 x256 L16 + 64 KiB mcast", (const void *)k_cpxm<16, 8>, 128, 256, 8, 131072, 0 },
+		{ "cpxm1 128 x256 L16 + 64 KiB bulk", (const void *)k_cpxm<16, 1>, 128, 256, 1, 131072, 0 },
 		{ "cpc 128 x256 L16 (cluster 4)", (const void *)k_cp<16, 0>, 128, 256, 4, 65536, 0 },
 		{ "cp  256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 1 },
 		{ "cpc 256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 1 },
