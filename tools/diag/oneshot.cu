@@ -258,7 +258,7 @@ __global__ void k_cpx(const uint4 *p, unsigned *sink, float *out)
  * cp.async.bulk ... .multicast::cluster into every block of its cluster,
  * each block's mbarrier expecting all of them, so the L2 serves each
  * shared byte once per cluster instead of once per block (run 109). */
-template <int L, int C>
+template <int L, int C, int PIECE = 0>
 __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 {
 	(void)out;
@@ -282,16 +282,22 @@ __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 	for (int u = 0; u < L; u++)
 		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
 	asm volatile("cp.async.commit_group;" ::: "memory");
-	if (threadIdx.x == 0) {
+	{
+		/* this block's slice, as one copy (PIECE 0) or as pieces of
+		 * PIECE bytes, one per thread (run 111) */
 		unsigned rank;
 		asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
 		const unsigned slice = shared_bytes / C;
-		const char *src = (const char *)p + rank * slice;
-		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-			     ".multicast::cluster [%0], [%1], %2, [%3], %4;"
-			     ::"r"(xb + rank * slice), "l"(src), "r"(slice), "r"(mb),
-			       "h"((unsigned short)((1u << C) - 1))
-			     : "memory");
+		const unsigned piece = PIECE ? PIECE : slice;
+		const unsigned off = threadIdx.x * piece;
+		if (off < slice) {
+			const char *src = (const char *)p + rank * slice + off;
+			asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+				     ".multicast::cluster [%0], [%1], %2, [%3], %4;"
+				     ::"r"(xb + rank * slice + off), "l"(src), "r"(piece), "r"(mb),
+				       "h"((unsigned short)((1u << C) - 1))
+				     : "memory");
+		}
 	}
 	asm volatile("cp.async.wait_group 0;" ::: "memory");
 	/* wait for phase 0 of the barrier (bounded: a wrong count shows as a
@@ -532,6 +538,10 @@ int main(int argc, char **argv)
 		{ "cpxm4 128 x256 L16 + 64 KiB mcast", (const void *)k_cpxm<16, 4>, 128, 256, 4, 131072, 0 },
 		{ "cpxm8 128 x256 L16 + 64 KiB mcast", (const void *)k_cpxm<16, 8>, 128, 256, 8, 131072, 0 },
 		{ "cpxm1 128 x256 L16 + 64 KiB bulk", (const void *)k_cpxm<16, 1>, 128, 256, 1, 131072, 0 },
+		{ "cpxm1 ... in 2 KiB pieces", (const void *)k_cpxm<16, 1, 2048>, 128, 256, 1, 131072, 0 },
+		{ "cpxm4 ... in 2 KiB pieces", (const void *)k_cpxm<16, 4, 2048>, 128, 256, 4, 131072, 0 },
+		{ "cpxm8 ... in 1 KiB pieces", (const void *)k_cpxm<16, 8, 1024>, 128, 256, 8, 131072, 0 },
+		{ "cpxm4 ... in 512 B pieces", (const void *)k_cpxm<16, 4, 512>, 128, 256, 4, 131072, 0 },
 		{ "cpc 128 x256 L16 (cluster 4)", (const void *)k_cp<16, 0>, 128, 256, 4, 65536, 0 },
 		{ "cp  256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 1 },
 		{ "cpc 256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 1 },
