@@ -136,11 +136,14 @@ int rt_lt_check(struct gt_weight *wt)
 					continue;
 				cublasStatus_t e = lt_describe(&c, (int)st->lt[0], wt->shape.n,
 							       wt->shape.k, ms[j]);
-				/* the attributes do not depend on m: built once */
-				if (e == CUBLAS_STATUS_SUCCESS && !built++)
-					e = lt_algo_init(wt->lt, &c, &st->lt[1]);
-				else
-					c.algo = r->lt_algo;
+				/* the attributes do not depend on m: built once,
+				 * then reused for the other end of the range */
+				if (e == CUBLAS_STATUS_SUCCESS) {
+					if (!built++)
+						e = lt_algo_init(wt->lt, &c, &st->lt[1]);
+					else
+						c.algo = r->lt_algo;
+				}
 				if (e == CUBLAS_STATUS_SUCCESS) {
 					r->lt_algo = c.algo;
 					e = lt_algo_check(wt->lt, &c, RT_BLAS_WS_BYTES);

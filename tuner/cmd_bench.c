@@ -235,7 +235,7 @@ static double print_loads(const struct point *p, int n, int floors,
 	table_add(&t, "note");
 	for (int l = 0; l < REPORT_NLOADS; l++) {
 		int m = report_loads[l], complete = 1;
-		double base = 0, lib = 0, floor = 0;
+		double base = 0, lib = 0, floor_sum = 0;
 		char missing[128] = "";
 		for (int j = 0; j < REPORT_NFAMILIES; j++) {
 			const char *fam = load_family(report_families[j], m);
@@ -248,7 +248,7 @@ static double print_loads(const struct point *p, int n, int floors,
 			}
 			base += p[i].base_us;
 			lib += p[i].lib_us;
-			floor += p[i].floor_us;
+			floor_sum += p[i].floor_us;
 		}
 		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
 						  .speedup = base / lib, .complete = complete };
@@ -259,8 +259,8 @@ static double print_loads(const struct point *p, int n, int floors,
 			table_addf(&t, "%.3f", loads[l].speedup);
 		else
 			table_add(&t, "-");
-		if (floors && complete && !isnan(floor))
-			table_addf(&t, "%.2f", floor / lib);
+		if (floors && complete && !isnan(floor_sum))
+			table_addf(&t, "%.2f", floor_sum / lib);
 		else if (floors)
 			table_add(&t, "-");
 		table_add(&t, missing);

@@ -15,7 +15,6 @@
 #include "tmpl.h"
 #include "util.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
