@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/diag/build.sh: builds the diagnostics of tools/diag into build/diag
 # (nvcc, sm_90a; not part of `make`): oneshot (one-shot reads of 8.4 MB
-# in several shapes) and ablate (the committed kernels with parts switched
+# in several shapes), clusters (how many clusters of each size this unit
+# holds at once) and ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which fails loudly once the template has moved on;
 # TEMPLATE_REF=REV patches the template as of git revision REV instead:
@@ -21,4 +22,5 @@ patch --quiet --forward build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch
 $NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -Ituner -o build/diag/ablate tools/diag/ablate.cu \
 	tuner/harness.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
-echo "built build/diag/ablate and build/diag/oneshot"
+$NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
+echo "built build/diag/ablate, build/diag/oneshot and build/diag/clusters"

@@ -1,0 +1,75 @@
+/*
+ * clusters.cu: how many thread-block clusters of a given size and shared
+ * memory this GPU holds at once (cudaOccupancyMaxActiveClusters), against
+ * how many a grid of the tuner's cluster kernels needs. A cluster's blocks
+ * must share one GPC, so the answer depends on how many SMs each GPC of
+ * this unit has, which differs between H200 units (session 9, run 120:
+ * qkv 32's split-7 cluster tile read 11.1 us on one lease, 15.6 on
+ * another). Usage: build/diag/clusters (no arguments).
+ */
+#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void k_cluster(int *p)
+{
+	extern __shared__ int s[];
+	if (threadIdx.x == 0 && p)
+		p[blockIdx.x] = s[0];
+}
+
+#define CHECK(x)                                                                  \
+	do {                                                                      \
+		cudaError_t e_ = (x);                                             \
+		if (e_ != cudaSuccess) {                                          \
+			fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));   \
+			return 1;                                                 \
+		}                                                                 \
+	} while (0)
+
+int main()
+{
+	cudaDeviceProp prop;
+	CHECK(cudaGetDeviceProperties(&prop, 0));
+	printf("device %s, %d SMs, %zu bytes of shared memory per SM\n", prop.name,
+	       prop.multiProcessorCount, prop.sharedMemPerMultiprocessor);
+	CHECK(cudaFuncSetAttribute(k_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+	CHECK(cudaFuncSetAttribute(k_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				   200 * 1024));
+	/* dynamic shared memory of the tuner's tiles: the slice at 8 (40 KiB
+	 * + slots), qkv 32 split 8 (48 + 8), qkv 32 split 7 wgmma (72 + 1 +
+	 * 8), and the largest two-per-SM and one-per-SM rings */
+	static const int smem_kib[] = { 41, 57, 82, 112, 200 };
+	static const int sizes[] = { 1, 2, 4, 7, 8, 16 };
+	printf("%-9s", "smem KiB");
+	for (int c : sizes)
+		printf(" %9s%-2d", "cluster ", c);
+	printf("   blocks/SM\n");
+	for (int kib : smem_kib) {
+		printf("%-9d", kib);
+		int per_sm = 0;
+		CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cluster, 128,
+								    kib * 1024));
+		for (int c : sizes) {
+			cudaLaunchConfig_t cfg = {};
+			cudaLaunchAttribute attr;
+			attr.id = cudaLaunchAttributeClusterDimension;
+			attr.val.clusterDim.x = c;
+			attr.val.clusterDim.y = 1;
+			attr.val.clusterDim.z = 1;
+			cfg.gridDim = dim3(c * 64, 1, 1);
+			cfg.blockDim = dim3(128, 1, 1);
+			cfg.dynamicSmemBytes = kib * 1024;
+			cfg.attrs = &attr;
+			cfg.numAttrs = 1;
+			int n = -1;
+			cudaError_t e = cudaOccupancyMaxActiveClusters(&n, k_cluster, &cfg);
+			if (e != cudaSuccess) {
+				cudaGetLastError();
+				n = -1;
+			}
+			printf(" %11d", n);
+		}
+		printf("   %d\n", per_sm);
+	}
+	return 0;
+}
