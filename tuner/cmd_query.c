@@ -13,36 +13,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The canned questions; most read a view that db/schema.sql documents. */
+/* unretested's count without --top: search_spaces/h200.yaml's retest_top */
+#define DEFAULT_TOP 8
+
+/* The canned questions; most read a view that db/schema.sql documents.
+ * A question that takes --top has one %d in its SQL: the count. */
 static const struct canned {
 	const char *name;
 	const char *help;
 	const char *sql;
+	int takes_top;
 } canned[] = {
 	{ "best", "the chosen result per env, family and M (retest before screen)",
 	  "SELECT env_id, family, n, k, m, phase, pairs, base_us, cand_us, ratio, "
 	  "ratio_lo, ratio_hi, template, params FROM best "
-	  "ORDER BY env_id, family, n, k, m" },
+	  "ORDER BY env_id, family, n, k, m", 0 },
 	{ "failures", "non-ok results counted by status and reason",
-	  "SELECT * FROM failures" },
+	  "SELECT * FROM failures", 0 },
 	{ "compile_errors", "candidates that did not compile, with the reason",
-	  "SELECT * FROM compile_errors" },
+	  "SELECT * FROM compile_errors", 0 },
 	{ "progress", "results per env, family, M and phase, by outcome",
-	  "SELECT * FROM progress" },
+	  "SELECT * FROM progress", 0 },
 	{ "baseline", "cuBLAS and cuBLASLt times per env, family and M",
 	  "SELECT b.env_id, s.family, s.n, s.k, b.m, b.cublas_us, b.cublaslt_us, "
 	  "b.ratio, b.lt_algo FROM baseline b JOIN shape s ON s.id = b.shape_id "
-	  "ORDER BY b.env_id, s.family, s.n, s.k, b.m" },
+	  "ORDER BY b.env_id, s.family, s.n, s.k, b.m", 0 },
 	{ "envs", "the measuring environments and their result counts",
 	  "SELECT e.id, e.gpu_name, e.sm_count, e.sm_clock_mhz, e.mem_clock_mhz, "
 	  "e.driver, e.cuda, e.nvrtc, e.cublas, e.cublaslt, e.source_hash, "
 	  "e.first_seen, (SELECT count(*) FROM result r WHERE r.env_id = e.id) "
-	  "AS results FROM env e ORDER BY e.id" },
+	  "AS results FROM env e ORDER BY e.id", 0 },
 	{ "probe", "floor and overhead probes, oldest first",
 	  "SELECT env_id, what, family, bytes, us, config, recorded_at FROM probe "
-	  "ORDER BY env_id, what, family, id" },
+	  "ORDER BY env_id, what, family, id", 0 },
 	/* the newest code of a template: the hash of its newest candidate */
-	{ "unretested", "the newest code's 3 best screens per env, family and M that "
+	{ "unretested", "the newest code's --top best screens per env, family and M that "
 	  "were never retested (rerun the sweep)",
 	  "WITH newest AS (SELECT template, source_hash FROM candidate WHERE id IN "
 	  "(SELECT max(id) FROM candidate GROUP BY template)), "
@@ -56,10 +61,10 @@ static const struct canned {
 	  "SELECT k.env_id, s.family, s.n, s.k, k.m, k.rank, k.ratio, c.template, c.params "
 	  "FROM ranked k JOIN shape s ON s.id = k.shape_id "
 	  "JOIN candidate c ON c.id = k.candidate_id "
-	  "WHERE k.rank <= 3 AND NOT EXISTS (SELECT 1 FROM result t "
+	  "WHERE k.rank <= %d AND NOT EXISTS (SELECT 1 FROM result t "
 	  "WHERE t.env_id = k.env_id AND t.shape_id = k.shape_id "
 	  "AND t.candidate_id = k.candidate_id AND t.m = k.m AND t.phase = 'retest') "
-	  "ORDER BY k.env_id, s.family, s.n, s.k, k.m, k.rank" },
+	  "ORDER BY k.env_id, s.family, s.n, s.k, k.m, k.rank", 1 },
 };
 
 /* The usage text with the canned NAMEs (caller frees). */
@@ -70,35 +75,39 @@ static char *query_usage(void)
 	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		die("out of memory");
-	fputs("usage: gemmtab query --db DB [--format text|csv|md] (SQL | NAME)\n"
-	      "  --db DB           the results database\n"
-	      "  --format F        text, csv or md [text]\n"
-	      "Runs read-only SQL (tables and views: see db/schema.sql) or one of\n"
-	      "these NAMEs:\n", out);
+	fprintf(out, "usage: gemmtab query --db DB [--format text|csv|md] [--top N] (SQL | NAME)\n"
+		"  --db DB           the results database\n"
+		"  --format F        text, csv or md [text]\n"
+		"  --top N           unretested: the best N screens of each point, as the\n"
+		"                    space's retest_top [%d, search_spaces/h200.yaml's]\n"
+		"Runs read-only SQL (tables and views: see db/schema.sql) or one of\n"
+		"these NAMEs:\n", DEFAULT_TOP);
 	for (size_t i = 0; i < ARRAY_SIZE(canned); i++)
 		fprintf(out, "  %-16s  %s\n", canned[i].name, canned[i].help);
 	fclose(out);
 	return buf;
 }
 
-/* The SQL of a canned name, or arg itself. */
-static const char *query_sql(const char *arg)
+/* The canned question named arg, or NULL. */
+static const struct canned *find_canned(const char *arg)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(canned); i++)
 		if (!strcmp(arg, canned[i].name))
-			return canned[i].sql;
-	return arg;
+			return &canned[i];
+	return NULL;
 }
 
 int cmd_query(int argc, char **argv)
 {
 	const char *path = NULL, *format = "text", *query = NULL;
-	char *usage = query_usage();
+	char *usage = query_usage(), *sql = NULL;
 	enum table_format f;
 	struct db *db;
+	int top = -1;
 	const struct opt opts[] = {
 		OPT_STRING("db", &path, OPT_REQUIRED),
 		OPT_STRING("format", &format, 0),
+		OPT_INT("top", &top, 1, 1000),
 		OPT_ARG("SQL or NAME", &query, OPT_REQUIRED),
 		OPT_END(),
 	};
@@ -114,12 +123,20 @@ int cmd_query(int argc, char **argv)
 		ret = usage_error("query", usage, "--format: '%s' is not text, csv or md", format);
 		goto cleanup;
 	}
+	const struct canned *c = find_canned(query);
+	if (top >= 0 && !(c && c->takes_top)) {
+		ret = usage_error("query", usage, "--top: only unretested takes a count");
+		goto cleanup;
+	}
+	if (c && c->takes_top)
+		sql = xasprintf(c->sql, top >= 0 ? top : DEFAULT_TOP);
 	ret = 1;
 	if (db_open_existing(path, &db))
 		goto cleanup;
-	ret = db_query_print(db, query_sql(query), format) ? 1 : 0;
+	ret = db_query_print(db, sql ? sql : c ? c->sql : query, format) ? 1 : 0;
 	db_close(db);
 cleanup:
+	free(sql);
 	free(usage);
 	return ret;
 }

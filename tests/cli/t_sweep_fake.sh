@@ -75,8 +75,12 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	expect_exit "emit over stale code: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/stale.h"
 	check "the fresh sweep's table, entry for entry" \
 		test "$(grep '^	{' "$TMP/stale.h")" = "$(grep '^	{' "$TMP/fake.h")"
-	# query unretested reads a point's 3 best screens; fake.yaml retests 2
-	finalists() { q unretested | awk -F, '$6 <= 2'; }
+	# fake.yaml retests each point's 2 best screens: query unretested --top 2
+	finalists() { "$GEMMTAB" query --db "$db" --format csv --top 2 unretested 2>/dev/null | tail -n +2; }
+	check "query unretested without --top reads 8 per point (more than fake.yaml retests)" \
+		test -n "$(q unretested)"
+	expect_exit "query --top with another name: exit 2" 2 "$GEMMTAB" query --db "$db" --top 2 best
+	check "and says only unretested takes it" grep -q -- "--top: only unretested takes a count" "$TMP/err"
 	check "no finalist left unretested" test -z "$(finalists)"
 	# a finalist's retests lost: query names it, a rerun retests it
 	check "a finalist's retests removed" sqlite3 "$db" "DELETE FROM result WHERE phase = 'retest' AND candidate_id = (SELECT candidate_id FROM result WHERE phase = 'retest' AND candidate_id IN (SELECT id FROM candidate WHERE source_hash <> '0000000000000000') LIMIT 1)"
