@@ -291,6 +291,16 @@ static const char *baseline_text(const struct shape *s, char *buf, size_t len)
 	return buf;
 }
 
+void rt_cluster_note(long clusters, int size, int fit, int m, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (fit <= 0 || clusters <= fit)
+		return;
+	snprintf(buf, len, "at m=%d its %ld clusters of %d blocks take %ld waves on this GPU "
+		 "(%d fit at once)", m, clusters, size, (clusters + fit - 1) / fit, fit);
+}
+
 void rt_explain(const struct shape *s, const struct rt_route *r, int m,
 		unsigned long misaligned, char *buf, size_t len)
 {
@@ -312,5 +322,7 @@ void rt_explain(const struct shape *s, const struct rt_route *r, int m,
 			    "baseline", m, r->index, entry, r->e->m_lo, r->e->m_hi,
 			    r->e->ratio_min, r->e->pairs_min, RT_VECTOR_ALIGN);
 	if (misaligned && used > 0 && (size_t)used < len)
-		snprintf(buf + used, len - (size_t)used, " (%lu calls so far)", misaligned);
+		used += snprintf(buf + used, len - (size_t)used, " (%lu calls so far)", misaligned);
+	if (r->note[0] && used > 0 && (size_t)used < len)
+		snprintf(buf + used, len - (size_t)used, "; %s", r->note);
 }

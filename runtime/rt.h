@@ -56,6 +56,7 @@ struct rt_route {
 	const struct tmpl *t;                   /* NULL: template unknown here */
 	int usable;
 	char why[RT_WHY_MAX];                   /* !usable: why the baseline runs */
+	char note[RT_WHY_MAX];                  /* usable: a caveat on this device, or "" */
 	size_t ws_bytes;                        /* largest plan workspace over its Ms */
 	struct relayout relayout;               /* the prepared weight its plans read */
 	void *prep;                             /* ... made once at prepare, or NULL */
@@ -154,6 +155,14 @@ void rt_route_disable(struct rt_route *r, const char *fmt, ...)
  * fit their buffers (ws_limit bytes of workspace). Returns 0 or -1. */
 int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels,
 	    size_t ws_limit, struct launch_plan *plan);
+
+/* The caveat of a plan step that launches `clusters` thread-block
+ * clusters of `size` blocks each at m tokens on a device that holds `fit`
+ * such clusters at once (cudaOccupancyMaxActiveClusters), into buf: ""
+ * when they all run at once (or fit is unknown, <= 0), else a note that
+ * the step takes more than one wave, slower than where it was tuned (a
+ * cluster's blocks share a GPC, and units differ in SMs per GPC). */
+void rt_cluster_note(long clusters, int size, int fit, int m, char *buf, size_t len);
 
 /* The route whose range covers m (the first in table order), or NULL. */
 const struct rt_route *rt_route_find(const struct rt_route *routes, int n, int m);

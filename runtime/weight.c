@@ -28,6 +28,37 @@ static int combo_supported(gt_dtype w, gt_dtype x, gt_dtype y)
 	return x == GT_BF16 && w == y;
 }
 
+/* r->note: whether a cluster kernel of r's plan at its largest m (plan)
+ * launches more clusters than this device holds at once. Call with the
+ * weight's device current and the kernels' attributes set; a failing
+ * occupancy query leaves no note (it only informs). */
+static void note_cluster_waves(struct rt_route *r, const struct launch_plan *plan,
+			       const struct cudaFuncAttributes *attr)
+{
+	for (int i = 0; i < plan->nsteps && !r->note[0]; i++) {
+		const struct launch_step *st = &plan->steps[i];
+		if (st->kind != STEP_KERNEL)
+			continue;
+		const struct cudaFuncAttributes *a = &attr[st->kernel];
+		const int size = a->requiredClusterWidth * a->requiredClusterHeight *
+				 a->requiredClusterDepth;
+		if (size <= 1)
+			continue;
+		cudaLaunchConfig_t cfg = { 0 };
+		cfg.gridDim = (dim3){ st->grid[0], st->grid[1], st->grid[2] };
+		cfg.blockDim = (dim3){ st->block[0], st->block[1], st->block[2] };
+		cfg.dynamicSmemBytes = st->smem;
+		int fit = 0;
+		if (cudaOccupancyMaxActiveClusters(&fit, gt_table_kernels[r->e->kernel[st->kernel]],
+						   &cfg) != cudaSuccess) {
+			(void)cudaGetLastError();       /* not sticky: clear it */
+			continue;
+		}
+		const long blocks = (long)st->grid[0] * st->grid[1] * st->grid[2];
+		rt_cluster_note(blocks / size, size, fit, r->e->m_hi, r->note, sizeof(r->note));
+	}
+}
+
 /* Check what the device says about one usable route's kernels and plan:
  * every kernel loads, blocks fit, shared memory fits (opting in above the
  * default limit). A route that fails is disabled, not an error; only a
@@ -49,8 +80,8 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 	/* gemv's blocks and shared memory do not depend on m; a template
 	 * whose do would still be checked at both ends of the range */
 	const int ms[2] = { e->m_lo, e->m_hi };
+	struct launch_plan plan;        /* left at m_hi: the most token tiles */
 	for (int j = 0; j < 2; j++) {
-		struct launch_plan plan;
 		if (rt_plan(r, s, ms[j], gt_table_nkernels, SIZE_MAX, &plan)) {
 			rt_route_disable(r, "no well-formed launch plan at m=%d", ms[j]);
 			return GT_OK;
@@ -96,6 +127,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 		if (status != GT_OK)
 			return status;
 	}
+	note_cluster_waves(r, &plan, attr);
 	return GT_OK;
 }
 

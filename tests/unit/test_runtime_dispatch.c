@@ -284,6 +284,33 @@ TEST(explain_lines)
 		  "warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default) not used: table "
 		  "tuned on X");
 
+	/* a cluster plan that takes more than one wave on this device: the
+	 * note rides on the line of a usable route */
+	char note[RT_WHY_MAX];
+	rt_cluster_note(36, 7, 32, 32, note, sizeof(note));
+	CHECK_STR(note, "at m=32 its 36 clusters of 7 blocks take 2 waves on this GPU "
+		  "(32 fit at once)");
+	rt_cluster_note(36, 8, 45, 32, note, sizeof(note));
+	CHECK_STR(note, "");
+	rt_cluster_note(36, 8, 36, 32, note, sizeof(note));      /* exactly one wave */
+	CHECK_STR(note, "");
+	rt_cluster_note(36, 8, 0, 32, note, sizeof(note));       /* unknown: no note */
+	CHECK_STR(note, "");
+	rt_cluster_note(100, 8, 30, 9, note, sizeof(note));
+	CHECK_STR(note, "at m=9 its 100 clusters of 8 blocks take 4 waves on this GPU "
+		  "(30 fit at once)");
+	struct rt_route u = r[0];       /* r[0], usable again */
+	u.usable = 1;
+	rt_cluster_note(36, 7, 32, 32, u.note, sizeof(u.note));
+	rt_explain(&s, &u, 1, 2, buf, sizeof(buf));
+	CHECK_STR(buf, "m=1: entry 0 (gemv warps=16,rows=4,tokens=1,unroll=1,split=1,"
+		  "cache=default, m 1-1, retest ratio >= 1.353 over >= 100 pairs); calls with "
+		  "x or y not 16-byte aligned run the baseline (2 calls so far); at m=32 its 36 "
+		  "clusters of 7 blocks take 2 waves on this GPU (32 fit at once)");
+	u.note[0] = '\0';
+	rt_explain(&s, &u, 1, 0, buf, sizeof(buf));
+	CHECK(strstr(buf, "waves") == NULL);
+
 	/* a short buffer is truncated, still terminated */
 	char tiny[8];
 	rt_explain(&s, NULL, 6, 0, tiny, sizeof(tiny));
