@@ -2,10 +2,12 @@
  * clusters.cu: how many thread-block clusters of a given size and shared
  * memory this GPU holds at once (cudaOccupancyMaxActiveClusters), against
  * how many a grid of the tuner's cluster kernels needs. A cluster's blocks
- * must share one GPC, so the answer depends on how many SMs each GPC of
- * this unit has, which differs between H200 units (session 9, run 120:
- * qkv 32's split-7 cluster tile read 11.1 us on one lease, 15.6 on
- * another). Usage: build/diag/clusters (no arguments).
+ * must share one GPC, so the answer depends on the GPU's SMs per GPC and
+ * on the blocks per SM the shared memory allows (session 9, runs 120-121:
+ * qkv 32's split-7 cluster tile needs 36 clusters of 7, the GPU holds 32
+ * at two blocks per SM, and it reads 15.6 us against 11.1 for an earlier
+ * version of the tile that fit three per SM). Usage: build/diag/clusters
+ * (no arguments).
  */
 #include <cstdio>
 #include <cuda_runtime.h>
