@@ -760,6 +760,9 @@ int cmd_worker(int argc, char **argv)
 	check_only = only && !strcmp(only, "1");
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
+	const char *rt_early = getenv("GEMMTAB_DIAG_RT_CONTEXT");
+	if (rt_early && !strcmp(rt_early, "1") && worker_rt_context(&g))
+		die("GEMMTAB_DIAG_RT_CONTEXT: %s", gpu_error());
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv req;

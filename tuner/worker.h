@@ -48,5 +48,10 @@ int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t see
 /* "rt": validate and time libgemmtab's gt_linear against the baseline
  * (worker_rt.c). */
 void worker_handle_rt(struct gpu *g, const struct kv *r);
+/* Create the library context an rt request uses, now (a diagnosis aid:
+ * GEMMTAB_DIAG_RT_CONTEXT=1 makes a worker do it at start, so that its
+ * sweep evals run beside a loaded library as bench's rt requests do).
+ * Returns 0 or -1 (reported). */
+int worker_rt_context(struct gpu *g);
 
 #endif

@@ -43,6 +43,13 @@ static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void
 	return rt_check(st, "gt_linear");
 }
 
+int worker_rt_context(struct gpu *g)
+{
+	if (rt_ctx)
+		return 0;
+	return rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create");
+}
+
 static void reply(const char *id, const char *status, const struct verdict *v,
 		  const struct pair_stats *ps, const char *explain)
 {
@@ -75,7 +82,7 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 		return;
 	}
 	gpu_error_clear();
-	if (!rt_ctx && rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create"))
+	if (worker_rt_context(g))
 		goto cuda_error;
 	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "rt-baseline"), &b) ||
 	    validate_inputs(g, b, worker_seed_of(r, &s, m, "rt")) ||
