@@ -761,7 +761,8 @@ int cmd_worker(int argc, char **argv)
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
 	const char *rt_early = getenv("GEMMTAB_DIAG_RT_CONTEXT");
-	if (rt_early && !strcmp(rt_early, "1") && worker_rt_context(&g))
+	const int rt_n = rt_early ? atoi(rt_early) : 0;
+	if (rt_n >= 1 && worker_rt_context(&g, rt_n >= 2 ? rt_n : 0))
 		die("GEMMTAB_DIAG_RT_CONTEXT: %s", gpu_error());
 
 	while (getline(&line, &cap, stdin) > 0) {

@@ -49,9 +49,11 @@ int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t see
  * (worker_rt.c). */
 void worker_handle_rt(struct gpu *g, const struct kv *r);
 /* Create the library context an rt request uses, now (a diagnosis aid:
- * GEMMTAB_DIAG_RT_CONTEXT=1 makes a worker do it at start, so that its
- * sweep evals run beside a loaded library as bench's rt requests do).
- * Returns 0 or -1 (reported). */
-int worker_rt_context(struct gpu *g);
+ * GEMMTAB_DIAG_RT_CONTEXT=N makes a worker do it at start, so that its
+ * sweep evals run beside a loaded library as bench's rt requests do;
+ * N >= 2 also holds N cuBLAS and cuBLASLt handles, each with a workspace
+ * of runtime/rt.h's size, as N prepared weights would). Returns 0 or -1
+ * (reported). */
+int worker_rt_context(struct gpu *g, int handles);
 
 #endif

@@ -43,11 +43,22 @@ static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void
 	return rt_check(st, "gt_linear");
 }
 
-int worker_rt_context(struct gpu *g)
+int worker_rt_context(struct gpu *g, int handles)
 {
-	if (rt_ctx)
-		return 0;
-	return rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create");
+	if (!rt_ctx && rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create"))
+		return -1;
+	/* held until the worker exits: a diagnosis run only */
+	for (int i = 0; i < handles; i++) {
+		cublasHandle_t h;
+		cublasLtHandle_t lt;
+		void *ws;
+		if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+		    cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS ||
+		    CUDA_CHECK(cudaMalloc(&ws, (size_t)32 << 20)) ||
+		    cublasSetWorkspace(h, ws, (size_t)32 << 20) != CUBLAS_STATUS_SUCCESS)
+			return gpu_fail("diagnosis handle %d of %d", i + 1, handles);
+	}
+	return 0;
 }
 
 static void reply(const char *id, const char *status, const struct verdict *v,
@@ -82,7 +93,7 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 		return;
 	}
 	gpu_error_clear();
-	if (worker_rt_context(g))
+	if (worker_rt_context(g, 0))
 		goto cuda_error;
 	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "rt-baseline"), &b) ||
 	    validate_inputs(g, b, worker_seed_of(r, &s, m, "rt")) ||
