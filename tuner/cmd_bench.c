@@ -333,16 +333,17 @@ int cmd_bench(int argc, char **argv)
 	struct point *p = NULL;
 	for (int si = 0; si < sp.nshapes; si++) {
 		const struct shape *s = &sp.shapes[si];
+		const double floor_us = floor_of(floors, nfloors, s->family);
 		for (int j = 0; j < s->n_ms + s->n_neighbours; j++) {
 			if (n == cap)
 				p = xrealloc(p, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*p));
 			memset(&p[n], 0, sizeof(p[n]));
 			p[n].s = s;
 			p[n].m = j < s->n_ms ? s->ms[j] : s->neighbours[j - s->n_ms];
-			p[n].floor_us = floor_of(floors, nfloors, s->family);
+			p[n].floor_us = floor_us;
 			n++;
 		}
-		if (floors_path && nfloors && isnan(floor_of(floors, nfloors, s->family)))
+		if (floors_path && nfloors && isnan(floor_us))
 			warning("--floors %s: no floor for %s; its floor_frac reads '-'",
 				floors_path, s->family);
 	}
