@@ -51,9 +51,8 @@ void worker_handle_rt(struct gpu *g, const struct kv *r);
 /* Create the library context an rt request uses, now (a diagnosis aid:
  * GEMMTAB_DIAG_RT_CONTEXT=N makes a worker do it at start, so that its
  * sweep evals run beside a loaded library as bench's rt requests do;
- * N >= 2 also holds N cuBLAS and cuBLASLt handles, each with a workspace
- * of runtime/rt.h's size, as N prepared weights would). Returns 0 or -1
- * (reported). */
-int worker_rt_context(struct gpu *g, int handles);
+ * N >= 2 also holds N weights prepared by the library, with their cuBLAS
+ * handles and workspaces). Returns 0 or -1 (reported). */
+int worker_rt_context(struct gpu *g, int weights);
 
 #endif

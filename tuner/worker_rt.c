@@ -43,20 +43,24 @@ static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void
 	return rt_check(st, "gt_linear");
 }
 
-int worker_rt_context(struct gpu *g, int handles)
+int worker_rt_context(struct gpu *g, int weights)
 {
 	if (!rt_ctx && rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create"))
 		return -1;
-	/* held until the worker exits: a diagnosis run only */
-	for (int i = 0; i < handles; i++) {
-		cublasHandle_t h;
-		cublasLtHandle_t lt;
-		void *ws;
-		if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
-		    cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS ||
-		    CUDA_CHECK(cudaMalloc(&ws, (size_t)32 << 20)) ||
-		    cublasSetWorkspace(h, ws, (size_t)32 << 20) != CUBLAS_STATUS_SUCCESS)
-			return gpu_fail("diagnosis handle %d of %d", i + 1, handles);
+	if (weights < 1)
+		return 0;
+	/* weights prepared by the library itself over one small bf16 matrix
+	 * (each with what a prepared weight holds: its cuBLAS handles and
+	 * workspace), held until the worker exits: a diagnosis run only */
+	enum { N = 16, K = 64 };
+	void *w;
+	if (CUDA_CHECK(cudaMalloc(&w, N * K * 2)) || CUDA_CHECK(cudaMemset(w, 0, N * K * 2)))
+		return -1;
+	for (int i = 0; i < weights; i++) {
+		gt_weight *wt;
+		if (rt_check(gt_weight_prepare(rt_ctx, w, N, K, GT_BF16, GT_BF16, GT_BF16, &wt),
+			     "gt_weight_prepare"))
+			return -1;
 	}
 	return 0;
 }
