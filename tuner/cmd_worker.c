@@ -730,6 +730,26 @@ static const struct {
 
 static const char worker_usage[] = "usage: gemmtab worker [--device N]";
 
+/*
+ * GEMMTAB_DIAG_BALLAST_MB=N (a diagnosis aid, read once at start): the
+ * worker holds N MiB more device memory, written once and never read
+ * again, until it exits: does the size of a process's allocations (a
+ * bench worker holds more than a sweep's) change what the same graphs
+ * read?
+ */
+static int worker_ballast(struct gpu *g, long mib)
+{
+	enum { CHUNK_MIB = 256 };
+	for (long done = 0; done < mib; done += CHUNK_MIB) {
+		const size_t bytes = (size_t)(mib - done < CHUNK_MIB ? mib - done : CHUNK_MIB) << 20;
+		void *p;
+		if (CUDA_CHECK(cudaMalloc(&p, bytes)) ||
+		    CUDA_CHECK(harness_fill_random_bytes(p, bytes, (uint64_t)done, g->stream)))
+			return -1;
+	}
+	return CUDA_CHECK(cudaStreamSynchronize(g->stream));
+}
+
 static int parse_device(int argc, char **argv)
 {
 	long device = 0;
@@ -764,6 +784,9 @@ int cmd_worker(int argc, char **argv)
 	const int rt_n = rt_early ? atoi(rt_early) : 0;
 	if (rt_n >= 1 && worker_rt_context(&g, rt_n >= 2 ? rt_n : 0))
 		die("GEMMTAB_DIAG_RT_CONTEXT: %s", gpu_error());
+	const char *ballast = getenv("GEMMTAB_DIAG_BALLAST_MB");
+	if (ballast && worker_ballast(&g, atol(ballast)))
+		die("GEMMTAB_DIAG_BALLAST_MB: %s", gpu_error());
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv req;

@@ -38,14 +38,26 @@
  *           acquire poll before the atomics (no second kernel)
  *   cpr     cpg without a returned ticket: the count is read before the
  *           block adds to it (red.release, no return), which bounds it
+ *   xs      a block's share plus 64 KiB (32 at 256 blocks) of activations
+ *           from their own flushed buffer, all by cp.async (run 130)
+ *   xdC     xs with the activations fetched once per cluster of C: 1/C
+ *           by each block, the rest pulled from its peers' shared memory
+ *           (xbC: the same barriers without the pulls)
+ *   bk      a block's own share by cp.async.bulk copies (bks: every block
+ *           copies block 0's share, its first piece rotated or not)
+ *   bxC     every byte by bulk copies: the block's own share, and 1/C of
+ *           the shared bytes multicast to its cluster of C (run 134)
  *   +pri    after the flush (untimed) a kernel that holds 200 KiB of shared
  *           memory on every SM: does the SMs' carveout change cost time?
  *
- * Build: bash tools/diag/build.sh   Run: build/diag/oneshot [reps]
+ * Build: bash tools/diag/build.sh
+ * Run: build/diag/oneshot [reps [names: parts separated by |]]
  */
 #include "diag.cuh"
 
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include <cooperative_groups.h>
 
@@ -258,7 +270,7 @@ __global__ void k_cpx(const uint4 *p, unsigned *sink, float *out)
  * cp.async.bulk ... .multicast::cluster into every block of its cluster,
  * each block's mbarrier expecting all of them, so the L2 serves each
  * shared byte once per cluster instead of once per block (run 109). */
-template <int L, int C, int PIECE = 0>
+template <int L, int C, int PIECE = 0, int ROT = 0>
 __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 {
 	(void)out;
@@ -289,7 +301,14 @@ __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 		asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
 		const unsigned slice = shared_bytes / C;
 		const unsigned piece = PIECE ? PIECE : slice;
-		const unsigned off = threadIdx.x * piece;
+		/* ROT: each cluster starts at another piece of the slice, so
+		 * the clusters do not all ask for the same lines at once (run
+		 * 133: plain bulk copies of shared bytes read 3.5 us unrotated,
+		 * 2.9 rotated) */
+		const unsigned npieces = slice / piece;
+		const unsigned first = ROT ? ((blockIdx.x / C) * 5u) % npieces : 0;
+		const unsigned off = threadIdx.x < npieces ? ((threadIdx.x + first) % npieces) * piece
+							   : slice;
 		if (off < slice) {
 			const char *src = (const char *)p + rank * slice + off;
 			asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
@@ -323,6 +342,220 @@ __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 	/* no block leaves while a peer's multicast may still be writing it */
 	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* k_cpx with the shared bytes from a buffer of their own (x: fresh
+ * activations, flushed from L2 like the weights), every block copying all
+ * of them by cp.async: mma_oneshot's traffic at M = 8 (run 130). */
+template <int L>
+__global__ void k_cpxs(const uint4 *p, unsigned *sink, float *out)
+{
+	extern __shared__ uint4 ring[];
+	const uint4 *x = reinterpret_cast<const uint4 *>(out);
+	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
+	const unsigned base = smem_u32(ring);
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + ((L + u) * blockDim.x + threadIdx.x) * 16, x + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;" ::: "memory");
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+	__syncthreads();
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < 2 * L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* k_cpxs with the shared bytes shared through distributed shared memory
+ * (launched as clusters of C, run 130): each block copies 1/C of x into
+ * its own place for it (cp.async, issued before its weights), and once
+ * that has landed (wait_group 1, then a release/acquire cluster barrier)
+ * pulls the other C - 1 slices from its peers (ld.shared::cluster) into
+ * its own shared memory, then arrives (relaxed) on a second cluster
+ * barrier that it waits on only before it leaves: no block's shared
+ * memory goes while a peer may still read it, and both barriers sit
+ * under the weights' copies still in flight. PULL 0: no pull (the
+ * barriers alone). */
+template <int L, int C, int PULL>
+__global__ void k_cpxd(const uint4 *p, unsigned *sink, float *out)
+{
+	extern __shared__ uint4 ring[];
+	const uint4 *x = reinterpret_cast<const uint4 *>(out);
+	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
+	const unsigned base = smem_u32(ring);
+	const unsigned xb = base + L * blockDim.x * 16;         /* the shared bytes' place */
+	const unsigned rank = ctarank();
+	const int per = L * (int)blockDim.x / C;                /* chunks of a slice */
+	for (int i = threadIdx.x; i < per; i += blockDim.x)
+		cp16(xb + (rank * per + i) * 16, x + rank * per + i);
+	asm volatile("cp.async.commit_group;" ::: "memory");
+#pragma unroll
+	for (int u = 0; u < L; u++)
+		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 1;" ::: "memory");
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	if (PULL) {
+		/* every load first, then the stores: one round trip, not one
+		 * per chunk (run 130's first form waited on each) */
+		constexpr int E = L / C;        /* chunks of a slice per thread */
+		uint4 v[(C - 1) * E];
+#pragma unroll
+		for (int r = 1; r < C; r++)
+#pragma unroll
+			for (int e = 0; e < E; e++) {
+				const unsigned peer = (rank + r) % C;
+				const unsigned a = xb + (peer * per + e * blockDim.x + threadIdx.x) * 16;
+				uint4 &t = v[(r - 1) * E + e];
+				asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+					     : "=r"(t.x), "=r"(t.y), "=r"(t.z), "=r"(t.w)
+					     : "r"(mapa(a, peer)));
+			}
+#pragma unroll
+		for (int r = 1; r < C; r++)
+#pragma unroll
+			for (int e = 0; e < E; e++) {
+				const unsigned peer = (rank + r) % C;
+				const unsigned a = xb + (peer * per + e * blockDim.x + threadIdx.x) * 16;
+				const uint4 t = v[(r - 1) * E + e];
+				asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};"
+					     ::"r"(a), "r"(t.x), "r"(t.y), "r"(t.z), "r"(t.w) : "memory");
+			}
+	}
+	asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+	asm volatile("cp.async.wait_group 0;" ::: "memory");
+	__syncthreads();
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < 2 * L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* A block's share of p (L chunks per thread) by plain cp.async.bulk
+ * copies of PIECE bytes into its shared memory, completing on one
+ * mbarrier: the bulk path on bytes no other block reads, against k_cp's
+ * 16-byte cp.async (run 133: runs 110-111 read every bulk copy slow, but
+ * there 128 blocks fetched the same 64 KiB at once). ROT: the block's
+ * first piece is piece (block * 7) mod the count, so blocks start apart
+ * (when SHARED, all blocks copy block 0's share, run 110's case). */
+template <int L, int PIECE, int SHARED, int ROT>
+__global__ void k_bulk(const uint4 *p, unsigned *sink, float *out)
+{
+	(void)out;
+	extern __shared__ uint4 ring[];
+	__shared__ __align__(8) unsigned long long bar;
+	const unsigned bytes = L * blockDim.x * 16;
+	const unsigned base = smem_u32(ring), mb = smem_u32(&bar);
+	const char *q = (const char *)(p + (SHARED ? 0 : (size_t)blockIdx.x * L * blockDim.x));
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb) : "memory");
+		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+			     ::"r"(mb), "r"(bytes) : "memory");
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	}
+	__syncthreads();
+	const unsigned pieces = bytes / PIECE;
+	const unsigned first = ROT ? (blockIdx.x * 7u) % pieces : 0;
+	for (unsigned i = threadIdx.x; i < pieces; i += blockDim.x) {
+		const unsigned j = (i + first) % pieces;
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+			     " [%0], [%1], %2, [%3];"
+			     ::"r"(base + j * PIECE), "l"(q + (size_t)j * PIECE), "r"(PIECE), "r"(mb)
+			     : "memory");
+	}
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(mb)
+		     : "memory");
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* k_cpxm with every byte by bulk copies (run 134: k_cpxm, its own share
+ * by cp.async and the shared bytes by bulk copies, reads ~5.6 us whatever
+ * the cluster, against 2.9-3.4 for either path alone): the block's own
+ * share in PIECE-byte bulk copies, and 1/C of the shared bytes (block 0's
+ * share) multicast to its cluster (C = 1: a plain bulk copy), the first
+ * piece rotated per cluster; one mbarrier for all of it. */
+template <int L, int C, int PIECE>
+__global__ void k_bulkx(const uint4 *p, unsigned *sink, float *out)
+{
+	(void)out;
+	extern __shared__ uint4 ring[];
+	__shared__ __align__(8) unsigned long long bar;
+	const unsigned bytes = L * blockDim.x * 16;     /* own share; as many shared */
+	const unsigned base = smem_u32(ring), xb = base + bytes, mb = smem_u32(&bar);
+	const char *q = (const char *)(p + (size_t)blockIdx.x * L * blockDim.x);
+	const char *x = (const char *)p;
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb) : "memory");
+		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+			     ::"r"(mb), "r"(2 * bytes) : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	}
+	if (C > 1)
+		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+			     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	else
+		__syncthreads();
+	const unsigned pieces = bytes / PIECE;
+	const unsigned first = (blockIdx.x * 7u) % pieces;
+	for (unsigned i = threadIdx.x; i < pieces; i += blockDim.x) {
+		const unsigned j = (i + first) % pieces;
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+			     " [%0], [%1], %2, [%3];"
+			     ::"r"(base + j * PIECE), "l"(q + (size_t)j * PIECE), "r"(PIECE), "r"(mb)
+			     : "memory");
+	}
+	const unsigned rank = ctarank(), slice = bytes / C, sp = slice / PIECE;
+	const unsigned sfirst = ((blockIdx.x / C) * 5u) % sp;
+	for (unsigned i = threadIdx.x; i < sp; i += blockDim.x) {
+		const unsigned off = rank * slice + ((i + sfirst) % sp) * PIECE;
+		if (C > 1)
+			asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+				     ".multicast::cluster [%0], [%1], %2, [%3], %4;"
+				     ::"r"(xb + off), "l"(x + off), "r"(PIECE), "r"(mb),
+				       "h"((unsigned short)((1u << C) - 1))
+				     : "memory");
+		else
+			asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+				     " [%0], [%1], %2, [%3];"
+				     ::"r"(xb + off), "l"(x + off), "r"(PIECE), "r"(mb)
+				     : "memory");
+	}
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(mb)
+		     : "memory");
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < 2 * L; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (C > 1)      /* no block leaves while a peer's multicast may still write it */
+		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+			     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
 }
@@ -435,9 +668,12 @@ struct variant {
 			 * kernel + pdl, 3 ticket without a returned value, 4
 			 * atomics alone (runs 74-83 launched those with k_cp's
 			 * shorter list: the segfault of run 87) */
+	int xbuf = 0;   /* the third argument is the copy's own 64 KiB of
+			 * activations (k_cpxs, k_cpxd) instead of out */
 };
 
 static unsigned long long *g_count;
+static uint4 *g_x[COPIES];     /* 64 KiB of activations per copy */
 
 static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out, cudaStream_t s)
 {
@@ -476,9 +712,29 @@ static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out,
 	}
 }
 
+
+/* Does name contain one of the '|'-separated parts of pattern? */
+static bool name_matches(const char *name, const char *pattern)
+{
+	std::string p(pattern);
+	size_t from = 0;
+	for (;;) {
+		const size_t bar = p.find('|', from);
+		const std::string part = p.substr(from, bar == std::string::npos ? std::string::npos
+										   : bar - from);
+		if (!part.empty() && strstr(name, part.c_str()))
+			return true;
+		if (bar == std::string::npos)
+			return false;
+		from = bar + 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
+	/* only the variants whose names contain one of these ('|' between) */
+	const char *only = argc > 2 ? argv[2] : nullptr;
 	const int sms = diag_sms();
 	cudaStream_t s;
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -488,6 +744,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < COPIES; i++) {
 		CHECK(cudaMalloc(&bufs[i], BYTES));
 		CHECK(harness_fill_random_bytes(bufs[i], BYTES, 1234u + i, s));
+		CHECK(cudaMalloc(&g_x[i], 65536));
+		CHECK(harness_fill_random_bytes(g_x[i], 65536, 777u + i, s));
 	}
 	CHECK(cudaMalloc(&sink, 64));
 	CHECK(cudaMalloc(&g_count, 32));
@@ -542,6 +800,43 @@ int main(int argc, char **argv)
 		{ "cpxm4 ... in 2 KiB pieces", (const void *)k_cpxm<16, 4, 2048>, 128, 256, 4, 131072, 0 },
 		{ "cpxm8 ... in 1 KiB pieces", (const void *)k_cpxm<16, 8, 1024>, 128, 256, 8, 131072, 0 },
 		{ "cpxm4 ... in 512 B pieces", (const void *)k_cpxm<16, 4, 512>, 128, 256, 4, 131072, 0 },
+		/* the activations from their own buffer, each block copying all
+		 * of them (xs) or its cluster's share of them, pulled from its
+		 * peers' shared memory (xd; xb: the barriers without the
+		 * pulls), run 130 */
+		{ "xs  128 x256 L16 + 64 KiB x", (const void *)k_cpxs<16>, 128, 256, 1, 131072, 0, 0, 0, 1 },
+		{ "xd2 128 x256 L16 + 64 KiB x", (const void *)k_cpxd<16, 2, 1>, 128, 256, 2, 131072, 0, 0, 0, 1 },
+		{ "xb2 128 x256 L16 + 32 KiB x", (const void *)k_cpxd<16, 2, 0>, 128, 256, 2, 131072, 0, 0, 0, 1 },
+		/* clusters of 4 and 8 at one block per SM take two waves
+		 * (this unit holds 30 of 4, 15 of 8: run 121) */
+		{ "xs  256 x128 L16 + 32 KiB x", (const void *)k_cpxs<16>, 256, 128, 1, 65536, 0, 0, 0, 1 },
+		{ "xd2 256 x128 L16 + 32 KiB x", (const void *)k_cpxd<16, 2, 1>, 256, 128, 2, 65536, 0, 0, 0, 1 },
+		{ "xd4 256 x128 L16 + 32 KiB x", (const void *)k_cpxd<16, 4, 1>, 256, 128, 4, 65536, 0, 0, 0, 1 },
+		{ "xd8 256 x128 L16 + 32 KiB x", (const void *)k_cpxd<16, 8, 1>, 256, 128, 8, 65536, 0, 0, 0, 1 },
+		{ "xb8 256 x128 L16 + 4 KiB x", (const void *)k_cpxd<16, 8, 0>, 256, 128, 8, 65536, 0, 0, 0, 1 },
+		/* the bulk path on distinct bytes, and on shared bytes with
+		 * the blocks' first pieces apart (run 133) */
+		{ "bk  128 x256 L16 own, 64 KiB", (const void *)k_bulk<16, 65536, 0, 0>, 128, 256, 1, 65536, 0 },
+		{ "bk  128 x256 L16 own, 4 KiB", (const void *)k_bulk<16, 4096, 0, 0>, 128, 256, 1, 65536, 0 },
+		{ "bk  128 x256 L16 own, 1 KiB", (const void *)k_bulk<16, 1024, 0, 0>, 128, 256, 1, 65536, 0 },
+		{ "bk  256 x128 L16 own, 32 KiB", (const void *)k_bulk<16, 32768, 0, 0>, 256, 128, 1, 32768, 0 },
+		{ "bk  256 x128 L16 own, 4 KiB", (const void *)k_bulk<16, 4096, 0, 0>, 256, 128, 1, 32768, 0 },
+		{ "bks 128 x256 L16 shared, 4 KiB", (const void *)k_bulk<16, 4096, 1, 0>, 128, 256, 1, 65536, 0 },
+		{ "bks 128 x256 L16 shared, 4 KiB rot", (const void *)k_bulk<16, 4096, 1, 1>, 128, 256, 1, 65536, 0 },
+		{ "bks 128 x256 L16 shared, 1 KiB rot", (const void *)k_bulk<16, 1024, 1, 1>, 128, 256, 1, 65536, 0 },
+		{ "cpxm4 ... 2 KiB pieces rot", (const void *)k_cpxm<16, 4, 2048, 1>, 128, 256, 4, 131072, 0 },
+		{ "cpxm2 ... 2 KiB pieces rot", (const void *)k_cpxm<16, 2, 2048, 1>, 128, 256, 2, 131072, 0 },
+		{ "cpxm2 ... 2 KiB pieces", (const void *)k_cpxm<16, 2, 2048, 0>, 128, 256, 2, 131072, 0 },
+		/* one wave: 256 blocks at 64 KiB hold 45 clusters of 8 */
+		{ "cpxm8 256 x128 ... 1 KiB pieces rot", (const void *)k_cpxm<16, 8, 1024, 1>, 256, 128, 8, 65536, 0 },
+		{ "cpxm8 256 x128 ... 1 KiB pieces", (const void *)k_cpxm<16, 8, 1024, 0>, 256, 128, 8, 65536, 0 },
+		{ "cpxm4 256 x128 ... 1 KiB pieces rot", (const void *)k_cpxm<16, 4, 1024, 1>, 256, 128, 4, 65536, 0 },
+		{ "bx1 128 x256 L16 all bulk + 64 KiB", (const void *)k_bulkx<16, 1, 2048>, 128, 256, 1, 131072, 0 },
+		{ "bx2 128 x256 L16 all bulk + 64 KiB mcast", (const void *)k_bulkx<16, 2, 2048>, 128, 256, 2, 131072, 0 },
+		{ "bx1 256 x128 L16 all bulk + 32 KiB", (const void *)k_bulkx<16, 1, 1024>, 256, 128, 1, 65536, 0 },
+		{ "bx4 256 x128 L16 all bulk + 32 KiB mcast", (const void *)k_bulkx<16, 4, 1024>, 256, 128, 4, 65536, 0 },
+		{ "bx8 256 x128 L16 all bulk + 32 KiB mcast", (const void *)k_bulkx<16, 8, 1024>, 256, 128, 8, 65536, 0 },
+		{ "cpxm1 ... 2 KiB pieces rot", (const void *)k_cpxm<16, 1, 2048, 1>, 128, 256, 1, 131072, 0 },
 		{ "cpc 128 x256 L16 (cluster 4)", (const void *)k_cp<16, 0>, 128, 256, 4, 65536, 0 },
 		{ "cp  256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 1 },
 		{ "cpc 256 x128 L16 +pri", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 1 },
@@ -571,9 +866,13 @@ int main(int argc, char **argv)
 	}
 	std::vector<diag_case> cs;
 	for (const variant &v : vs) {
+		if (only && !name_matches(v.name, only))
+			continue;
 		diag_case c;
 		c.name = v.name;
-		c.run = [=](int copy, cudaStream_t st) { launch(v, bufs[copy], sink, out, st); };
+		c.run = [=](int copy, cudaStream_t st) {
+			launch(v, bufs[copy], sink, v.xbuf ? (float *)g_x[copy] : out, st);
+		};
 		if (v.primer)
 			c.before = [=](cudaStream_t st) {
 				k_primer<<<sms, 256, PRIMER_SMEM, st>>>(sink);
