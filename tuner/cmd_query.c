@@ -46,6 +46,13 @@ static const struct canned {
 	{ "probe", "floor and overhead probes, oldest first",
 	  "SELECT env_id, what, family, bytes, us, config, recorded_at FROM probe "
 	  "ORDER BY env_id, what, family, id", 0 },
+	{ "waves", "screens per env, family and M by the waves of blocks or clusters "
+	  "their largest kernel took on the GPU, with the best time of each",
+	  "SELECT r.env_id, s.family, s.n, s.k, r.m, r.waves, count(*) AS screens, "
+	  "min(r.cand_us) AS best_us FROM result r JOIN shape s ON s.id = r.shape_id "
+	  "WHERE r.phase = 'screen' AND r.status = 'ok' AND r.waves IS NOT NULL "
+	  "GROUP BY r.env_id, s.family, s.n, s.k, r.m, r.waves "
+	  "ORDER BY r.env_id, s.family, s.n, s.k, r.m, r.waves", 0 },
 	/* the newest code of a template: the hash of its newest candidate */
 	{ "unretested", "the newest code's --top best screens per env, family and M that "
 	  "were never retested (rerun the sweep)",

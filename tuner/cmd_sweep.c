@@ -75,7 +75,7 @@ static int record(struct sweep *sw, int ti, int m, const char *phase, const stru
 		.m = m, .phase = phase, .status = status, .reason = reason,
 		.err_global = -1, .err_row = -1, .base_us = -1, .cand_us = -1,
 		.ratio = -1, .ratio_lo = -1, .ratio_hi = -1, .regs = -1,
-		.local_bytes = -1, .smem = -1,
+		.local_bytes = -1, .smem = -1, .waves = -1,
 	};
 	if (r) {
 		row.err_global = kv_get_double(r, "err_global", -1);
@@ -89,6 +89,7 @@ static int record(struct sweep *sw, int ti, int m, const char *phase, const stru
 		row.regs = (int)kv_get_long(r, "regs", -1);
 		row.local_bytes = (int)kv_get_long(r, "local_bytes", -1);
 		row.smem = (int)kv_get_long(r, "smem", -1);
+		row.waves = (int)kv_get_long(r, "waves", -1);
 	}
 	count_status(sw, status);
 	if (db_record_result(sw->db, sw->env_id, sw->shape_id[t->shape], sw->cand_id[ti], &row))

@@ -170,6 +170,7 @@ struct eval {
 	const char *cubin[TMPL_MAX_KERNELS], *name[TMPL_MAX_KERNELS];
 	struct kernel_info k[TMPL_MAX_KERNELS];
 	int regs, local_bytes, smem;    /* -1 until known */
+	int waves;                      /* plan_waves; -1 until known */
 	struct launch_plan plan;
 };
 
@@ -200,7 +201,7 @@ static int get_eval(const struct kv *r, struct eval *e, struct why *w)
 {
 	const char *phase = kv_get(r, "phase"), *stem = kv_get(r, "tmpl");
 	memset(e, 0, sizeof(*e));
-	e->regs = e->local_bytes = e->smem = -1;
+	e->regs = e->local_bytes = e->smem = e->waves = -1;
 	e->id = kv_get(r, "id");
 	if (!e->id)
 		return bad(w, "missing %s%s", "id", "");
@@ -256,6 +257,8 @@ static void reply_result(const struct eval *e, const char *status, const struct 
 	}
 	if (e->smem >= 0)
 		kv_addf(&o, "smem", "%d", e->smem);
+	if (e->waves >= 1)
+		kv_addf(&o, "waves", "%d", e->waves);
 	if (reason && *reason)
 		kv_add(&o, "reason", reason);
 	worker_send(&o);
@@ -319,6 +322,8 @@ static int load_candidate(struct gpu *g, struct eval *e)
 	int rc = plan_prepare(g, e->k, e->nk, &e->plan, &e->smem, reason, sizeof(reason));
 	if (rc == 1)
 		reply_result(e, "pruned", NULL, NULL, reason);
+	if (rc == 0)
+		e->waves = plan_waves(g, e->k, &e->plan);
 	return rc;
 }
 

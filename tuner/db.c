@@ -22,6 +22,10 @@ static const struct migration {
 	const char *sql;
 } migrations[] = {
 	{ "db/schema.sql", NULL },      /* 0 -> 1: the initial schema */
+	/* 1 -> 2 (session 10): how many waves of blocks, or of clusters, the
+	 * plan's largest kernel step took on the device (gpu.h plan_waves);
+	 * NULL where not known (results recorded before, or not launched) */
+	{ NULL, "ALTER TABLE result ADD COLUMN waves INTEGER;" },
 };
 
 /* PRAGMA application_id of a gemmtab database: 'GMTB'. */
@@ -66,8 +70,8 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_RESULT_RECORD] = "INSERT OR REPLACE INTO result (env_id, shape_id, "
 		"candidate_id, m, phase, status, reason, err_global, err_row, "
 		"base_us, cand_us, ratio, ratio_lo, ratio_hi, pairs, regs, "
-		"local_bytes, smem) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+		"local_bytes, smem, waves) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
@@ -340,7 +344,7 @@ void result_row_clear(struct result_row *r)
 	r->err_global = r->err_row = NAN;
 	r->base_us = r->cand_us = NAN;
 	r->ratio = r->ratio_lo = r->ratio_hi = NAN;
-	r->pairs = r->regs = r->local_bytes = r->smem = -1;
+	r->pairs = r->regs = r->local_bytes = r->smem = r->waves = -1;
 }
 
 /* Insert-or-get: run the bound insert (a no-op when the row exists), then
@@ -454,6 +458,7 @@ int db_record_result(struct db *db, long long env, long long shape,
 	bind_count(st, 16, r->regs);
 	bind_count(st, 17, r->local_bytes);
 	bind_count(st, 18, r->smem);
+	bind_count(st, 19, r->waves);
 	return step_done(db, st, "record result");
 }
 

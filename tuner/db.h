@@ -44,6 +44,7 @@ struct result_row {
 	double ratio, ratio_lo, ratio_hi;
 	int pairs;
 	int regs, local_bytes, smem;
+	int waves;               /* plan_waves (gpu.h); -1: not known */
 };
 
 /* Every figure of r absent (NaN, -1), every string NULL. */

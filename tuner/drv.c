@@ -36,7 +36,10 @@ int drv_load(void)
 	    resolve("cuFuncSetAttribute", (void **)&drv.FuncSetAttribute) ||
 	    resolve("cuFuncGetParamInfo", (void **)&drv.FuncGetParamInfo) ||
 	    resolve("cuLaunchKernel", (void **)&drv.LaunchKernel) ||
-	    resolve("cuLaunchKernelEx", (void **)&drv.LaunchKernelEx))
+	    resolve("cuLaunchKernelEx", (void **)&drv.LaunchKernelEx) ||
+	    resolve("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+		    (void **)&drv.OccupancyMaxActiveBlocks) ||
+	    resolve("cuOccupancyMaxActiveClusters", (void **)&drv.OccupancyMaxActiveClusters))
 		return -1;
 	loaded = 1;
 	return 0;

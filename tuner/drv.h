@@ -23,6 +23,8 @@ struct gt_drv {
 	__typeof__(&cuFuncGetParamInfo) FuncGetParamInfo;
 	__typeof__(&cuLaunchKernel) LaunchKernel;
 	__typeof__(&cuLaunchKernelEx) LaunchKernelEx;
+	__typeof__(&cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocks;
+	__typeof__(&cuOccupancyMaxActiveClusters) OccupancyMaxActiveClusters;
 };
 
 extern struct gt_drv drv;

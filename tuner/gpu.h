@@ -122,6 +122,7 @@ struct kernel_info {
 	int local_bytes;        /* per-thread local memory: spills or stack */
 	int static_smem;
 	int max_threads;        /* largest block the kernel can launch */
+	int cluster;            /* blocks of its compiled-in cluster (1: none) */
 	int nparams;            /* the kernel's parameters and their sizes */
 	size_t param_size[PLAN_MAX_ARGS];
 };
@@ -143,6 +144,19 @@ void gpu_modules_free(struct gpu *g);
  */
 int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 		 const struct launch_plan *p, int *smem, char *reason, size_t len);
+
+/*
+ * How many waves the plan's kernel steps take on this device: for each
+ * step, its blocks (or, for a kernel with a compiled-in cluster, its
+ * clusters) over how many the device holds at once at that step's block
+ * and shared memory (cuOccupancy*), rounded up; the most over the steps.
+ * Call after plan_prepare. A tile whose shared memory crosses a
+ * blocks-per-SM step, or whose clusters no longer fit in one wave, reads
+ * much slower (docs/notes.md run 121); this puts the cause beside the
+ * reading. Returns waves >= 1, 0 for a plan with no kernel step, -1 when
+ * an occupancy query fails (not recorded as an error: it only informs).
+ */
+int plan_waves(const struct gpu *g, const struct kernel_info *k, const struct launch_plan *p);
 
 /* The buffers a plan's arguments name. */
 struct plan_args {

@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,17 @@ int gpu_load_kernel(struct gpu *g, const char *cubin, const char *name,
 	    CU_CHECK(drv.FuncGetAttribute(&out->max_threads,
 					CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, out->fn)))
 		return -1;
+	out->cluster = 1;
+	static const CUfunction_attribute dims[] = { CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+						    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+						    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH };
+	for (size_t i = 0; i < ARRAY_SIZE(dims); i++) {
+		int d;
+		if (CU_CHECK(drv.FuncGetAttribute(&d, dims[i], out->fn)))
+			return -1;
+		if (d > 0)
+			out->cluster *= d;
+	}
 	/* count the parameters: the query fails (by design) one past the last */
 	for (;;) {
 		size_t offset, size;
@@ -217,6 +229,44 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
 			return -1;
 	}
 	return 0;
+}
+
+int plan_waves(const struct gpu *g, const struct kernel_info *k, const struct launch_plan *p)
+{
+	int most = 0;
+	for (int i = 0; i < p->nsteps; i++) {
+		const struct launch_step *s = &p->steps[i];
+		if (s->kind != STEP_KERNEL)
+			continue;
+		const struct kernel_info *ki = &k[s->kernel];
+		const long long blocks = (long long)s->grid[0] * s->grid[1] * s->grid[2];
+		const int threads = (int)(s->block[0] * s->block[1] * s->block[2]);
+		long long units = blocks, held;
+		int fit = 0;
+		if (ki->cluster > 1) {
+			/* the cluster shape is compiled in: the config names none */
+			CUlaunchConfig cfg = {
+				.gridDimX = s->grid[0], .gridDimY = s->grid[1], .gridDimZ = s->grid[2],
+				.blockDimX = s->block[0], .blockDimY = s->block[1],
+				.blockDimZ = s->block[2], .sharedMemBytes = s->smem,
+			};
+			if (drv.OccupancyMaxActiveClusters(&fit, ki->fn, &cfg) != CUDA_SUCCESS)
+				return -1;
+			units = blocks / ki->cluster;
+			held = fit;
+		} else {
+			if (drv.OccupancyMaxActiveBlocks(&fit, ki->fn, threads, s->smem) !=
+			    CUDA_SUCCESS)
+				return -1;
+			held = (long long)fit * g->sm_count;
+		}
+		if (held < 1)
+			return -1;
+		const long long waves = (units + held - 1) / held;
+		if (waves > most)
+			most = waves > INT_MAX ? INT_MAX : (int)waves;
+	}
+	return most;
 }
 
 /* Enqueue one kernel step on the capturing stream. Parameter values are

@@ -37,6 +37,10 @@ FAKE_WORKER_LOG=$TMP/requests expect_exit "fake sweep: exit 0" 0 \
 check "every candidate screened once ($want)" test "$(q "SELECT count(*) FROM result WHERE phase = 'screen'")" = "$want"
 check "finalists retested with 100 pairs" test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND pairs = 100")" -gt 0
 check "neighbour Ms retested" test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND m IN (2, 7)")" -gt 0
+check "the worker's waves recorded (1 below M = 8, 2 from 8)" \
+	test "$(q "SELECT group_concat(w, ' ') FROM (SELECT DISTINCT m || ':' || waves AS w FROM result WHERE status = 'ok' ORDER BY m)")" = "1:1 2:1 7:1 8:2"
+check "query waves: screens counted by waves" \
+	test "$("$GEMMTAB" query --db "$db" --format csv waves | awk -F, 'NR > 1 && $5 == 8 { print $6 }' | sort -u)" = 2
 check "the environment carries no source hash" test "$(q "SELECT count(*) FROM env WHERE source_hash = ''")" = 1
 check "every candidate carries a 16-digit code hash" test "$(q "SELECT count(*) FROM candidate WHERE length(source_hash) != 16")" = 0
 check "one hash per template" test "$(q "SELECT count(DISTINCT source_hash) FROM candidate")" = "$(q "SELECT count(DISTINCT template) FROM candidate")"

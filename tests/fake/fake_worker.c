@@ -118,6 +118,8 @@ static void reply_eval(const struct kv *r)
 	kv_add(&o, "regs", "40");
 	kv_add(&o, "local_bytes", "0");
 	kv_add(&o, "smem", "0");
+	/* one wave below M = 8, two from there: what the sweep records */
+	kv_add(&o, "waves", kv_get_long(r, "m", 1) >= 8 ? "2" : "1");
 	kv_send(&o, stdout);
 }
 

@@ -6,10 +6,12 @@
  */
 #include "check.h"
 #include "db.h"
+#include "embedded.h"
 #include "fixture_db.h"
 #include "util.h"
 
 #include <dirent.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -80,6 +82,7 @@ static struct result_row ok_row(int m, const char *phase, double base, double ca
 	r.regs = 40;
 	r.local_bytes = 0;
 	r.smem = 1024;
+	r.waves = 1;
 	return r;
 }
 
@@ -89,7 +92,7 @@ TEST(open_creates_schema)
 	char *path = scratch("create.db");
 	CHECK_INT(access(path, F_OK), -1);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 1);
+	CHECK_INT(db_schema_version(db), 2);
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
 		    "name\nbest\ncompile_errors\nfailures\nfloors\nprogress\n");
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
@@ -119,7 +122,7 @@ TEST(reopen_is_idempotent)
 	CHECK_INT(db_env_id(db, &e, &id1), 0);
 	db_close(db);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 1);
+	CHECK_INT(db_schema_version(db), 2);
 	CHECK_INT(db_env_id(db, &e, &id2), 0);
 	CHECK_INT(id2, id1);
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n17\n");
@@ -325,18 +328,56 @@ TEST(absent_figures_are_null)
 	r.status = "pruned";
 	CHECK_INT(db_record_result(db, env, shape, c[1], &r), 0);
 	CHECK_QUERY(db, "SELECT status, reason, err_global, err_row, base_us, cand_us, "
-		    "ratio, ratio_lo, ratio_hi, pairs, regs, local_bytes, smem FROM result "
-		    "ORDER BY id",
+		    "ratio, ratio_lo, ratio_hi, pairs, regs, local_bytes, smem, waves FROM "
+		    "result ORDER BY id",
 		    "status,reason,err_global,err_row,base_us,cand_us,ratio,ratio_lo,"
-		    "ratio_hi,pairs,regs,local_bytes,smem\n"
-		    "fail,row 3,0.001,,,,,,,,,0,1024\n"
-		    "pruned,,,,,,,,,,,,\n");
+		    "ratio_hi,pairs,regs,local_bytes,smem,waves\n"
+		    "fail,row 3,0.001,,,,,,,,,0,1024,1\n"
+		    "pruned,,,,,,,,,,,,,\n");
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM result WHERE cand_us = 0 OR pairs = 0",
 		    "n\n0\n");
 	CHECK_INT(db_record_probe(db, env, "overhead", NULL, NAN, 2.9, NULL), 0);
 	CHECK_QUERY(db, "SELECT what, family IS NULL AS f, bytes IS NULL AS b, us, "
 		    "config IS NULL AS c FROM probe", "what,f,b,us,c\noverhead,1,1,2.9,1\n");
 	db_close(db);
+}
+
+/* A database as schema version 1 wrote it (db/schema.sql alone), one ok
+ * result in it: step 2 adds result.waves, NULL for what was there. */
+TEST(migrates_version_1)
+{
+	sqlite3 *h;
+	char *path = scratch("v1.db");
+	CHECK_INT(sqlite3_open(path, &h), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(h, embedded_text("db/schema.sql"), NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(h, "PRAGMA application_id = 1196250178; PRAGMA user_version = 1;"
+			       "INSERT INTO env (gpu_name, gpu_uuid, sm_count, sm_clock_mhz, "
+			       "mem_clock_mhz, l2_bytes, driver, cuda, nvrtc, cublas, cublaslt, "
+			       "source_hash) VALUES ('H', 'u', 132, 1980, 3201, 1, 'd', 'c', 'n', "
+			       "'b', 'l', 's');"
+			       "INSERT INTO shape (family, n, k, w, x, y, tol) VALUES "
+			       "('qkv', 2304, 8192, 'bf16', 'bf16', 'bf16', 0.01);"
+			       "INSERT INTO candidate (template, params, source_hash) VALUES "
+			       "('gemv', 'warps=1', 's');"
+			       "INSERT INTO result (env_id, shape_id, candidate_id, m, phase, status, "
+			       "cand_us) VALUES (1, 1, 1, 1, 'screen', 'ok', 9.5);",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	struct db *db;
+	CHECK_INT(db_open_existing(path, &db), 0);
+	CHECK_INT(db_schema_version(db), 2);
+	CHECK_QUERY(db, "SELECT cand_us, waves IS NULL AS w FROM result", "cand_us,w\n9.5,1\n");
+	struct result_row r = ok_row(8, "screen", 13.6, 12.0, 1.13, 10);
+	r.waves = 2;
+	CHECK_INT(db_record_result(db, 1, 1, 1, &r), 0);
+	CHECK_QUERY(db, "SELECT m, waves FROM result ORDER BY m", "m,waves\n1,\n8,2\n");
+	db_close(db);
+	/* opened again: nothing left to migrate */
+	CHECK_INT(db_open_existing(path, &db), 0);
+	CHECK_INT(db_schema_version(db), 2);
+	db_close(db);
+	free(path);
 }
 
 /* Set the 4-byte big-endian user_version (offset 60 of the header). */
@@ -491,6 +532,6 @@ TEST(query_formats)
 
 TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
-      T(screen_best_order), T(absent_figures_are_null),
+      T(screen_best_order), T(absent_figures_are_null), T(migrates_version_1),
       T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
       T(fixture_views), T(query_formats))
