@@ -402,6 +402,45 @@ static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y
  */
 static int check_only;
 
+/* GEMMTAB_DIAG_RT_PREPARE=1 (read once, at start; a diagnosis aid): each
+ * eval also holds the library's prepared weights of the timing copies, as
+ * a bench's rt request does, while it times (session 10: does making them
+ * explain the bench's offset over the sweep?). 2: a plain allocation of
+ * the weight's size per copy instead, written once; 3: the same, never
+ * written; 4: the library's prepared weights made and destroyed again
+ * before the timing; 5: per copy, a cuBLAS and a cuBLASLt handle and a
+ * 32 MiB workspace, as each prepared weight holds (runtime/blas.c); 6:
+ * the library's context alone; 7: one empty kernel on the legacy stream,
+ * as the library's re-layouts run there. */
+static int rt_prepare;
+
+/* GEMMTAB_DIAG_RT_PREPARE=5: per timing copy of b, a cuBLAS handle and a
+ * cuBLASLt handle (h[2i], h[2i + 1]) and a 32 MiB workspace (ws[i]). */
+static int shadow_handles(const struct bench *b, void **h, void **ws)
+{
+	for (int i = 0; i < b->ncopies; i++) {
+		if (CUBLAS_CHECK(cublasCreate((cublasHandle_t *)&h[2 * i])) ||
+		    CUBLAS_CHECK(cublasLtCreate((cublasLtHandle_t *)&h[2 * i + 1])) ||
+		    CUBLAS_CHECK(cublasSetMathMode(h[2 * i], CUBLAS_DEFAULT_MATH)) ||
+		    CUDA_CHECK(cudaMalloc(&ws[i], 32u << 20)) ||
+		    CUBLAS_CHECK(cublasSetWorkspace(h[2 * i], ws[i], 32u << 20)))
+			return -1;
+	}
+	return 0;
+}
+
+/* GEMMTAB_DIAG_RT_PREPARE=2 or 3: one weight-sized allocation per timing
+ * copy of b (2: filled), held while the eval times. */
+static int shadow_alloc(struct gpu *g, const struct bench *b, int fill, void **out)
+{
+	for (int i = 0; i < b->ncopies; i++)
+		if (CUDA_CHECK(cudaMalloc(&out[i], b->w_bytes)) ||
+		    (fill && CUDA_CHECK(harness_fill_random_bytes(out[i], b->w_bytes, (uint64_t)i,
+								  g->stream))))
+			return -1;
+	return CUDA_CHECK(cudaStreamSynchronize(g->stream));
+}
+
 static void run_eval(struct gpu *g, struct eval *e)
 {
 	const int timed_run = !check_only;
@@ -410,7 +449,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	void *prep_check = NULL, **prep = NULL;
 	struct verdict v;
 	struct pair_stats ps;
-	void *ws = NULL;
+	void *ws = NULL, *shadow[BENCH_MAX_COPIES] = { 0 }, *handles[2 * BENCH_MAX_COPIES] = { 0 };
 	int in_candidate = 0, rc;
 	uint64_t seed_base = hash_str(e->seed, "baseline"), seed_cand = hash_str(e->seed, "candidate");
 
@@ -453,6 +492,18 @@ static void run_eval(struct gpu *g, struct eval *e)
 		if (plan_capture(g, e->k, &e->plan, &a, &timed[i]))
 			goto cuda_error;
 	}
+	in_candidate = 0;
+	if (((rt_prepare == 1 || rt_prepare == 4) && worker_rt_shadow(g, b, shadow)) ||
+	    ((rt_prepare == 2 || rt_prepare == 3) && shadow_alloc(g, b, rt_prepare == 2, shadow)) ||
+	    (rt_prepare == 5 && shadow_handles(b, handles, shadow)) ||
+	    (rt_prepare == 6 && worker_rt_context(g, 0)) ||
+
+	    (rt_prepare == 7 && (CUDA_CHECK(harness_empty(0)) ||
+				 CUDA_CHECK(cudaStreamSynchronize(0)))))
+		goto cuda_error;
+	if (rt_prepare == 4)
+		worker_rt_release(shadow, BENCH_MAX_COPIES);
+	in_candidate = 1;
 	if (timing_pairs(g, b->base_graph, timed, b->ncopies, e->pairs, &ps))
 		goto cuda_error;
 	reply_result(e, "ok", &v, &ps, NULL);
@@ -464,6 +515,16 @@ cleanup:
 	gpu_graph_destroy(&check);
 	for (int i = 0; i < BENCH_MAX_COPIES; i++)
 		gpu_graph_destroy(&timed[i]);
+	if (rt_prepare == 1 || rt_prepare == 4)
+		worker_rt_release(shadow, BENCH_MAX_COPIES);
+	else
+		for (int i = 0; i < BENCH_MAX_COPIES; i++)
+			gpu_dev_free(shadow[i]);
+	for (int i = 0; i < 2 * BENCH_MAX_COPIES; i += 2)
+		if (handles[i]) {
+			cublasDestroy(handles[i]);
+			cublasLtDestroy(handles[i + 1]);
+		}
 	if (!gpu_error_sticky(g))
 		cudaFree(prep_check);   /* the prepared timing copies stay with the bench */
 }
@@ -783,6 +844,8 @@ int cmd_worker(int argc, char **argv)
 	int device = parse_device(argc, argv);
 	const char *only = getenv("GEMMTAB_CHECK_ONLY");
 	check_only = only && !strcmp(only, "1");
+	const char *shadow = getenv("GEMMTAB_DIAG_RT_PREPARE");
+	rt_prepare = shadow ? atoi(shadow) : 0;
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
 	const char *rt_early = getenv("GEMMTAB_DIAG_RT_CONTEXT");

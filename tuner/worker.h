@@ -54,5 +54,11 @@ void worker_handle_rt(struct gpu *g, const struct kv *r);
  * N >= 2 also holds N weights prepared by the library, with their cuBLAS
  * handles and workspaces). Returns 0 or -1 (reported). */
 int worker_rt_context(struct gpu *g, int weights);
+/* A diagnosis aid (GEMMTAB_DIAG_RT_PREPARE=1): the library's prepared
+ * weight of every timing copy of b, as an rt request makes them, held in
+ * out[0..b->ncopies) while a sweep eval times its own graphs. Returns 0
+ * or -1 (reported); worker_rt_release frees them. */
+int worker_rt_shadow(struct gpu *g, const struct bench *b, void **out);
+void worker_rt_release(void **w, int n);
 
 #endif
