@@ -404,14 +404,19 @@ static int check_only;
 
 /* GEMMTAB_DIAG_RT_PREPARE=1 (read once, at start; a diagnosis aid): each
  * eval also holds the library's prepared weights of the timing copies, as
- * a bench's rt request does, while it times (session 10: does making them
- * explain the bench's offset over the sweep?). 2: a plain allocation of
+ * a bench's rt request does, while it times (session 10, runs 139-150:
+ * that is the bench's offset over the sweep; the library's re-layouts on
+ * the legacy stream are the part that matters). 2: a plain allocation of
  * the weight's size per copy instead, written once; 3: the same, never
  * written; 4: the library's prepared weights made and destroyed again
  * before the timing; 5: per copy, a cuBLAS and a cuBLASLt handle and a
  * 32 MiB workspace, as each prepared weight holds (runtime/blas.c); 6:
  * the library's context alone; 7: one empty kernel on the legacy stream,
- * as the library's re-layouts run there. */
+ * as the library's re-layouts run there; 8: as 2 but filled on the legacy
+ * stream; 9: as 2 but the copy is W re-laid out (tiles of 64 x 64, or
+ * the router's hi/lo) as the library does, on the worker's stream; 10:
+ * as 9 on the legacy stream; 11: as 8 on a non-blocking stream of its
+ * own, made for it and destroyed after. */
 static int rt_prepare;
 
 /* GEMMTAB_DIAG_RT_PREPARE=5: per timing copy of b, a cuBLAS handle and a
@@ -429,16 +434,30 @@ static int shadow_handles(const struct bench *b, void **h, void **ws)
 	return 0;
 }
 
-/* GEMMTAB_DIAG_RT_PREPARE=2 or 3: one weight-sized allocation per timing
- * copy of b (2: filled), held while the eval times. */
-static int shadow_alloc(struct gpu *g, const struct bench *b, int fill, void **out)
+/* GEMMTAB_DIAG_RT_PREPARE=2, 3, 8, 9, 10: one weight-sized allocation per
+ * timing copy of b, written as `how` says, held while the eval times. */
+static int shadow_alloc(struct gpu *g, const struct bench *b, int how, void **out)
 {
-	for (int i = 0; i < b->ncopies; i++)
-		if (CUDA_CHECK(cudaMalloc(&out[i], b->w_bytes)) ||
-		    (fill && CUDA_CHECK(harness_fill_random_bytes(out[i], b->w_bytes, (uint64_t)i,
-								  g->stream))))
+	const struct shape *s = &b->shape;
+	cudaStream_t st = how == 8 || how == 10 ? 0 : g->stream;
+	if (how == 11 && CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)))
+		return -1;
+	for (int i = 0; i < b->ncopies; i++) {
+		if (CUDA_CHECK(cudaMalloc(&out[i], b->w_bytes)))
 			return -1;
-	return CUDA_CHECK(cudaStreamSynchronize(g->stream));
+		cudaError_t e = cudaSuccess;
+		if (how == 2 || how == 8 || how == 11)
+			e = harness_fill_random_bytes(out[i], b->w_bytes, (uint64_t)i, st);
+		else if ((how == 9 || how == 10) && s->w == DT_FP32)
+			e = harness_split_hilo(b->w[i], out[i], (size_t)s->n * s->k, st);
+		else if (how == 9 || how == 10)
+			e = harness_pack_tiles(b->w[i], out[i], s->n, s->k, 64, 64, st);
+		if (CUDA_CHECK(e))
+			return -1;
+	}
+	if (CUDA_CHECK(cudaStreamSynchronize(st)))
+		return -1;
+	return how == 11 ? CUDA_CHECK(cudaStreamDestroy(st)) : 0;
 }
 
 static void run_eval(struct gpu *g, struct eval *e)
@@ -494,7 +513,8 @@ static void run_eval(struct gpu *g, struct eval *e)
 	}
 	in_candidate = 0;
 	if (((rt_prepare == 1 || rt_prepare == 4) && worker_rt_shadow(g, b, shadow)) ||
-	    ((rt_prepare == 2 || rt_prepare == 3) && shadow_alloc(g, b, rt_prepare == 2, shadow)) ||
+	    ((rt_prepare == 2 || rt_prepare == 3 || rt_prepare >= 8) &&
+	     shadow_alloc(g, b, rt_prepare, shadow)) ||
 	    (rt_prepare == 5 && shadow_handles(b, handles, shadow)) ||
 	    (rt_prepare == 6 && worker_rt_context(g, 0)) ||
 
@@ -816,6 +836,32 @@ static int worker_ballast(struct gpu *g, long mib)
 	return CUDA_CHECK(cudaStreamSynchronize(g->stream));
 }
 
+/*
+ * GEMMTAB_DIAG_SIDE_STREAM=1 (a diagnosis aid, read once at start): the
+ * worker writes 64 MiB on a stream of its own, made for it and destroyed
+ * after, before it serves any request (2: after one replay of a graph on
+ * its own stream): does work on a second stream (the library's
+ * re-layouts run on the legacy stream) leave graphs of more than one
+ * kernel replaying slower on the worker's stream for the rest of the
+ * process (docs/notes.md runs 139-148)?
+ */
+static int worker_side_stream(struct gpu *g, int after_graph)
+{
+	const size_t bytes = (size_t)64 << 20;
+	cudaStream_t st;
+	void *p;
+	double us;
+	if (after_graph && timing_overhead(g, 1, &us))
+		return -1;
+	g->overhead_us = -1;    /* one replay is no figure: measured again when wanted */
+	if (CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) ||
+	    CUDA_CHECK(cudaMalloc(&p, bytes)) ||
+	    CUDA_CHECK(harness_fill_random_bytes(p, bytes, 1, st)) ||
+	    CUDA_CHECK(cudaStreamSynchronize(st)) || CUDA_CHECK(cudaStreamDestroy(st)))
+		return -1;
+	return CUDA_CHECK(cudaFree(p));
+}
+
 static int parse_device(int argc, char **argv)
 {
 	long device = 0;
@@ -855,6 +901,9 @@ int cmd_worker(int argc, char **argv)
 	const char *ballast = getenv("GEMMTAB_DIAG_BALLAST_MB");
 	if (ballast && worker_ballast(&g, atol(ballast)))
 		die("GEMMTAB_DIAG_BALLAST_MB: %s", gpu_error());
+	const char *side = getenv("GEMMTAB_DIAG_SIDE_STREAM");
+	if (side && atoi(side) && worker_side_stream(&g, atoi(side) == 2))
+		die("GEMMTAB_DIAG_SIDE_STREAM: %s", gpu_error());
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv req;
