@@ -71,6 +71,15 @@ int gt_context_destroy(gt_context *ctx);
  * only on success. */
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 		      gt_dtype x, gt_dtype y, gt_weight **out);
+/* gt_weight_prepare with its re-layouts run on stream (a cudaStream_t;
+ * NULL: the legacy default stream, as gt_weight_prepare), which it waits
+ * for before it returns. Pass the stream the weight's calls will run on:
+ * copy work on another stream between the graph replays of a stream made
+ * graphs of two kernels (cuBLAS's split-K pair, the router's zero-fill
+ * and product) replay ~0.3 us slower on an H200 (docs/notes.md runs
+ * 139-150). */
+int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
+			 gt_dtype x, gt_dtype y, void *stream, gt_weight **out);
 /* Frees the handle and its device memory (synchronizing, as cudaFree
  * does); work and graphs that use it must be finished. NULL is a no-op. */
 int gt_weight_destroy(gt_weight *wt);

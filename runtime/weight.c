@@ -132,9 +132,10 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 }
 
 /* The prepared weights the usable routes read (the router's hi/lo split,
- * W packed in tiles): each made once here, shared by the routes that
- * read the same one, so gt_linear only reads them. Returns a gt_status. */
-static int prepare_relayouts(gt_weight *wt)
+ * W packed in tiles): each made once here on stream, shared by the routes
+ * that read the same one, so gt_linear only reads them. Returns a
+ * gt_status. */
+static int prepare_relayouts(gt_weight *wt, cudaStream_t stream)
 {
 	int made = 0;   /* a re-layout ran (after the device was waited for) */
 	for (int i = 0; i < wt->nroutes; i++) {
@@ -159,20 +160,20 @@ static int prepare_relayouts(gt_weight *wt)
 		/* the templates' checks demand fp32 w for hi/lo and bf16 w otherwise */
 		if (r->relayout.kind == RELAYOUT_HILO)
 			status = rt_cuda_status(rt_split_hilo(wt->w, r->prep,
-							      (size_t)wt->shape.n * wt->shape.k, 0));
+							      (size_t)wt->shape.n * wt->shape.k, stream));
 		else if (r->relayout.kind == RELAYOUT_TRANSPOSE)
 			status = rt_cuda_status(rt_transpose(wt->w, r->prep, wt->shape.n,
-							     wt->shape.k, 0));
+							     wt->shape.k, stream));
 		else
 			status = rt_cuda_status(rt_pack_tiles(wt->w, r->prep, wt->shape.n,
 							      wt->shape.k, r->relayout.rows,
-							      r->relayout.cols, 0));
+							      r->relayout.cols, stream));
 		made = 1;
 		if (status != GT_OK)
 			return status;
 	}
-	/* the re-layouts ran on the legacy stream: done before prepare returns */
-	return made ? rt_cuda_status(cudaStreamSynchronize(0)) : GT_OK;
+	/* done before prepare returns */
+	return made ? rt_cuda_status(cudaStreamSynchronize(stream)) : GT_OK;
 }
 
 /* cudaFree(p) when p is set, keeping the first failure in *status. */
@@ -204,7 +205,7 @@ static int weight_free(gt_weight *wt)
 
 /* Routes, device checks and allocations of a weight whose fields are set;
  * runs on the weight's device. Returns a gt_status. */
-static int weight_build(const gt_context *ctx, gt_weight *wt)
+static int weight_build(const gt_context *ctx, gt_weight *wt, cudaStream_t stream)
 {
 	size_t ws = 0;
 	int n = rt_routes_collect(rt_table(), &wt->shape, gt_table_nkernels, &wt->routes);
@@ -232,7 +233,7 @@ static int weight_build(const gt_context *ctx, gt_weight *wt)
 			return status;
 		wt->ws_bytes = ws;
 	}
-	int status = prepare_relayouts(wt);
+	int status = prepare_relayouts(wt, stream);
 	if (status == GT_OK)
 		status = rt_blas_init(wt);
 	return status != GT_OK ? status : rt_lt_check(wt);
@@ -240,6 +241,12 @@ static int weight_build(const gt_context *ctx, gt_weight *wt)
 
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 		      gt_dtype x, gt_dtype y, gt_weight **out)
+{
+	return gt_weight_prepare_on(ctx, w_dev, n, k, w, x, y, NULL, out);
+}
+
+int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
+			 gt_dtype x, gt_dtype y, void *stream, gt_weight **out)
 {
 	if (!ctx || !w_dev || !out || n <= 0 || k <= 0)
 		return GT_ERR_INVALID;
@@ -263,7 +270,7 @@ int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype
 		free(wt);
 		return status;
 	}
-	status = weight_build(ctx, wt);
+	status = weight_build(ctx, wt, (cudaStream_t)stream);
 	int left = rt_device_leave(saved);
 	if (status == GT_OK)
 		status = left;

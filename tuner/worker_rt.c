@@ -27,13 +27,18 @@ static int rt_check(int st, const char *what)
 }
 
 /* Prepare a weight over w and capture gt_linear(x -> y) into a graph on
- * the worker's stream. w was just filled on that stream; gt_weight_prepare
- * waits for the whole device before it reads w (runtime/weight.c). */
+ * the worker's stream. w was just filled on that stream; the prepare waits
+ * for the whole device before it reads w (runtime/weight.c), and makes its
+ * re-layouts on the worker's stream too: made on the legacy stream, they
+ * left every two-kernel graph timed after them (the baseline's split-K
+ * pair, the router's plans) ~0.3 us slower than the sweep reads it (runs
+ * 126-150). */
 static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void *x,
 		      void *y, gt_weight **wt, cudaGraphExec_t *exec)
 {
-	if (rt_check(gt_weight_prepare(rt_ctx, w, s->n, s->k, (gt_dtype)s->w, (gt_dtype)s->x,
-				       (gt_dtype)s->y, wt), "gt_weight_prepare"))
+	if (rt_check(gt_weight_prepare_on(rt_ctx, w, s->n, s->k, (gt_dtype)s->w, (gt_dtype)s->x,
+					  (gt_dtype)s->y, g->stream, wt),
+		     "gt_weight_prepare_on"))
 		return -1;
 	if (gpu_capture_begin(g))
 		return -1;

@@ -389,6 +389,42 @@ cleanup:
 	bufs_free(&b);
 }
 
+/* gt_weight_prepare_on: the re-layouts made on the calls' own stream (the
+ * slice's packed tiles, the router's hi/lo) serve FP64-correct graphs at
+ * routed Ms; W was filled on that stream and not waited for. */
+TEST(prepare_on_the_calls_stream)
+{
+	if (!setup()) {
+		CHECK(!"context");
+		return;
+	}
+	const size_t which[] = { SLICE, NFAMILIES - 1 };       /* the router is last */
+	for (size_t j = 0; j < sizeof(which) / sizeof(which[0]); j++) {
+		const struct family *f = &families[which[j]];
+		struct bufs b;
+		gt_weight *wt = NULL;
+		if (bufs_alloc(f, &b, NULL, 77 + j) ||
+		    gt_weight_prepare_on(ctx, b.w, f->n, f->k, f->w, f->x, f->y, stream, &wt) !=
+			    GT_OK) {
+			CHECK(!"weight prepared on the stream");
+			gt_weight_destroy(wt);
+			bufs_free(&b);
+			continue;
+		}
+		const int ms[] = { 3, 8, 32 };
+		for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+			double err = -1;
+			if (fresh_inputs(f, &b, b.w, ms[i], 7700 + i))
+				break;
+			CHECK(run_graph(f, &b, wt, b.x, b.y, ms[i], &err));
+			printf("# prepared on the stream, %s m=%d: err %.2e; %s\n", f->name, ms[i],
+			       err, explain(wt, ms[i]));
+		}
+		gt_weight_destroy(wt);
+		bufs_free(&b);
+	}
+}
+
 TEST(every_family_every_path)
 {
 	if (!setup()) {
@@ -600,5 +636,5 @@ cleanup:
 	}
 }
 
-TESTS(T(capture_before_any_eager_call), T(every_family_every_path), T(misaligned_pointers),
+TESTS(T(capture_before_any_eager_call), T(prepare_on_the_calls_stream), T(every_family_every_path), T(misaligned_pointers),
       T(bad_arguments_on_a_live_handle_write_nothing), T(distinct_handles_from_distinct_threads))
