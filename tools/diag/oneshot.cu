@@ -211,6 +211,21 @@ __device__ __forceinline__ void add_partial(float *y, int tile, unsigned acc)
 			     : "memory");
 }
 
+/* An XOR over CHUNKS 16-byte chunks per thread of ring (a slice of what
+ * the block copied, each thread reading others' chunks): what keeps the
+ * copies from being dropped. */
+template <int CHUNKS>
+__device__ __forceinline__ unsigned ring_xor(const uint4 *ring)
+{
+	unsigned acc = 0;
+#pragma unroll
+	for (int u = 0; u < CHUNKS; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (CHUNKS * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	return acc;
+}
+
 /* Block b's share of p, L 16-byte chunks per thread, through shared
  * memory by cp.async (all issued, then one wait and a block barrier), and
  * an XOR over a slice of it. */
@@ -224,12 +239,7 @@ __device__ __forceinline__ unsigned cp_chunk(const uint4 *p, uint4 *ring)
 		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
 	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 	__syncthreads();
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<L>(ring);
 	return acc;
 }
 
@@ -255,12 +265,7 @@ __global__ void k_cpx(const uint4 *p, unsigned *sink, float *out)
 		cp16(base + ((L + u) * blockDim.x + threadIdx.x) * 16, p + u * blockDim.x + threadIdx.x);
 	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 	__syncthreads();
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < 2 * L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<2 * L>(ring);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
 }
@@ -333,12 +338,7 @@ __global__ void k_cpxm(const uint4 *p, unsigned *sink, float *out)
 	if (threadIdx.x == 0 && blockIdx.x == 0 && spins > 1000 && done)
 		printf("k_cpxm<%d>: block 0 waited %d spins\n", C, spins);
 	__syncthreads();
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < 2 * L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<2 * L>(ring);
 	/* no block leaves while a peer's multicast may still be writing it */
 	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
@@ -365,12 +365,7 @@ __global__ void k_cpxs(const uint4 *p, unsigned *sink, float *out)
 		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
 	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 	__syncthreads();
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < 2 * L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<2 * L>(ring);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
 }
@@ -434,12 +429,7 @@ __global__ void k_cpxd(const uint4 *p, unsigned *sink, float *out)
 	asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 	asm volatile("cp.async.wait_group 0;" ::: "memory");
 	__syncthreads();
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < 2 * L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<2 * L>(ring);
 	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
@@ -481,12 +471,7 @@ __global__ void k_bulk(const uint4 *p, unsigned *sink, float *out)
 		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
 		     "@!p bra W%=;\n\t}" ::"r"(mb)
 		     : "memory");
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<L>(ring);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
 }
@@ -547,12 +532,7 @@ __global__ void k_bulkx(const uint4 *p, unsigned *sink, float *out)
 		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
 		     "@!p bra W%=;\n\t}" ::"r"(mb)
 		     : "memory");
-	unsigned acc = 0;
-#pragma unroll
-	for (int u = 0; u < 2 * L; u++) {
-		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (2 * L * blockDim.x)];
-		acc ^= v.x ^ v.y ^ v.z ^ v.w;
-	}
+	const unsigned acc = ring_xor<2 * L>(ring);
 	if (C > 1)      /* no block leaves while a peer's multicast may still write it */
 		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
 			     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
