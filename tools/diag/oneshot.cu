@@ -403,28 +403,22 @@ __global__ void k_cpxd(const uint4 *p, unsigned *sink, float *out)
 		/* every load first, then the stores: one round trip, not one
 		 * per chunk (run 130's first form waited on each) */
 		constexpr int E = L / C;        /* chunks of a slice per thread */
-		uint4 v[(C - 1) * E];
+		constexpr int N = (C - 1) * E;
+		uint4 v[N];
+		unsigned at[N];         /* each chunk's place, here and in its owner */
 #pragma unroll
-		for (int r = 1; r < C; r++)
+		for (int i = 0; i < N; i++) {
+			const unsigned peer = (rank + 1 + i / E) % C;
+			at[i] = xb + (peer * per + (i % E) * blockDim.x + threadIdx.x) * 16;
+			asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+				     : "=r"(v[i].x), "=r"(v[i].y), "=r"(v[i].z), "=r"(v[i].w)
+				     : "r"(mapa(at[i], peer)));
+		}
 #pragma unroll
-			for (int e = 0; e < E; e++) {
-				const unsigned peer = (rank + r) % C;
-				const unsigned a = xb + (peer * per + e * blockDim.x + threadIdx.x) * 16;
-				uint4 &t = v[(r - 1) * E + e];
-				asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
-					     : "=r"(t.x), "=r"(t.y), "=r"(t.z), "=r"(t.w)
-					     : "r"(mapa(a, peer)));
-			}
-#pragma unroll
-		for (int r = 1; r < C; r++)
-#pragma unroll
-			for (int e = 0; e < E; e++) {
-				const unsigned peer = (rank + r) % C;
-				const unsigned a = xb + (peer * per + e * blockDim.x + threadIdx.x) * 16;
-				const uint4 t = v[(r - 1) * E + e];
-				asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};"
-					     ::"r"(a), "r"(t.x), "r"(t.y), "r"(t.z), "r"(t.w) : "memory");
-			}
+		for (int i = 0; i < N; i++)
+			asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};"
+				     ::"r"(at[i]), "r"(v[i].x), "r"(v[i].y), "r"(v[i].z), "r"(v[i].w)
+				     : "memory");
 	}
 	asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 	asm volatile("cp.async.wait_group 0;" ::: "memory");
@@ -433,6 +427,23 @@ __global__ void k_cpxd(const uint4 *p, unsigned *sink, float *out)
 	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
+}
+
+/* bytes from src to the shared address dst as plain bulk copies of PIECE
+ * bytes, one per thread in turn, completing on the mbarrier mb; the
+ * first piece is piece (rot mod the count), so blocks can start apart. */
+template <int PIECE>
+__device__ __forceinline__ void bulk_pieces(unsigned dst, const char *src, unsigned bytes,
+					    unsigned rot, unsigned mb)
+{
+	const unsigned pieces = bytes / PIECE, first = rot % pieces;
+	for (unsigned i = threadIdx.x; i < pieces; i += blockDim.x) {
+		const unsigned j = (i + first) % pieces;
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+			     " [%0], [%1], %2, [%3];"
+			     ::"r"(dst + j * PIECE), "l"(src + (size_t)j * PIECE), "r"(PIECE), "r"(mb)
+			     : "memory");
+	}
 }
 
 /* A block's share of p (L chunks per thread) by plain cp.async.bulk
@@ -458,15 +469,7 @@ __global__ void k_bulk(const uint4 *p, unsigned *sink, float *out)
 		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 	}
 	__syncthreads();
-	const unsigned pieces = bytes / PIECE;
-	const unsigned first = ROT ? (blockIdx.x * 7u) % pieces : 0;
-	for (unsigned i = threadIdx.x; i < pieces; i += blockDim.x) {
-		const unsigned j = (i + first) % pieces;
-		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-			     " [%0], [%1], %2, [%3];"
-			     ::"r"(base + j * PIECE), "l"(q + (size_t)j * PIECE), "r"(PIECE), "r"(mb)
-			     : "memory");
-	}
+	bulk_pieces<PIECE>(base, q, bytes, ROT ? (blockIdx.x * 7u) : 0, mb);
 	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
 		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
 		     "@!p bra W%=;\n\t}" ::"r"(mb)
@@ -503,15 +506,7 @@ __global__ void k_bulkx(const uint4 *p, unsigned *sink, float *out)
 			     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 	else
 		__syncthreads();
-	const unsigned pieces = bytes / PIECE;
-	const unsigned first = (blockIdx.x * 7u) % pieces;
-	for (unsigned i = threadIdx.x; i < pieces; i += blockDim.x) {
-		const unsigned j = (i + first) % pieces;
-		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-			     " [%0], [%1], %2, [%3];"
-			     ::"r"(base + j * PIECE), "l"(q + (size_t)j * PIECE), "r"(PIECE), "r"(mb)
-			     : "memory");
-	}
+	bulk_pieces<PIECE>(base, q, bytes, blockIdx.x * 7u, mb);
 	const unsigned rank = ctarank(), slice = bytes / C, sp = slice / PIECE;
 	const unsigned sfirst = ((blockIdx.x / C) * 5u) % sp;
 	for (unsigned i = threadIdx.x; i < sp; i += blockDim.x) {
