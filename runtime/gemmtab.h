@@ -71,13 +71,13 @@ int gt_context_destroy(gt_context *ctx);
  * only on success. */
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 		      gt_dtype x, gt_dtype y, gt_weight **out);
-/* gt_weight_prepare with its re-layouts run on stream (a cudaStream_t;
- * NULL: the legacy default stream, as gt_weight_prepare), which it waits
- * for before it returns. Pass the stream the weight's calls will run on:
- * copy work on another stream between the graph replays of a stream made
+/* gt_weight_prepare with its re-layouts run on stream (a cudaStream_t of
+ * the context's device, not capturing; NULL: the legacy default stream,
+ * as gt_weight_prepare), which it waits for before it returns. Pass the
+ * stream the weight's calls will run on. On an H200, re-layouts made on
+ * another stream while a stream was replaying graphs left that stream's
  * graphs of two kernels (cuBLAS's split-K pair, the router's zero-fill
- * and product) replay ~0.3 us slower on an H200 (docs/notes.md runs
- * 139-150). */
+ * and product) ~0.3 us slower (docs/notes.md runs 139-152). */
 int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 			 gt_dtype x, gt_dtype y, void *stream, gt_weight **out);
 /* Frees the handle and its device memory (synchronizing, as cudaFree

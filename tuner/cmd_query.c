@@ -46,8 +46,8 @@ static const struct canned {
 	{ "probe", "floor and overhead probes, oldest first",
 	  "SELECT env_id, what, family, bytes, us, config, recorded_at FROM probe "
 	  "ORDER BY env_id, what, family, id", 0 },
-	{ "waves", "screens per env, family and M by the waves of blocks or clusters "
-	  "their largest kernel took on the GPU, with the best time of each",
+	{ "waves", "screens per env, family and M by the most waves of blocks or "
+	  "clusters any of their kernels took on the GPU, with the best time of each",
 	  "SELECT r.env_id, s.family, s.n, s.k, r.m, r.waves, count(*) AS screens, "
 	  "min(r.cand_us) AS best_us FROM result r JOIN shape s ON s.id = r.shape_id "
 	  "WHERE r.phase = 'screen' AND r.status = 'ok' AND r.waves IS NOT NULL "

@@ -402,64 +402,6 @@ static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y
  */
 static int check_only;
 
-/* GEMMTAB_DIAG_RT_PREPARE=1 (read once, at start; a diagnosis aid): each
- * eval also holds the library's prepared weights of the timing copies, as
- * a bench's rt request does, while it times (session 10, runs 139-150:
- * that is the bench's offset over the sweep; the library's re-layouts on
- * the legacy stream are the part that matters). 2: a plain allocation of
- * the weight's size per copy instead, written once; 3: the same, never
- * written; 4: the library's prepared weights made and destroyed again
- * before the timing; 5: per copy, a cuBLAS and a cuBLASLt handle and a
- * 32 MiB workspace, as each prepared weight holds (runtime/blas.c); 6:
- * the library's context alone; 7: one empty kernel on the legacy stream,
- * as the library's re-layouts run there; 8: as 2 but filled on the legacy
- * stream; 9: as 2 but the copy is W re-laid out (tiles of 64 x 64, or
- * the router's hi/lo) as the library does, on the worker's stream; 10:
- * as 9 on the legacy stream; 11: as 8 on a non-blocking stream of its
- * own, made for it and destroyed after. */
-static int rt_prepare;
-
-/* GEMMTAB_DIAG_RT_PREPARE=5: per timing copy of b, a cuBLAS handle and a
- * cuBLASLt handle (h[2i], h[2i + 1]) and a 32 MiB workspace (ws[i]). */
-static int shadow_handles(const struct bench *b, void **h, void **ws)
-{
-	for (int i = 0; i < b->ncopies; i++) {
-		if (CUBLAS_CHECK(cublasCreate((cublasHandle_t *)&h[2 * i])) ||
-		    CUBLAS_CHECK(cublasLtCreate((cublasLtHandle_t *)&h[2 * i + 1])) ||
-		    CUBLAS_CHECK(cublasSetMathMode(h[2 * i], CUBLAS_DEFAULT_MATH)) ||
-		    CUDA_CHECK(cudaMalloc(&ws[i], 32u << 20)) ||
-		    CUBLAS_CHECK(cublasSetWorkspace(h[2 * i], ws[i], 32u << 20)))
-			return -1;
-	}
-	return 0;
-}
-
-/* GEMMTAB_DIAG_RT_PREPARE=2, 3, 8, 9, 10: one weight-sized allocation per
- * timing copy of b, written as `how` says, held while the eval times. */
-static int shadow_alloc(struct gpu *g, const struct bench *b, int how, void **out)
-{
-	const struct shape *s = &b->shape;
-	cudaStream_t st = how == 8 || how == 10 ? 0 : g->stream;
-	if (how == 11 && CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)))
-		return -1;
-	for (int i = 0; i < b->ncopies; i++) {
-		if (CUDA_CHECK(cudaMalloc(&out[i], b->w_bytes)))
-			return -1;
-		cudaError_t e = cudaSuccess;
-		if (how == 2 || how == 8 || how == 11)
-			e = harness_fill_random_bytes(out[i], b->w_bytes, (uint64_t)i, st);
-		else if ((how == 9 || how == 10) && s->w == DT_FP32)
-			e = harness_split_hilo(b->w[i], out[i], (size_t)s->n * s->k, st);
-		else if (how == 9 || how == 10)
-			e = harness_pack_tiles(b->w[i], out[i], s->n, s->k, 64, 64, st);
-		if (CUDA_CHECK(e))
-			return -1;
-	}
-	if (CUDA_CHECK(cudaStreamSynchronize(st)))
-		return -1;
-	return how == 11 ? CUDA_CHECK(cudaStreamDestroy(st)) : 0;
-}
-
 static void run_eval(struct gpu *g, struct eval *e)
 {
 	const int timed_run = !check_only;
@@ -468,7 +410,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	void *prep_check = NULL, **prep = NULL;
 	struct verdict v;
 	struct pair_stats ps;
-	void *ws = NULL, *shadow[BENCH_MAX_COPIES] = { 0 }, *handles[2 * BENCH_MAX_COPIES] = { 0 };
+	void *ws = NULL;
 	int in_candidate = 0, rc;
 	uint64_t seed_base = hash_str(e->seed, "baseline"), seed_cand = hash_str(e->seed, "candidate");
 
@@ -512,17 +454,8 @@ static void run_eval(struct gpu *g, struct eval *e)
 			goto cuda_error;
 	}
 	in_candidate = 0;
-	if (((rt_prepare == 1 || rt_prepare == 4) && worker_rt_shadow(g, b, shadow)) ||
-	    ((rt_prepare == 2 || rt_prepare == 3 || rt_prepare >= 8) &&
-	     shadow_alloc(g, b, rt_prepare, shadow)) ||
-	    (rt_prepare == 5 && shadow_handles(b, handles, shadow)) ||
-	    (rt_prepare == 6 && worker_rt_context(g, 0)) ||
-
-	    (rt_prepare == 7 && (CUDA_CHECK(harness_empty(0)) ||
-				 CUDA_CHECK(cudaStreamSynchronize(0)))))
+	if (worker_diag_before_timing(g, b))
 		goto cuda_error;
-	if (rt_prepare == 4)
-		worker_rt_release(shadow, BENCH_MAX_COPIES);
 	in_candidate = 1;
 	if (timing_pairs(g, b->base_graph, timed, b->ncopies, e->pairs, &ps))
 		goto cuda_error;
@@ -535,16 +468,7 @@ cleanup:
 	gpu_graph_destroy(&check);
 	for (int i = 0; i < BENCH_MAX_COPIES; i++)
 		gpu_graph_destroy(&timed[i]);
-	if (rt_prepare == 1 || rt_prepare == 4)
-		worker_rt_release(shadow, BENCH_MAX_COPIES);
-	else
-		for (int i = 0; i < BENCH_MAX_COPIES; i++)
-			gpu_dev_free(shadow[i]);
-	for (int i = 0; i < 2 * BENCH_MAX_COPIES; i += 2)
-		if (handles[i]) {
-			cublasDestroy(handles[i]);
-			cublasLtDestroy(handles[i + 1]);
-		}
+	worker_diag_after_timing();
 	if (!gpu_error_sticky(g))
 		cudaFree(prep_check);   /* the prepared timing copies stay with the bench */
 }
@@ -816,52 +740,6 @@ static const struct {
 
 static const char worker_usage[] = "usage: gemmtab worker [--device N]";
 
-/*
- * GEMMTAB_DIAG_BALLAST_MB=N (a diagnosis aid, read once at start): the
- * worker holds N MiB more device memory, written once and never read
- * again, until it exits: does the size of a process's allocations (a
- * bench worker holds more than a sweep's) change what the same graphs
- * read?
- */
-static int worker_ballast(struct gpu *g, long mib)
-{
-	enum { CHUNK_MIB = 256 };
-	for (long done = 0; done < mib; done += CHUNK_MIB) {
-		const size_t bytes = (size_t)(mib - done < CHUNK_MIB ? mib - done : CHUNK_MIB) << 20;
-		void *p;
-		if (CUDA_CHECK(cudaMalloc(&p, bytes)) ||
-		    CUDA_CHECK(harness_fill_random_bytes(p, bytes, (uint64_t)done, g->stream)))
-			return -1;
-	}
-	return CUDA_CHECK(cudaStreamSynchronize(g->stream));
-}
-
-/*
- * GEMMTAB_DIAG_SIDE_STREAM=1 (a diagnosis aid, read once at start): the
- * worker writes 64 MiB on a stream of its own, made for it and destroyed
- * after, before it serves any request (2: after one replay of a graph on
- * its own stream): does work on a second stream (the library's
- * re-layouts run on the legacy stream) leave graphs of more than one
- * kernel replaying slower on the worker's stream for the rest of the
- * process (docs/notes.md runs 139-148)?
- */
-static int worker_side_stream(struct gpu *g, int after_graph)
-{
-	const size_t bytes = (size_t)64 << 20;
-	cudaStream_t st;
-	void *p;
-	double us;
-	if (after_graph && timing_overhead(g, 1, &us))
-		return -1;
-	g->overhead_us = -1;    /* one replay is no figure: measured again when wanted */
-	if (CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) ||
-	    CUDA_CHECK(cudaMalloc(&p, bytes)) ||
-	    CUDA_CHECK(harness_fill_random_bytes(p, bytes, 1, st)) ||
-	    CUDA_CHECK(cudaStreamSynchronize(st)) || CUDA_CHECK(cudaStreamDestroy(st)))
-		return -1;
-	return CUDA_CHECK(cudaFree(p));
-}
-
 static int parse_device(int argc, char **argv)
 {
 	long device = 0;
@@ -890,20 +768,9 @@ int cmd_worker(int argc, char **argv)
 	int device = parse_device(argc, argv);
 	const char *only = getenv("GEMMTAB_CHECK_ONLY");
 	check_only = only && !strcmp(only, "1");
-	const char *shadow = getenv("GEMMTAB_DIAG_RT_PREPARE");
-	rt_prepare = shadow ? atoi(shadow) : 0;
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
-	const char *rt_early = getenv("GEMMTAB_DIAG_RT_CONTEXT");
-	const int rt_n = rt_early ? atoi(rt_early) : 0;
-	if (rt_n >= 1 && worker_rt_context(&g, rt_n >= 2 ? rt_n : 0))
-		die("GEMMTAB_DIAG_RT_CONTEXT: %s", gpu_error());
-	const char *ballast = getenv("GEMMTAB_DIAG_BALLAST_MB");
-	if (ballast && worker_ballast(&g, atol(ballast)))
-		die("GEMMTAB_DIAG_BALLAST_MB: %s", gpu_error());
-	const char *side = getenv("GEMMTAB_DIAG_SIDE_STREAM");
-	if (side && atoi(side) && worker_side_stream(&g, atoi(side) == 2))
-		die("GEMMTAB_DIAG_SIDE_STREAM: %s", gpu_error());
+	worker_diag_start(&g);
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv req;

@@ -22,8 +22,8 @@ static const struct migration {
 	const char *sql;
 } migrations[] = {
 	{ "db/schema.sql", NULL },      /* 0 -> 1: the initial schema */
-	/* 1 -> 2 (session 10): how many waves of blocks, or of clusters, the
-	 * plan's largest kernel step took on the device (gpu.h plan_waves);
+	/* 1 -> 2: the most waves of blocks, or of clusters, that any kernel
+	 * step of the plan took on the device (gpu.h plan_waves; run 137);
 	 * NULL where not known (results recorded before, or not launched) */
 	{ NULL, "ALTER TABLE result ADD COLUMN waves INTEGER;" },
 };

@@ -1,5 +1,6 @@
 /*
- * db.h: the results database. Only db.c includes sqlite3.h. The schema
+ * db.h: the results database. Only db.c includes sqlite3.h (and
+ * tests/unit/test_db.c, to write a database as an older schema did). The schema
  * lives in db/schema.sql (compiled in), is versioned, and is migrated on
  * open. WAL mode; every record call commits before it returns, so a kill
  * at any moment loses at most what was not yet recorded.
@@ -44,7 +45,7 @@ struct result_row {
 	double ratio, ratio_lo, ratio_hi;
 	int pairs;
 	int regs, local_bytes, smem;
-	int waves;               /* plan_waves (gpu.h); -1: not known */
+	int waves;               /* plan_waves (gpu.h): most over the kernel steps; -1: not known */
 };
 
 /* Every figure of r absent (NaN, -1), every string NULL. */

@@ -54,11 +54,22 @@ void worker_handle_rt(struct gpu *g, const struct kv *r);
  * N >= 2 also holds N weights prepared by the library, with their cuBLAS
  * handles and workspaces). Returns 0 or -1 (reported). */
 int worker_rt_context(struct gpu *g, int weights);
-/* A diagnosis aid (GEMMTAB_DIAG_RT_PREPARE=1): the library's prepared
- * weight of every timing copy of b, as an rt request makes them, held in
- * out[0..b->ncopies) while a sweep eval times its own graphs. Returns 0
- * or -1 (reported); worker_rt_release frees them. */
+/* For GEMMTAB_DIAG_RT_PREPARE=1 and 4 (worker_diag.c): the library's
+ * prepared weight of every timing copy of b, made with gt_weight_prepare
+ * (its re-layouts on the legacy stream), into out[0..b->ncopies) as
+ * gt_weight pointers. Returns 0 or -1 (reported); worker_rt_release
+ * destroys out[0..n) and clears them. */
 int worker_rt_shadow(struct gpu *g, const struct bench *b, void **out);
 void worker_rt_release(void **w, int n);
+
+/* The diagnosis aids of worker_diag.c: worker_diag_start reads their
+ * variables and does what GEMMTAB_DIAG_RT_CONTEXT, _BALLAST_MB and
+ * _SIDE_STREAM ask (a failure or a value out of range stops the worker);
+ * worker_diag_before_timing does GEMMTAB_DIAG_RT_PREPARE's work for an
+ * eval whose graphs are made (0 or -1, reported), and
+ * worker_diag_after_timing frees what it held. */
+void worker_diag_start(struct gpu *g);
+int worker_diag_before_timing(struct gpu *g, const struct bench *b);
+void worker_diag_after_timing(void);
 
 #endif

@@ -32,7 +32,7 @@ static int rt_check(int st, const char *what)
  * re-layouts on the worker's stream too: made on the legacy stream, they
  * left every two-kernel graph timed after them (the baseline's split-K
  * pair, the router's plans) ~0.3 us slower than the sweep reads it (runs
- * 126-150). */
+ * 126-128 and 139-152). */
 static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void *x,
 		      void *y, gt_weight **wt, cudaGraphExec_t *exec)
 {
@@ -75,12 +75,14 @@ int worker_rt_shadow(struct gpu *g, const struct bench *b, void **out)
 	const struct shape *s = &b->shape;
 	if (worker_rt_context(g, 0))
 		return -1;
-	for (int i = 0; i < b->ncopies; i++)
+	for (int i = 0; i < b->ncopies; i++) {
+		gt_weight *wt;
 		if (rt_check(gt_weight_prepare(rt_ctx, b->w[i], s->n, s->k, (gt_dtype)s->w,
-					       (gt_dtype)s->x, (gt_dtype)s->y,
-					       (gt_weight **)&out[i]),
+					       (gt_dtype)s->x, (gt_dtype)s->y, &wt),
 			     "gt_weight_prepare"))
 			return -1;
+		out[i] = wt;
+	}
 	return 0;
 }
 
