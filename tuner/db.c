@@ -88,11 +88,12 @@ static const char *const stmt_sql[NSTMT] = {
 	 * for (the same condition as the best view's, on the indexed table) */
 	[ST_BEST_ROWS] = "SELECT s.family, s.n, s.k, s.w, s.x, s.y, b.m, 1, "
 		"b.phase, b.retested, b.pairs, b.base_us, b.cand_us, b.ratio, "
-		"b.ratio_lo, b.ratio_hi, b.template, b.params "
-		"FROM best b JOIN shape s ON s.id = b.shape_id WHERE b.env_id = ?1 "
+		"b.ratio_lo, b.ratio_hi, b.template, b.params, r.waves "
+		"FROM best b JOIN shape s ON s.id = b.shape_id "
+		"JOIN result r ON r.id = b.result_id WHERE b.env_id = ?1 "
 		"UNION ALL "
 		"SELECT s.family, s.n, s.k, s.w, s.x, s.y, bl.m, 0, '', 0, NULL, "
-		"bl.cublas_us, NULL, NULL, NULL, NULL, '', '' "
+		"bl.cublas_us, NULL, NULL, NULL, NULL, '', '', NULL "
 		"FROM baseline bl JOIN shape s ON s.id = bl.shape_id "
 		"WHERE bl.env_id = ?1 AND bl.cublas_us IS NOT NULL AND NOT EXISTS "
 		"(SELECT 1 FROM result r WHERE r.env_id = bl.env_id "
@@ -681,6 +682,7 @@ static int read_best_row(sqlite3_stmt *st, void *row)
 	b->ratio_hi = col_figure(st, 15);
 	col_text(st, 16, b->tmpl, sizeof(b->tmpl));
 	col_text(st, 17, b->params, sizeof(b->params));
+	b->waves = col_count(st, 18);
 	return 0;
 }
 

@@ -130,6 +130,7 @@ struct best_row {
 	double cand_us, ratio, ratio_lo, ratio_hi;   /* NaN if absent */
 	char tmpl[64];
 	char params[512];
+	int waves;                  /* the chosen result's waves; -1 if not known */
 };
 /* Every (shape, m) of env with a best row or a baseline, ordered by family,
  * n, k, m, into a heap array *out (caller frees). Returns the count or -1. */

@@ -203,7 +203,11 @@ static void shapes_table(const struct report *r, struct table *t)
 			table_add(t, NULL);
 		add_fixed(t, 2, s->frac_floor);
 		add_fixed(t, 2, s->frac_nominal);
-		if (s->wins)
+		/* a winner whose launch took more than one wave of blocks
+		 * or clusters says so: the likeliest reason it reads slow */
+		if (s->wins && b->waves > 1)
+			table_addf(t, "%s %s (%d waves)", b->tmpl, b->params, b->waves);
+		else if (s->wins)
 			table_addf(t, "%s %s", b->tmpl, b->params);
 		else
 			table_add(t, "cublas");

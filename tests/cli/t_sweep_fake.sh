@@ -58,6 +58,8 @@ expect_exit "probe: exit 0" 0 "$GEMMTAB" probe --db "$db" --space tests/spaces/f
 check "probe recorded the overhead and a floor per family" test "$(q "SELECT count(*) FROM probe")" = 3
 expect_exit "report: exit 0" 0 "$GEMMTAB" report --db "$db"
 check "report names the families" grep -q '^router ' "$TMP/out"
+check "report marks a winner of two waves (the fake's M = 8), and only those" \
+	test "$(awk '/\(2 waves\)$/ { print $1 ":" $2 }' "$TMP/out" | tr '\n' ' ')" = "qkv:8 router:8 "
 # the fake floor of the router is 8388608 B / 4 TB/s = 2.097 us: its
 # fraction of what runs at M = 1 is 2.097 / run_us (columns 6 and 9)
 frac=$(awk '$1 == "router" && $2 == 1 { d = 2.097152 / $6 - $9; print (d < 0.006 && d > -0.006) ? "ok" : $6 " " $9 }' "$TMP/out")

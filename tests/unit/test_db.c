@@ -457,9 +457,11 @@ TEST(best_view_prefers_retest)
 		CHECK_STR(rows[1].phase, "screen");
 		CHECK_NEAR(rows[1].ratio, 1.13, 0);
 		CHECK_STR(rows[1].params, "warps=8");
+		CHECK_INT(rows[0].waves, 1);    /* the chosen result's, as recorded */
 		CHECK_INT(rows[2].m, 16);
 		CHECK_INT(rows[2].has_candidate, 0);
 		CHECK_INT(rows[2].pairs, -1);
+		CHECK_INT(rows[2].waves, -1);
 		CHECK_NEAR(rows[2].base_us, 13.7, 0);
 		CHECK(isnan(rows[2].ratio) && isnan(rows[2].cand_us));
 		CHECK_INT(rows[2].n, 2304);
