@@ -86,3 +86,15 @@ extern "C" __global__ void uses_local(int *p, int i)
 	a[(i >> 6) & 63] *= 3;
 	p[threadIdx.x] = a[(i + threadIdx.x) & 63];
 }
+
+/* naive_bf16 launched in compiled-in clusters of two blocks: plan_waves
+ * counts its clusters, not its blocks. */
+extern "C" __global__ void __cluster_dims__(2, 1, 1)
+naive_bf16_pairs(const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y, int m, int n,
+		 int k)
+{
+	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (o >= (long long)m * n)
+		return;
+	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
+}

@@ -3,8 +3,9 @@
  * random inputs and FP64 reference against a CPU reference, the cuBLAS
  * baseline passing validation for every family at several m, planted
  * wrong outputs failing it, candidate kernels loaded from a cubin (right,
- * wrong, over static limits), a fault being seen as sticky, and the
- * timing figures landing in sane ranges.
+ * wrong, over static limits), a fault being seen as sticky, the timing
+ * figures landing in sane ranges, and plan_waves counting waves of blocks
+ * and of clusters as the device's limits say it must.
  *
  * Usage: test_worker_gpu TEST_KERNELS.cubin   (tests/gpu/test_kernels.cu
  * built with nvcc -cubin -gencode=arch=compute_90a,code=sm_90a)
@@ -539,12 +540,72 @@ TEST(fault_is_sticky)
 	CHECK_INT(WEXITSTATUS(status), 0);
 }
 
+/* plan_waves against counts that follow from the device's own limits:
+ * with more than half an SM's shared memory per block, one block fits per
+ * SM, so sm_count blocks take one wave and one block more takes two; a
+ * cluster of two such blocks needs two SMs, so more than sm_count / 2
+ * clusters cannot fit at once. A memset step is not counted. */
+TEST(waves_follow_the_device_limits)
+{
+	struct kernel_info k[2];
+	char reason[256];
+	int smem;
+	const unsigned big = (unsigned)(g.smem_optin / 2 + 1024);
+	const unsigned sms = (unsigned)g.sm_count;
+	CHECK(big + 1024 <= g.smem_optin);
+	CHECK(!gpu_load_kernel(&g, cubin, "naive_bf16", &k[0]));
+	CHECK(!gpu_load_kernel(&g, cubin, "naive_bf16_pairs", &k[1]));
+	CHECK_INT(k[0].cluster, 1);
+	CHECK_INT(k[1].cluster, 2);
+
+	struct launch_plan p = simple_plan(1, 128, 1);
+	p.steps[0].smem = big;
+	CHECK_INT(plan_prepare(&g, &k[0], 1, &p, &smem, reason, sizeof(reason)), 0);
+	p.steps[0].grid[0] = sms;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 1);
+	p.steps[0].grid[0] = sms + 1;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 2);
+	p.steps[0].grid[0] = 2 * sms + 1;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 3);
+	/* small blocks: many per SM, so sm_count + 1 of them is one wave */
+	p.steps[0].smem = 0;
+	p.steps[0].grid[0] = sms + 1;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 1);
+
+	/* the most over the steps; a memset step counts for nothing */
+	p.steps[1] = p.steps[0];
+	p.steps[1].smem = big;
+	p.steps[1].grid[0] = 2 * sms + 1;
+	p.nsteps = 2;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 3);
+	memset(&p.steps[0], 0, sizeof(p.steps[0]));
+	p.steps[0].kind = STEP_MEMSET_Y;
+	p.steps[0].bytes = 16;
+	p.steps[1].smem = 0;
+	p.steps[1].grid[0] = 1;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 1);
+	p.nsteps = 1;
+	CHECK_INT(plan_waves(&g, &k[0], &p), 0);
+
+	/* clusters of two big blocks: one cluster is one wave; sm_count / 2
+	 * + 1 clusters cannot all be resident */
+	p = simple_plan(1, 128, 1);
+	p.steps[0].smem = big;
+	CHECK_INT(plan_prepare(&g, &k[1], 1, &p, &smem, reason, sizeof(reason)), 0);
+	p.steps[0].grid[0] = 2;
+	CHECK_INT(plan_waves(&g, &k[1], &p), 1);
+	p.steps[0].grid[0] = 2 * (sms / 2 + 1);
+	const int w = plan_waves(&g, &k[1], &p);
+	fprintf(stderr, "  %u clusters of 2 at %u bytes: %d waves\n", sms / 2 + 1, big, w);
+	CHECK(w >= 2);
+}
+
 static const struct test_case gpu_cases[] = {
 	T(reference_matches_cpu), T(activations_hold_probe_rows),
 	T(weights_are_seeded_normal_never_zero), T(baseline_validates_every_family),
 	T(planted_faults_fail_validation), T(candidate_kernels_from_a_cubin),
 	T(memset_steps_and_replays), T(static_limits_prune), T(cublaslt_top_algorithm_validates),
-	T(timing_lands_in_sane_ranges),
+	T(timing_lands_in_sane_ranges), T(waves_follow_the_device_limits),
 };
 
 static int run(const struct test_case *c, int *passed, int *failed)
