@@ -2,7 +2,8 @@
 # tools/diag/build.sh: builds the diagnostics of tools/diag into build/diag
 # (nvcc, sm_90a; not part of `make`): oneshot (one-shot reads of 8.4 MB
 # in several shapes), clusters (how many clusters of each size this unit
-# holds at once) and ablate (the committed kernels with parts switched
+# holds at once), twokernel (the two-kernel slowdown after side work,
+# docs/notes.md run 159) and ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which fails loudly once the template has moved on;
 # TEMPLATE_REF=REV patches the template as of git revision REV instead:
@@ -23,4 +24,5 @@ $NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -Ituner -o build/diag/ablate tools/diag/
 	tuner/harness.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
-echo "built build/diag/ablate, build/diag/oneshot and build/diag/clusters"
+$NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
+echo "built build/diag/ablate, build/diag/oneshot, build/diag/clusters and build/diag/twokernel"
