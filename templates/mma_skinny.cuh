@@ -39,7 +39,8 @@
  *                        one cluster barrier in the epilogue.
  *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
- *   kernel:              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
+ *   kernel,              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
+ *   mma_hilo_self_kernel:
  *                        FP32 M x N. A block's BM rows pair the hi and lo
  *                        rows of BM/2 outputs (rows o.. of the hi half, then
  *                        the same rows of the lo half: MMA_LAYOUT_HILO), so
@@ -51,7 +52,11 @@
  *                        kernel sums the SPLIT blocks of its cluster over
  *                        distributed shared memory as the cluster combine
  *                        does and stores Y: one kernel, no zero-fill, and
- *                        the same sum every call.
+ *                        the same sum every call; mma_hilo_self_kernel
+ *                        adds into Y as mma_hilo_kernel does, but the
+ *                        first of a tile's blocks to start zeroes the
+ *                        tile and the others wait for it (two counters per
+ *                        tile that every call leaves at 0): one kernel.
  *
  * Programmatic dependent launch (PDL): the plan may zero Y or ws with
  * mma_zero_f32 instead of a memset and launch the kernel after it, and
@@ -80,6 +85,9 @@
  *       cuLaunchKernel launches it. Token tiles vary fastest, so the blocks
  *       that read one weight tile for different tokens run together and
  *       the second read finds it in L2.
+ *   mma_hilo_*: the same grid over the 2N hi/lo rows; mma_hilo_self_kernel
+ *       takes sync, 2 * ceil(M/BN) * (2N/BM) words, zero before the
+ *       first call.
  *   mma_splitk_reduce, mma_zero_f32: any 1-D grid, block <=
  *       MMA_REDUCE_THREADS (grid-stride loops over float4s).
  * W is the weight as given (layout rows) or its packed copy (layout
@@ -126,6 +134,10 @@
  * (mma_hilo_kernel), or the cluster's sum stored (mma_hilo_cluster_kernel). */
 #define MMA_COMBINE_HILO 3
 #define MMA_COMBINE_HILO_CLUSTER 4
+/* Atomics into Y zeroed by the kernel itself (mma_hilo_self_kernel): the
+ * first block of a tile to start zeroes it and says so; the others wait
+ * for that before their atomics (see the kernel's comment). */
+#define MMA_COMBINE_HILO_SELF 5
 
 /* Threads per block of mma_splitk_reduce; the adapter launches this many. */
 #define MMA_REDUCE_THREADS 256
@@ -498,6 +510,33 @@ __device__ __forceinline__ void mma_red_v4(float *p, float4 v)
 		     :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
+/* The self-zeroed combine's counters (MMA_COMBINE_HILO_SELF): old value
+ * of *p, which becomes old >= wrap ? 0 : old + 1; a release add; an
+ * acquire load; a relaxed add. */
+__device__ __forceinline__ unsigned mma_atomic_inc(unsigned *p, unsigned wrap)
+{
+	unsigned old;
+	asm volatile("atom.global.inc.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(wrap) : "memory");
+	return old;
+}
+
+__device__ __forceinline__ void mma_red_release_add(unsigned *p, unsigned v)
+{
+	asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ unsigned mma_load_acquire(const unsigned *p)
+{
+	unsigned v;
+	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ void mma_red_add(unsigned *p, unsigned v)
+{
+	asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
 __device__ __forceinline__ unsigned mma_cluster_rank()
 {
 	unsigned r;
@@ -607,7 +646,8 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
 	  int LAYOUT, int MMA, int WKS>
 __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
-						 __nv_bfloat16 *Y, float *ws, int M, int N, int K)
+						 __nv_bfloat16 *Y, float *ws, unsigned *sync,
+						 int M, int N, int K)
 {
 	static_assert(BM == 32 || BM == 64 || BM == 128, "bm must be 32, 64 or 128");
 	static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64 ||
@@ -623,9 +663,12 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
 	static_assert(SPLIT >= 1 && SPLIT <= 32, "split must be in [1, 32]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
-	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_CLUSTER,
-		      "combine must be in [0, 4]");
-	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER;
+	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_SELF,
+		      "combine must be in [0, 5]");
+	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER ||
+			      COMBINE == MMA_COMBINE_HILO_SELF;
+	constexpr bool SELF = COMBINE == MMA_COMBINE_HILO_SELF;
+	static_assert(!SELF || SPLIT >= 2, "a self-zeroed combine needs split >= 2");
 	constexpr bool CLUSTER = COMBINE == MMA_COMBINE_CLUSTER ||
 				 COMBINE == MMA_COMBINE_HILO_CLUSTER;
 	static_assert(!CLUSTER || (SPLIT >= 2 && SPLIT <= (HILO ? MMA_MAX_CLUSTER_NONPORTABLE
@@ -709,6 +752,18 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_commit();
 	}
 
+	/* self-zeroed combine: this tile's two words (mma_hilo_self_kernel),
+	 * and whether this block is the first of its SPLIT to arrive (known
+	 * at the first k tile's barrier; the atomic's latency hides under the
+	 * loads just issued) */
+	unsigned *tile_sync = nullptr;
+	int self_first = 0;
+	if constexpr (SELF) {
+		tile_sync = sync + 2 * (blockIdx.x + gridDim.x * blockIdx.z);
+		if (tid == 0)
+			self_first = mma_atomic_inc(tile_sync, SPLIT - 1) == 0;
+	}
+
 	float acc[MT][NT][4];
 #pragma unroll
 	for (int i = 0; i < MT; i++)
@@ -730,7 +785,10 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_wait<AHEAD - 1>();
 		if constexpr (MMA == MMA_WGMMA)
 			mma_fence_proxy_async();
-		__syncthreads();
+		if (SELF && kt == 0)
+			self_first = __syncthreads_or(self_first);
+		else
+			__syncthreads();
 		const int pre = kt + AHEAD;
 		if (pre < ktiles) {
 			const int ps = pre % STAGES;
@@ -739,6 +797,21 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 				W, X, n0, t0, kbegin + pre * BK, M, N, K, policy);
 		}
 		mma_commit();   /* possibly empty: keeps the group count uniform */
+		if (SELF && kt == 0 && self_first) {
+			/* the first block zeroes the tile's rows of Y, then adds
+			 * SPLIT to the ready word (release: after every thread's
+			 * stores, which the barrier orders before it) */
+			for (int u = tid; u < BN * OUT_ROWS / 4; u += THREADS) {
+				const int token = u / (OUT_ROWS / 4);
+				const int row = u % (OUT_ROWS / 4) * 4;
+				if (t0 + token < M)
+					*reinterpret_cast<float4 *>(ws + (size_t)(t0 + token) * N + n0 / 2 +
+								    row) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+			}
+			__syncthreads();
+			if (tid == 0)
+				mma_red_release_add(tile_sync + 1, SPLIT);
+		}
 
 		const unsigned sa = base + (kt % STAGES) * STAGE_BYTES;
 		const unsigned sb = sa + A_BYTES;
@@ -817,6 +890,17 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 							    &E[(w * BN + token) * LD + row + h * OUT_ROWS]));
 		return sum;
 	};
+	if constexpr (SELF) {
+		/* wait until the tile is zeroed (its ready word is non-zero),
+		 * then take one off it: the word is back to 0 once all SPLIT
+		 * blocks have passed here, and so is the arrival counter (inc
+		 * wraps at SPLIT), ready for the next call */
+		if (tid == 0) {
+			while (mma_load_acquire(tile_sync + 1) == 0)
+				;
+			mma_red_add(tile_sync + 1, ~0u);
+		}
+	}
 	__syncthreads();
 	if constexpr (CLUSTER) {
 		/* Rank r owns float4s [r * PER_RANK, (r + 1) * PER_RANK) of the
@@ -900,7 +984,7 @@ mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER && COMBINE != MMA_COMBINE_HILO_CLUSTER,
 		      "a cluster combine is mma_skinny_cluster_kernel or mma_hilo_cluster_kernel");
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, WK>(
-		W, X, Y, ws, M, N, K);
+		W, X, Y, ws, nullptr, M, N, K);
 }
 
 /* Split-K combined through distributed shared memory: a cluster is the
@@ -914,7 +998,7 @@ mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_b
 			  float *ws, int M, int N, int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT, MMA,
-			 WK>(W, X, Y, ws, M, N, K);
+			 WK>(W, X, Y, ws, nullptr, M, N, K);
 }
 
 /* The router's hi/lo product into FP32 Y (see the top of this file): grid
@@ -925,7 +1009,33 @@ __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N, int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, MMA_LAYOUT_HILO,
-			 MMA, 0>(W, X, nullptr, Y, M, N, K);
+			 MMA, 0>(W, X, nullptr, Y, nullptr, M, N, K);
+}
+
+/* The same product with atomics into a Y the kernel zeroes itself, so a
+ * call is this one kernel. sync holds two words per output tile (token
+ * tile x, row block z: words 2 * (x + gridDim.x * z) and the one after),
+ * both 0 before the first call (the owner zeroes them once); every call
+ * leaves them 0 again:
+ *   - each block adds one to the tile's arrival word as it starts
+ *     (atom.inc wrapping at SPLIT - 1: back to 0 after the SPLIT blocks);
+ *     the block that found 0 zeroes the tile's rows of Y during its first
+ *     k tile and then adds SPLIT to the ready word (release);
+ *   - before its atomics every block waits until the ready word is non-
+ *     zero (acquire) and takes one off it; a block that has not taken
+ *     its one yet always reads at least one, and the word is 0 again
+ *     once the last has.
+ * Whichever block starts first zeroes, so no block ever waits for one
+ * that has not started. Calls on one sync array must not overlap (they
+ * are ordered on one stream, as the weight's workspace requires). */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
+__global__ void
+__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+mma_hilo_self_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, unsigned *sync,
+		     int M, int N, int K)
+{
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_SELF,
+			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, sync, M, N, K);
 }
 
 /* The same product, the SPLIT slices of K summed in the cluster and
@@ -939,7 +1049,7 @@ mma_hilo_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y
 			int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_CLUSTER,
-			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, M, N, K);
+			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, nullptr, M, N, K);
 }
 
 /* Y[i] = sum over splits of ws[split][i] in FP32, as bf16, for i < M*N
