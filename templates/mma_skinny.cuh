@@ -40,7 +40,7 @@
  *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
  *   kernel,              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
- *   mma_hilo_self_kernel:
+ *   mma_hilo_zblock_kernel:
  *                        FP32 M x N. A block's BM rows pair the hi and lo
  *                        rows of BM/2 outputs (rows o.. of the hi half, then
  *                        the same rows of the lo half: MMA_LAYOUT_HILO), so
@@ -52,11 +52,12 @@
  *                        kernel sums the SPLIT blocks of its cluster over
  *                        distributed shared memory as the cluster combine
  *                        does and stores Y: one kernel, no zero-fill, and
- *                        the same sum every call; mma_hilo_self_kernel
- *                        adds into Y as mma_hilo_kernel does, but the
- *                        first of a tile's blocks to start zeroes the
- *                        tile and the others wait for it (two counters per
- *                        tile that every call leaves at 0): one kernel.
+ *                        the same sum every call; mma_hilo_zblock_kernel
+ *                        adds into Y as mma_hilo_kernel does, but one
+ *                        extra block of its own grid, which streams no
+ *                        weights, zeroes Y and raises a flag the others
+ *                        wait for before their atomics (a counter every
+ *                        call leaves at 0): one kernel.
  *
  * Programmatic dependent launch (PDL): the plan may zero Y or ws with
  * mma_zero_f32 instead of a memset and launch the kernel after it, and
@@ -85,9 +86,10 @@
  *       cuLaunchKernel launches it. Token tiles vary fastest, so the blocks
  *       that read one weight tile for different tokens run together and
  *       the second read finds it in L2.
- *   mma_hilo_*: the same grid over the 2N hi/lo rows; mma_hilo_self_kernel
- *       takes sync, 2 * ceil(M/BN) * (2N/BM) words, zero before the
- *       first call.
+ *   mma_hilo_*: the same grid over the 2N hi/lo rows; mma_hilo_zblock_
+ *       kernel's grid has one more z slice, first (2N/BM + 1): its block
+ *       (0, 0, 0) zeroes Y, the rest of that slice leave at once. It takes
+ *       sync, one word, zero before the first call.
  *   mma_splitk_reduce, mma_zero_f32: any 1-D grid, block <=
  *       MMA_REDUCE_THREADS (grid-stride loops over float4s).
  * W is the weight as given (layout rows) or its packed copy (layout
@@ -134,10 +136,10 @@
  * (mma_hilo_kernel), or the cluster's sum stored (mma_hilo_cluster_kernel). */
 #define MMA_COMBINE_HILO 3
 #define MMA_COMBINE_HILO_CLUSTER 4
-/* Atomics into Y zeroed by the kernel itself (mma_hilo_self_kernel): the
- * first block of a tile to start zeroes it and says so; the others wait
- * for that before their atomics (see the kernel's comment). */
-#define MMA_COMBINE_HILO_SELF 5
+/* Atomics into Y zeroed by an extra block of the same grid
+ * (mma_hilo_zblock_kernel); the others wait for its flag before their
+ * atomics (see the kernel's comment). */
+#define MMA_COMBINE_HILO_ZBLOCK 5
 
 /* Threads per block of mma_splitk_reduce; the adapter launches this many. */
 #define MMA_REDUCE_THREADS 256
@@ -510,26 +512,24 @@ __device__ __forceinline__ void mma_red_v4(float *p, float4 v)
 		     :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
-/* The self-zeroed combine's counters (MMA_COMBINE_HILO_SELF): old value
- * of *p, which becomes old >= wrap ? 0 : old + 1; a release add; an
- * acquire load; a relaxed add. */
-__device__ __forceinline__ unsigned mma_atomic_inc(unsigned *p, unsigned wrap)
-{
-	unsigned old;
-	asm volatile("atom.global.inc.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(wrap) : "memory");
-	return old;
-}
-
+/* The zero block's flag (MMA_COMBINE_HILO_ZBLOCK): a release add; a
+ * relaxed load, which with the acq_rel fence after it is an acquire; a
+ * relaxed add. */
 __device__ __forceinline__ void mma_red_release_add(unsigned *p, unsigned v)
 {
 	asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-__device__ __forceinline__ unsigned mma_load_acquire(const unsigned *p)
+__device__ __forceinline__ unsigned mma_load_relaxed(const unsigned *p)
 {
 	unsigned v;
-	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
 	return v;
+}
+
+__device__ __forceinline__ void mma_fence_acq_rel()
+{
+	asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 __device__ __forceinline__ void mma_red_add(unsigned *p, unsigned v)
@@ -663,12 +663,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
 	static_assert(SPLIT >= 1 && SPLIT <= 32, "split must be in [1, 32]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
-	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_SELF,
+	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_ZBLOCK,
 		      "combine must be in [0, 5]");
 	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER ||
-			      COMBINE == MMA_COMBINE_HILO_SELF;
-	constexpr bool SELF = COMBINE == MMA_COMBINE_HILO_SELF;
-	static_assert(!SELF || SPLIT >= 2, "a self-zeroed combine needs split >= 2");
+			      COMBINE == MMA_COMBINE_HILO_ZBLOCK;
+	constexpr bool ZB = COMBINE == MMA_COMBINE_HILO_ZBLOCK;
 	constexpr bool CLUSTER = COMBINE == MMA_COMBINE_CLUSTER ||
 				 COMBINE == MMA_COMBINE_HILO_CLUSTER;
 	static_assert(!CLUSTER || (SPLIT >= 2 && SPLIT <= (HILO ? MMA_MAX_CLUSTER_NONPORTABLE
@@ -719,7 +718,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	const int wk = warp / (WM * WN);
 	const int t0 = blockIdx.x * BN;
 	const int split = blockIdx.y;
-	const int n0 = blockIdx.z * BM;
+	const int n0 = (blockIdx.z - (ZB ? 1 : 0)) * BM;     /* zblock: slice 0 is the zero block's */
 	/* this split's k tiles: an even share of the K/BK, within one */
 	const int ktotal = K / BK;
 	const int kt_first = (int)((long long)split * ktotal / SPLIT);
@@ -752,17 +751,9 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_commit();
 	}
 
-	/* self-zeroed combine: this tile's two words (mma_hilo_self_kernel),
-	 * and whether this block is the first of its SPLIT to arrive (known
-	 * at the first k tile's barrier; the atomic's latency hides under the
-	 * loads just issued) */
-	unsigned *tile_sync = nullptr;
-	int self_first = 0;
-	if constexpr (SELF) {
-		tile_sync = sync + 2 * (blockIdx.x + gridDim.x * blockIdx.z);
-		if (tid == 0)
-			self_first = mma_atomic_inc(tile_sync, SPLIT - 1) == 0;
-	}
+	/* zblock: the zero block's flag, first read during the last k tile
+	 * so that its latency hides under that tile's products */
+	unsigned zflag = 0;
 
 	float acc[MT][NT][4];
 #pragma unroll
@@ -785,10 +776,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_wait<AHEAD - 1>();
 		if constexpr (MMA == MMA_WGMMA)
 			mma_fence_proxy_async();
-		if (SELF && kt == 0)
-			self_first = __syncthreads_or(self_first);
-		else
-			__syncthreads();
+		__syncthreads();
 		const int pre = kt + AHEAD;
 		if (pre < ktiles) {
 			const int ps = pre % STAGES;
@@ -797,21 +785,8 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 				W, X, n0, t0, kbegin + pre * BK, M, N, K, policy);
 		}
 		mma_commit();   /* possibly empty: keeps the group count uniform */
-		if (SELF && kt == 0 && self_first) {
-			/* the first block zeroes the tile's rows of Y, then adds
-			 * SPLIT to the ready word (release: after every thread's
-			 * stores, which the barrier orders before it) */
-			for (int u = tid; u < BN * OUT_ROWS / 4; u += THREADS) {
-				const int token = u / (OUT_ROWS / 4);
-				const int row = u % (OUT_ROWS / 4) * 4;
-				if (t0 + token < M)
-					*reinterpret_cast<float4 *>(ws + (size_t)(t0 + token) * N + n0 / 2 +
-								    row) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-			}
-			__syncthreads();
-			if (tid == 0)
-				mma_red_release_add(tile_sync + 1, SPLIT);
-		}
+		if (ZB && tid == 0 && kt == ktiles - 1)
+			zflag = mma_load_relaxed(sync);
 
 		const unsigned sa = base + (kt % STAGES) * STAGE_BYTES;
 		const unsigned sb = sa + A_BYTES;
@@ -890,15 +865,21 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 							    &E[(w * BN + token) * LD + row + h * OUT_ROWS]));
 		return sum;
 	};
-	if constexpr (SELF) {
-		/* wait until the tile is zeroed (its ready word is non-zero),
-		 * then take one off it: the word is back to 0 once all SPLIT
-		 * blocks have passed here, and so is the arrival counter (inc
-		 * wraps at SPLIT), ready for the next call */
+	if constexpr (ZB) {
+		/* wait until Y is zeroed (the flag is non-zero; the zero block
+		 * raised it long ago in any call that streams a few microseconds
+		 * of weights), then take one off it: the flag is back to 0 once
+		 * every block has passed here. A block that has not taken its
+		 * one yet always reads at least one. The barrier below carries
+		 * the acquire to every thread's atomics. */
 		if (tid == 0) {
-			while (mma_load_acquire(tile_sync + 1) == 0)
-				;
-			mma_red_add(tile_sync + 1, ~0u);
+			for (long long spins = 0; zflag == 0; spins++) {
+				if (spins > (1ll << 24))
+					__trap();       /* the zero block never ran */
+				zflag = mma_load_relaxed(sync);
+			}
+			mma_fence_acq_rel();
+			mma_red_add(sync, ~0u);
 		}
 	}
 	__syncthreads();
@@ -1012,29 +993,36 @@ mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M,
 			 MMA, 0>(W, X, nullptr, Y, nullptr, M, N, K);
 }
 
-/* The same product with atomics into a Y the kernel zeroes itself, so a
- * call is this one kernel. sync holds two words per output tile (token
- * tile x, row block z: words 2 * (x + gridDim.x * z) and the one after),
- * both 0 before the first call (the owner zeroes them once); every call
- * leaves them 0 again:
- *   - each block adds one to the tile's arrival word as it starts
- *     (atom.inc wrapping at SPLIT - 1: back to 0 after the SPLIT blocks);
- *     the block that found 0 zeroes the tile's rows of Y during its first
- *     k tile and then adds SPLIT to the ready word (release);
- *   - before its atomics every block waits until the ready word is non-
- *     zero (acquire) and takes one off it; a block that has not taken
- *     its one yet always reads at least one, and the word is 0 again
- *     once the last has.
- * Whichever block starts first zeroes, so no block ever waits for one
- * that has not started. Calls on one sync array must not overlap (they
- * are ordered on one stream, as the weight's workspace requires). */
+/* The same product with atomics into a Y zeroed inside this kernel, so a
+ * call is one kernel: grid (ceil(M/BN), SPLIT, 2N/BM + 1). Slice z = 0
+ * comes first in the launch order; its block (0, 0, 0) streams no weights:
+ * it zeroes Y, and after a barrier and a release adds the number of the
+ * other slices' blocks to the flag *sync (0 before the first call). The
+ * rest of slice 0 leave at once. Every other block computes the tile of
+ * slice z - 1 and, before its atomics, waits until the flag is non-zero
+ * (acquire) and takes one off it, so every call leaves it at 0. The zero
+ * block's slice is dispatched first, so no block waits for one that
+ * cannot start. Calls on one flag must not overlap (they are ordered on
+ * one stream, as the weight's workspace requires). */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
 __global__ void
 __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
-mma_hilo_self_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, unsigned *sync,
-		     int M, int N, int K)
+mma_hilo_zblock_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, unsigned *sync,
+		       int M, int N, int K)
 {
-	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_SELF,
+	if (blockIdx.z == 0) {
+		if (blockIdx.x != 0 || blockIdx.y != 0)
+			return;
+		float4 *y4 = reinterpret_cast<float4 *>(Y);
+		const int n4 = M * N / 4;       /* N is a multiple of BM / 2 */
+		for (int i = threadIdx.x; i < n4; i += WARPS * 32)
+			y4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		__syncthreads();
+		if (threadIdx.x == 0)
+			mma_red_release_add(sync, gridDim.x * gridDim.y * (gridDim.z - 1));
+		return;
+	}
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_ZBLOCK,
 			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, sync, M, N, K);
 }
 

@@ -17,11 +17,11 @@
  *            Y (mma_hilo_cluster_kernel): one kernel, nothing to zero. A
  *            cluster of more than 8 blocks (split 16) is non-portable; the
  *            launchers allow it.
- *   self:    atomics as above, but the kernel zeroes Y itself: the first
- *            of a tile's split blocks to start zeroes the tile, the others
- *            wait for it before their atomics, through two counters per
- *            tile (ARG_SYNC) that every call leaves at 0
- *            (mma_hilo_self_kernel): one kernel, no zero-fill.
+ *   zblock:  atomics as above, but Y is zeroed inside the same kernel by
+ *            one extra block that streams no weights (a first z slice of
+ *            the grid); the others wait for its flag before their atomics,
+ *            a counter (ARG_SYNC) every call leaves at 0
+ *            (mma_hilo_zblock_kernel): one kernel, no zero-fill kernel.
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
@@ -32,8 +32,8 @@ enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_MMA, 
 
 /* Same order as MMA_CACHE_* in mma_skinny.cuh. */
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
-static const char *const combine_symbols[] = { "atomic", "cluster", "self", NULL };
-enum { COMBINE_ATOMIC, COMBINE_CLUSTER, COMBINE_SELF };
+static const char *const combine_symbols[] = { "atomic", "cluster", "zblock", NULL };
+enum { COMBINE_ATOMIC, COMBINE_CLUSTER, COMBINE_ZBLOCK };
 /* mma_skinny.cuh's MMA_MAX_CLUSTER_NONPORTABLE: past 8 blocks a cluster
  * is not portable; the launchers allow it for every kernel they load. */
 #define MAX_CLUSTER 16
@@ -75,8 +75,8 @@ static const char *hilo_check(const struct shape *s, const long *p)
 		return "a cluster combine needs split in [2, 16]";
 	if (p[P_COMBINE] != COMBINE_ATOMIC && p[P_PDL])
 		return "pdl needs a zero-fill to overlap (combine atomic)";
-	if (p[P_COMBINE] == COMBINE_SELF && p[P_SPLIT] < 2)
-		return "a self-zeroed combine needs split >= 2";
+	if (p[P_COMBINE] == COMBINE_ZBLOCK && p[P_SPLIT] < 2)
+		return "a zero-block combine needs split >= 2";
 	if (p[P_COMBINE] == COMBINE_CLUSTER &&
 	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM] / 2, p[P_SPLIT]) >
 	    227 * 1024)
@@ -93,7 +93,7 @@ static int hilo_kernels(const struct shape *s, const long *p,
 	static const char *const kernel_of[] = {
 		[COMBINE_ATOMIC] = "mma_hilo_kernel",
 		[COMBINE_CLUSTER] = "mma_hilo_cluster_kernel",
-		[COMBINE_SELF] = "mma_hilo_self_kernel",
+		[COMBINE_ZBLOCK] = "mma_hilo_zblock_kernel",
 	};
 	snprintf(names[0], TMPL_NAME_MAX, "%s<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
 		 kernel_of[p[P_COMBINE]],
@@ -138,9 +138,10 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	add_arg(st, ARG_PREP);
 	add_arg(st, ARG_X);
 	add_arg(st, ARG_Y);
-	if (p[P_COMBINE] == COMBINE_SELF) {
-		/* two counters per output tile (mma_hilo_self_kernel) */
-		out->sync_bytes = 2 * sizeof(unsigned) * st->grid[0] * st->grid[2];
+	if (p[P_COMBINE] == COMBINE_ZBLOCK) {
+		/* the zero block's slice first; its flag (mma_hilo_zblock_kernel) */
+		st->grid[2]++;
+		out->sync_bytes = sizeof(unsigned);
 		add_arg(st, ARG_SYNC);
 	}
 	add_arg(st, ARG_M);

@@ -3,8 +3,8 @@
 # sanitize.yaml: direct, partials + reduce, atomics, cluster; partials,
 # atomics and hi/lo also with programmatic dependent launch) and the
 # router's hi/lo kernels (atomics into the zeroed output, the cluster
-# that stores it, and atomics into an output the kernel zeroes itself
-# behind its counters), run through the real sweep (worker process included):
+# that stores it, and atomics into an output an extra block of the
+# kernel zeroes behind a flag), run through the real sweep (worker process included):
 # no error reported, and every candidate validated against the FP64
 # reference under the tool. The
 # tools watch our kernels only (mma_*): cuBLAS's baseline kernels are not
