@@ -512,24 +512,18 @@ __device__ __forceinline__ void mma_red_v4(float *p, float4 v)
 		     :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
-/* The zero block's flag (MMA_COMBINE_HILO_ZBLOCK): a release add; a
- * relaxed load, which with the acq_rel fence after it is an acquire; a
- * relaxed add. */
+/* The zero block's flag (MMA_COMBINE_HILO_ZBLOCK): a release add; an
+ * acquire load; a relaxed add. */
 __device__ __forceinline__ void mma_red_release_add(unsigned *p, unsigned v)
 {
 	asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-__device__ __forceinline__ unsigned mma_load_relaxed(const unsigned *p)
+__device__ __forceinline__ unsigned mma_load_acquire(const unsigned *p)
 {
 	unsigned v;
-	asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
 	return v;
-}
-
-__device__ __forceinline__ void mma_fence_acq_rel()
-{
-	asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 __device__ __forceinline__ void mma_red_add(unsigned *p, unsigned v)
@@ -751,8 +745,12 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_commit();
 	}
 
-	/* zblock: the zero block's flag, first read during the last k tile
-	 * so that its latency hides under that tile's products */
+	/* zblock: whether thread 0 has seen the zero block's flag raised
+	 * (acquire) and taken its one off it. It looks once per k tile,
+	 * just before it waits for that tile's copies, so the load's latency
+	 * hides under a wait the block makes anyway; a fence (or one load
+	 * after the K loop) costs 0.3-0.7 us at the end of every block
+	 * (docs/notes.md, run 155). */
 	unsigned zflag = 0;
 
 	float acc[MT][NT][4];
@@ -771,6 +769,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	const int b_chunk = mma_b_lane_chunk(lane);
 
 	for (int kt = 0; kt < ktiles; kt++) {
+		if (ZB && tid == 0 && zflag == 0) {
+			zflag = mma_load_acquire(sync);
+			if (zflag)
+				mma_red_add(sync, ~0u);
+		}
 		/* tile kt has landed (at most AHEAD-1 younger groups pending),
 		 * and every warp is done with the slot the prefetch overwrites */
 		mma_wait<AHEAD - 1>();
@@ -785,8 +788,6 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 				W, X, n0, t0, kbegin + pre * BK, M, N, K, policy);
 		}
 		mma_commit();   /* possibly empty: keeps the group count uniform */
-		if (ZB && tid == 0 && kt == ktiles - 1)
-			zflag = mma_load_relaxed(sync);
 
 		const unsigned sa = base + (kt % STAGES) * STAGE_BYTES;
 		const unsigned sb = sa + A_BYTES;
@@ -866,19 +867,17 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		return sum;
 	};
 	if constexpr (ZB) {
-		/* wait until Y is zeroed (the flag is non-zero; the zero block
-		 * raised it long ago in any call that streams a few microseconds
-		 * of weights), then take one off it: the flag is back to 0 once
-		 * every block has passed here. A block that has not taken its
-		 * one yet always reads at least one. The barrier below carries
-		 * the acquire to every thread's atomics. */
-		if (tid == 0) {
+		/* Y must be zeroed before the atomics: thread 0 waits for the
+		 * flag if no k tile saw it raised, then takes one off it, so the
+		 * flag is back to 0 once every block has passed (a block that has
+		 * not taken its one yet always reads at least one). The barrier
+		 * below carries thread 0's acquire to every thread's atomics. */
+		if (tid == 0 && zflag == 0) {
 			for (long long spins = 0; zflag == 0; spins++) {
 				if (spins > (1ll << 24))
 					__trap();       /* the zero block never ran */
-				zflag = mma_load_relaxed(sync);
+				zflag = mma_load_acquire(sync);
 			}
-			mma_fence_acq_rel();
 			mma_red_add(sync, ~0u);
 		}
 	}
