@@ -745,13 +745,21 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_commit();
 	}
 
-	/* zblock: whether thread 0 has seen the zero block's flag raised
-	 * (acquire) and taken its one off it. It looks once per k tile,
-	 * just before it waits for that tile's copies, so the load's latency
-	 * hides under a wait the block makes anyway; a fence (or one load
-	 * after the K loop) costs 0.3-0.7 us at the end of every block
-	 * (docs/notes.md, run 155). */
-	unsigned zflag = 0;
+	/* zblock: thread 0 waits for the zero block's flag (acquire) and
+	 * takes one off it here, after the prologue's copies are issued and
+	 * before it waits for the first of them, so its loads overlap the
+	 * longest wait the block makes anyway; a fence, or an acquire load
+	 * later in the block, costs 0.3-0.7 us at the end of every block
+	 * (docs/notes.md, runs 155-156). */
+	if (ZB && tid == 0) {
+		unsigned raised = 0;
+		for (long long spins = 0; raised == 0; spins++) {
+			if (spins > (1ll << 24))
+				__trap();       /* the zero block never ran */
+			raised = mma_load_acquire(sync);
+		}
+		mma_red_add(sync, ~0u);
+	}
 
 	float acc[MT][NT][4];
 #pragma unroll
@@ -769,11 +777,6 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	const int b_chunk = mma_b_lane_chunk(lane);
 
 	for (int kt = 0; kt < ktiles; kt++) {
-		if (ZB && tid == 0 && zflag == 0) {
-			zflag = mma_load_acquire(sync);
-			if (zflag)
-				mma_red_add(sync, ~0u);
-		}
 		/* tile kt has landed (at most AHEAD-1 younger groups pending),
 		 * and every warp is done with the slot the prefetch overwrites */
 		mma_wait<AHEAD - 1>();
@@ -866,21 +869,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 							    &E[(w * BN + token) * LD + row + h * OUT_ROWS]));
 		return sum;
 	};
-	if constexpr (ZB) {
-		/* Y must be zeroed before the atomics: thread 0 waits for the
-		 * flag if no k tile saw it raised, then takes one off it, so the
-		 * flag is back to 0 once every block has passed (a block that has
-		 * not taken its one yet always reads at least one). The barrier
-		 * below carries thread 0's acquire to every thread's atomics. */
-		if (tid == 0 && zflag == 0) {
-			for (long long spins = 0; zflag == 0; spins++) {
-				if (spins > (1ll << 24))
-					__trap();       /* the zero block never ran */
-				zflag = mma_load_acquire(sync);
-			}
-			mma_red_add(sync, ~0u);
-		}
-	}
+	/* zblock: Y is zeroed. Thread 0 saw the flag raised before the K
+	 * loop (acquire) and took one off it, so the flag is back to 0 once
+	 * every block has (a block that has not taken its one yet always
+	 * reads at least one); the barriers since carry that acquire to every
+	 * thread's atomics. */
 	__syncthreads();
 	if constexpr (CLUSTER) {
 		/* Rank r owns float4s [r * PER_RANK, (r + 1) * PER_RANK) of the
