@@ -526,6 +526,21 @@ __device__ __forceinline__ unsigned mma_load_acquire(const unsigned *p)
 	return v;
 }
 
+/* Named barriers of the zero-block kernel, whose block has one warp more
+ * than the product's (the flag's watcher): 1 for the product's warps
+ * alone (in place of __syncthreads), 2 for them and the watcher. */
+#define MMA_BAR_PRODUCT 1
+#define MMA_BAR_FLAG 2
+
+template <bool WATCHED, int THREADS>
+__device__ __forceinline__ void mma_sync_product()
+{
+	if constexpr (WATCHED)
+		asm volatile("bar.sync %0, %1;" :: "n"(MMA_BAR_PRODUCT), "n"(THREADS) : "memory");
+	else
+		__syncthreads();
+}
+
 __device__ __forceinline__ void mma_red_add(unsigned *p, unsigned v)
 {
 	asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
@@ -704,6 +719,29 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 
 	extern __shared__ __align__(128) unsigned char mma_smem[];
 
+	/* zblock: the block's last warp, past the product's, only watches the
+	 * zero block's flag: it waits until the flag is raised (acquire),
+	 * takes one off it and arrives at the flag barrier, which the
+	 * product's warps pass only before their atomics. A blocking acquire
+	 * load in a product warp costs 0.3-0.7 us of every block (runs
+	 * 155-158); in a warp of its own it costs nothing. The flag is back
+	 * to 0 once every block has taken its one (a block that has not yet
+	 * always reads at least one). */
+	if (ZB && threadIdx.x >= THREADS) {
+		if (threadIdx.x == THREADS) {
+			unsigned raised = 0;
+			for (long long spins = 0; raised == 0; spins++) {
+				if (spins > (1ll << 24))
+					__trap();       /* the zero block never ran */
+				raised = mma_load_acquire(sync);
+			}
+			mma_red_add(sync, ~0u);
+		}
+		__syncwarp();
+		asm volatile("bar.arrive %0, %1;" :: "n"(MMA_BAR_FLAG), "n"(THREADS + 32) : "memory");
+		return;
+	}
+
 	const int tid = threadIdx.x;
 	const int lane = tid & 31;
 	const int warp = tid >> 5;
@@ -745,21 +783,6 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_commit();
 	}
 
-	/* zblock: thread 0 waits for the zero block's flag (acquire) and
-	 * takes one off it here, after the prologue's copies are issued and
-	 * before it waits for the first of them, so its loads overlap the
-	 * longest wait the block makes anyway; a fence, or an acquire load
-	 * later in the block, costs 0.3-0.7 us at the end of every block
-	 * (docs/notes.md, runs 155-156). */
-	if (ZB && tid == 0) {
-		unsigned raised = 0;
-		for (long long spins = 0; raised == 0; spins++) {
-			if (spins > (1ll << 24))
-				__trap();       /* the zero block never ran */
-			raised = mma_load_acquire(sync);
-		}
-		mma_red_add(sync, ~0u);
-	}
 
 	float acc[MT][NT][4];
 #pragma unroll
@@ -782,7 +805,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_wait<AHEAD - 1>();
 		if constexpr (MMA == MMA_WGMMA)
 			mma_fence_proxy_async();
-		__syncthreads();
+		mma_sync_product<ZB, THREADS>();
 		const int pre = kt + AHEAD;
 		if (pre < ktiles) {
 			const int ps = pre % STAGES;
@@ -838,7 +861,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	if constexpr (MMA == MMA_WGMMA)
 		mma_wgmma_wait<0>();
 	mma_wait<0>();          /* only empty groups remain; the ring is reused below */
-	__syncthreads();
+	mma_sync_product<ZB, THREADS>();
 	/* PDL: the reduce may launch; Y or ws may have been zeroed just now */
 	mma_pdl_launch_dependents();
 	mma_pdl_wait();
@@ -869,12 +892,12 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 							    &E[(w * BN + token) * LD + row + h * OUT_ROWS]));
 		return sum;
 	};
-	/* zblock: Y is zeroed. Thread 0 saw the flag raised before the K
-	 * loop (acquire) and took one off it, so the flag is back to 0 once
-	 * every block has (a block that has not taken its one yet always
-	 * reads at least one); the barriers since carry that acquire to every
-	 * thread's atomics. */
-	__syncthreads();
+	/* zblock: past the flag barrier Y is zeroed (the watcher's acquire,
+	 * then its arrival here, come before every product thread's atomics) */
+	if constexpr (ZB)
+		asm volatile("bar.sync %0, %1;" :: "n"(MMA_BAR_FLAG), "n"(THREADS + 32) : "memory");
+	else
+		__syncthreads();
 	if constexpr (CLUSTER) {
 		/* Rank r owns float4s [r * PER_RANK, (r + 1) * PER_RANK) of the
 		 * tile. Push: each rank stores its sum of every float4 into slot
@@ -991,14 +1014,16 @@ mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M,
  * it zeroes Y, and after a barrier and a release adds the number of the
  * other slices' blocks to the flag *sync (0 before the first call). The
  * rest of slice 0 leave at once. Every other block computes the tile of
- * slice z - 1 and, before its atomics, waits until the flag is non-zero
- * (acquire) and takes one off it, so every call leaves it at 0. The zero
+ * slice z - 1; its last warp (the block is WARPS + 1 warps) waits until
+ * the flag is non-zero (acquire) and takes one off it, so every call
+ * leaves it at 0, and the others wait for that warp before their atomics
+ * (mma_skinny_block). The zero
  * block's slice is dispatched first, so no block waits for one that
  * cannot start. Calls on one flag must not overlap (they are ordered on
  * one stream, as the weight's workspace requires). */
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
 __global__ void
-__launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+__launch_bounds__(WARPS * 32 + 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_hilo_zblock_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, unsigned *sync,
 		       int M, int N, int K)
 {
@@ -1007,7 +1032,7 @@ mma_hilo_zblock_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y,
 			return;
 		float4 *y4 = reinterpret_cast<float4 *>(Y);
 		const int n4 = M * N / 4;       /* N is a multiple of BM / 2 */
-		for (int i = threadIdx.x; i < n4; i += WARPS * 32)
+		for (int i = threadIdx.x; i < n4; i += blockDim.x)
 			y4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		__syncthreads();
 		if (threadIdx.x == 0)

@@ -139,8 +139,10 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	add_arg(st, ARG_X);
 	add_arg(st, ARG_Y);
 	if (p[P_COMBINE] == COMBINE_ZBLOCK) {
-		/* the zero block's slice first; its flag (mma_hilo_zblock_kernel) */
+		/* the zero block's slice first; its flag, and one more warp per
+		 * block that watches it (mma_hilo_zblock_kernel) */
 		st->grid[2]++;
+		st->block[0] += 32;
 		out->sync_bytes = sizeof(unsigned);
 		add_arg(st, ARG_SYNC);
 	}

@@ -509,6 +509,7 @@ TEST(hilo_adapter)
 	CHECK_INT(pl.steps[0].grid[0], 2);
 	CHECK_INT(pl.steps[0].grid[1], 16);
 	CHECK_INT(pl.steps[0].grid[2], 512 / 32 + 1);
+	CHECK_INT(pl.steps[0].block[0], 4 * 32 + 32);   /* and the flag's watcher */
 	CHECK_INT(pl.steps[0].pdl, 0);
 	static const enum arg_kind zblock_args[] = { ARG_PREP, ARG_X, ARG_Y, ARG_SYNC,
 						   ARG_M, ARG_N, ARG_K };
