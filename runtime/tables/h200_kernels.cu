@@ -7,10 +7,10 @@
  */
 
 extern "C" const void *const gt_table_kernels[] = {
-	/* 0 templates/gemv.cuh */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 0>,
-	/* 1 templates/gemv.cuh */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 1>,
-	/* 2 templates/gemv.cuh */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 4, 4, 1, 1, 1, 0>,
-	/* 3 templates/gemv.cuh */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 1, 1, 0>,
+	/* 0 templates/gemv.cuh */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 1, 4, 1, 4, 1, 1>,
+	/* 1 templates/gemv.cuh */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 0>,
+	/* 2 templates/gemv.cuh */ (const void *)&gemv_kernel<__nv_bfloat16, __nv_bfloat16, 16, 4, 1, 1, 1, 1>,
+	/* 3 templates/gemv.cuh */ (const void *)&gemv_kernel<float, float, 16, 1, 1, 2, 1, 1>,
 	/* 4 templates/mma_skinny.cuh */ (const void *)&mma_hilo_kernel<128, 128, 64, 8, 6, 16, 0, 1>,
 	/* 5 templates/mma_skinny.cuh */ (const void *)&mma_hilo_kernel<64, 128, 64, 8, 6, 8, 0, 1>,
 	/* 6 templates/mma_skinny.cuh */ (const void *)&mma_hilo_zblock_kernel<128, 128, 64, 8, 4, 16, 0, 1>,
@@ -32,14 +32,15 @@ extern "C" const void *const gt_table_kernels[] = {
 	/* 22 templates/mma_skinny.cuh */ (const void *)&mma_skinny_cluster_kernel<64, 8, 128, 4, 6, 2, 0, 1, 0, 0>,
 	/* 23 templates/mma_skinny.cuh */ (const void *)&mma_skinny_cluster_kernel<64, 8, 128, 4, 6, 2, 0, 1, 0, 2>,
 	/* 24 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<128, 128, 64, 8, 6, 4, 0, 0, 1, 1, 0>,
-	/* 25 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<32, 8, 128, 4, 4, 1, 0, 0, 0, 0, 0>,
-	/* 26 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<32, 8, 128, 4, 6, 1, 0, 0, 1, 0, 0>,
-	/* 27 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
-	/* 28 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 1, 0, 2>,
-	/* 29 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 32, 128, 4, 4, 1, 0, 0, 1, 0, 2>,
-	/* 30 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
-	/* 31 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 6, 1, 0, 0, 1, 0, 2>,
-	/* 32 templates/mma_skinny.cuh */ (const void *)&mma_splitk_reduce,
-	/* 33 templates/mma_skinny.cuh */ (const void *)&mma_zero_f32,
+	/* 25 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<128, 128, 64, 8, 6, 7, 0, 0, 1, 1, 0>,
+	/* 26 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<32, 8, 128, 4, 4, 1, 0, 0, 0, 0, 0>,
+	/* 27 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<32, 8, 128, 4, 6, 1, 0, 0, 1, 0, 0>,
+	/* 28 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
+	/* 29 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 1, 0, 2>,
+	/* 30 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 32, 128, 4, 4, 1, 0, 0, 1, 0, 2>,
+	/* 31 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
+	/* 32 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 6, 1, 0, 0, 1, 0, 2>,
+	/* 33 templates/mma_skinny.cuh */ (const void *)&mma_splitk_reduce,
+	/* 34 templates/mma_skinny.cuh */ (const void *)&mma_zero_f32,
 };
-extern "C" const int gt_table_nkernels = 34;
+extern "C" const int gt_table_nkernels = 35;
