@@ -86,7 +86,7 @@ static int step_ok(const struct rt_route *r, const struct shape *s,
 	for (int a = 0; a < st->nargs; a++) {
 		const struct launch_arg *arg = &st->args[a];
 		switch (arg->kind) {
-		case ARG_W: case ARG_X: case ARG_Y: case ARG_WS:
+		case ARG_W: case ARG_X: case ARG_Y: case ARG_WS: case ARG_SYNC:
 		case ARG_M: case ARG_N: case ARG_K:
 			break;
 		case ARG_PREP:  /* a kernel reads the prepared weight: there must be one */
@@ -154,7 +154,8 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
 	return 0;
 }
 
-/* Check the plan at m and keep the largest workspace; 0 or -1. */
+/* Check the plan at m and keep the largest workspace and counters;
+ * 0 or -1. */
 static int check_at(struct rt_route *r, const struct shape *s, int m, int nkernels,
 		    size_t *ws)
 {
@@ -165,6 +166,8 @@ static int check_at(struct rt_route *r, const struct shape *s, int m, int nkerne
 	}
 	if (plan_route_ws(&plan) > *ws)
 		*ws = plan_route_ws(&plan);
+	if (plan.sync_bytes > r->sync_bytes)
+		r->sync_bytes = plan.sync_bytes;
 	return 0;
 }
 
@@ -212,6 +215,7 @@ void rt_route_check(struct rt_route *r, const struct shape *s, int nkernels)
 	char buf[RT_WHY_MAX];
 	size_t *ws = &r->ws_bytes;
 	*ws = 0;
+	r->sync_bytes = 0;
 	r->usable = 1;
 	r->why[0] = '\0';
 	r->t = e->tmpl ? tmpl_find(e->tmpl) : NULL;
@@ -231,7 +235,7 @@ void rt_route_check(struct rt_route *r, const struct shape *s, int nkernels)
 		check_at(r, s, e->m_hi, nkernels, ws);
 	}
 	if (!r->usable)
-		*ws = 0;
+		*ws = r->sync_bytes = 0;
 }
 
 int rt_routes_collect(const struct gt_table *t, const struct shape *s, int nkernels,

@@ -19,7 +19,7 @@ static cudaError_t launch_step(const struct gt_weight *wt, const struct rt_route
 	int val[PLAN_MAX_ARGS];
 	void *params[PLAN_MAX_ARGS];
 	const struct step_operands o = {
-		.w = wt->w, .prep = r->prep, .x = x, .y = y, .ws = wt->ws,
+		.w = wt->w, .prep = r->prep, .x = x, .y = y, .ws = wt->ws, .sync = wt->sync,
 		.m = m, .n = wt->shape.n, .k = wt->shape.k,
 	};
 	if (plan_step_params(st, &o, ptr, val, params))
@@ -104,7 +104,8 @@ int gt_linear(gt_weight *wt, const void *x_dev, int m, void *y_dev, void *stream
 		wt->misaligned_calls++;
 	}
 	/* prepare checked every M of the range; this only guards the launcher */
-	if (routed && rt_plan(r, &wt->shape, m, gt_table_nkernels, wt->ws_bytes, &plan))
+	if (routed && (rt_plan(r, &wt->shape, m, gt_table_nkernels, wt->ws_bytes, &plan) ||
+		       plan.sync_bytes > wt->sync_bytes))
 		routed = 0;
 
 	int saved = 0;

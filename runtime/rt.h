@@ -58,6 +58,7 @@ struct rt_route {
 	char why[RT_WHY_MAX];                   /* !usable: why the baseline runs */
 	char note[RT_WHY_MAX];                  /* usable: a caveat on this device, or "" */
 	size_t ws_bytes;                        /* largest plan workspace over its Ms */
+	size_t sync_bytes;                      /* ... and counters (ARG_SYNC) */
 	struct relayout relayout;               /* the prepared weight its plans read */
 	void *prep;                             /* ... made once at prepare, or NULL */
 	int owns_prep;                          /* 0: prep is an earlier route's */
@@ -80,6 +81,8 @@ struct gt_weight {
 	int nroutes;
 	void *ws;                               /* the routes' workspace */
 	size_t ws_bytes;
+	unsigned *sync;                         /* the routes' counters (ARG_SYNC), */
+	size_t sync_bytes;                      /* zeroed once; every call leaves 0 */
 	cublasHandle_t blas;
 	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
 	cublasLtHandle_t lt;                    /* the routes' cuBLASLt steps */

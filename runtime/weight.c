@@ -193,6 +193,7 @@ static int weight_free(gt_weight *wt)
 	int entered = rt_device_enter(wt->device, &saved) == GT_OK;
 	rt_blas_free(wt);
 	free_keep_first(wt->ws, &status);
+	free_keep_first(wt->sync, &status);
 	for (int i = 0; i < wt->nroutes; i++)
 		if (wt->routes[i].owns_prep)
 			free_keep_first(wt->routes[i].prep, &status);
@@ -207,7 +208,7 @@ static int weight_free(gt_weight *wt)
  * runs on the weight's device. Returns a gt_status. */
 static int weight_build(const gt_context *ctx, gt_weight *wt, cudaStream_t stream)
 {
-	size_t ws = 0;
+	size_t ws = 0, sync = 0;
 	int n = rt_routes_collect(rt_table(), &wt->shape, gt_table_nkernels, &wt->routes);
 	if (n < 0)
 		return GT_ERR_NO_MEMORY;
@@ -226,12 +227,26 @@ static int weight_build(const gt_context *ctx, gt_weight *wt, cudaStream_t strea
 		/* the workspace of the routes that survived, over every M */
 		if (r->usable && r->ws_bytes > ws)
 			ws = r->ws_bytes;
+		if (r->usable && r->sync_bytes > sync)
+			sync = r->sync_bytes;
 	}
 	if (ws) {
 		int status = rt_cuda_status(cudaMalloc(&wt->ws, ws));
 		if (status != GT_OK)
 			return status;
 		wt->ws_bytes = ws;
+	}
+	if (sync) {
+		/* counters a call leaves at 0: zeroed once, here, and done
+		 * before any stream (a non-blocking one too) can call */
+		int status = rt_cuda_status(cudaMalloc((void **)&wt->sync, sync));
+		if (status == GT_OK)
+			status = rt_cuda_status(cudaMemsetAsync(wt->sync, 0, sync, stream));
+		if (status == GT_OK)
+			status = rt_cuda_status(cudaStreamSynchronize(stream));
+		if (status != GT_OK)
+			return status;
+		wt->sync_bytes = sync;
 	}
 	int status = prepare_relayouts(wt, stream);
 	if (status == GT_OK)

@@ -39,7 +39,8 @@
  *                        one cluster barrier in the epilogue.
  *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
- *   kernel:              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
+ *   kernel,              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
+ *   mma_hilo_zblock_kernel:
  *                        FP32 M x N. A block's BM rows pair the hi and lo
  *                        rows of BM/2 outputs (rows o.. of the hi half, then
  *                        the same rows of the lo half: MMA_LAYOUT_HILO), so
@@ -51,7 +52,12 @@
  *                        kernel sums the SPLIT blocks of its cluster over
  *                        distributed shared memory as the cluster combine
  *                        does and stores Y: one kernel, no zero-fill, and
- *                        the same sum every call.
+ *                        the same sum every call; mma_hilo_zblock_kernel
+ *                        adds into Y as mma_hilo_kernel does, but one
+ *                        extra block of its own grid, which streams no
+ *                        weights, zeroes Y and raises a flag the others
+ *                        wait for before their atomics (a counter every
+ *                        call leaves at 0): one kernel.
  *
  * Programmatic dependent launch (PDL): the plan may zero Y or ws with
  * mma_zero_f32 instead of a memset and launch the kernel after it, and
@@ -80,6 +86,10 @@
  *       cuLaunchKernel launches it. Token tiles vary fastest, so the blocks
  *       that read one weight tile for different tokens run together and
  *       the second read finds it in L2.
+ *   mma_hilo_*: the same grid over the 2N hi/lo rows; mma_hilo_zblock_
+ *       kernel's grid has one more z slice, first (2N/BM + 1): its block
+ *       (0, 0, 0) zeroes Y, the rest of that slice leave at once. It takes
+ *       sync, one word, zero before the first call.
  *   mma_splitk_reduce, mma_zero_f32: any 1-D grid, block <=
  *       MMA_REDUCE_THREADS (grid-stride loops over float4s).
  * W is the weight as given (layout rows) or its packed copy (layout
@@ -126,6 +136,10 @@
  * (mma_hilo_kernel), or the cluster's sum stored (mma_hilo_cluster_kernel). */
 #define MMA_COMBINE_HILO 3
 #define MMA_COMBINE_HILO_CLUSTER 4
+/* Atomics into Y zeroed by an extra block of the same grid
+ * (mma_hilo_zblock_kernel); the others wait for its flag before their
+ * atomics (see the kernel's comment). */
+#define MMA_COMBINE_HILO_ZBLOCK 5
 
 /* Threads per block of mma_splitk_reduce; the adapter launches this many. */
 #define MMA_REDUCE_THREADS 256
@@ -498,6 +512,40 @@ __device__ __forceinline__ void mma_red_v4(float *p, float4 v)
 		     :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
+/* The zero block's flag (MMA_COMBINE_HILO_ZBLOCK): a release add; an
+ * acquire load; a relaxed add. */
+__device__ __forceinline__ void mma_red_release_add(unsigned *p, unsigned v)
+{
+	asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ unsigned mma_load_acquire(const unsigned *p)
+{
+	unsigned v;
+	asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+/* Named barriers of the zero-block kernel, whose block has one warp more
+ * than the product's (the flag's watcher): 1 for the product's warps
+ * alone (in place of __syncthreads), 2 for them and the watcher. */
+#define MMA_BAR_PRODUCT 1
+#define MMA_BAR_FLAG 2
+
+template <bool WATCHED, int THREADS>
+__device__ __forceinline__ void mma_sync_product()
+{
+	if constexpr (WATCHED)
+		asm volatile("bar.sync %0, %1;" :: "n"(MMA_BAR_PRODUCT), "n"(THREADS) : "memory");
+	else
+		__syncthreads();
+}
+
+__device__ __forceinline__ void mma_red_add(unsigned *p, unsigned v)
+{
+	asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
 __device__ __forceinline__ unsigned mma_cluster_rank()
 {
 	unsigned r;
@@ -607,7 +655,8 @@ __device__ __forceinline__ void mma_load_stage(unsigned sa, unsigned sb,
 template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int COMBINE,
 	  int LAYOUT, int MMA, int WKS>
 __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
-						 __nv_bfloat16 *Y, float *ws, int M, int N, int K)
+						 __nv_bfloat16 *Y, float *ws, unsigned *sync,
+						 int M, int N, int K)
 {
 	static_assert(BM == 32 || BM == 64 || BM == 128, "bm must be 32, 64 or 128");
 	static_assert(BN == 8 || BN == 16 || BN == 32 || BN == 64 ||
@@ -623,9 +672,11 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	static_assert(STAGES >= 2 && STAGES <= 6, "stages must be in [2, 6]");
 	static_assert(SPLIT >= 1 && SPLIT <= 32, "split must be in [1, 32]");
 	static_assert(CACHE == MMA_CACHE_CG || CACHE == MMA_CACHE_EVICT_FIRST, "cache must be 0 or 1");
-	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_CLUSTER,
-		      "combine must be in [0, 4]");
-	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER;
+	static_assert(COMBINE >= MMA_COMBINE_PARTIALS && COMBINE <= MMA_COMBINE_HILO_ZBLOCK,
+		      "combine must be in [0, 5]");
+	constexpr bool HILO = COMBINE == MMA_COMBINE_HILO || COMBINE == MMA_COMBINE_HILO_CLUSTER ||
+			      COMBINE == MMA_COMBINE_HILO_ZBLOCK;
+	constexpr bool ZB = COMBINE == MMA_COMBINE_HILO_ZBLOCK;
 	constexpr bool CLUSTER = COMBINE == MMA_COMBINE_CLUSTER ||
 				 COMBINE == MMA_COMBINE_HILO_CLUSTER;
 	static_assert(!CLUSTER || (SPLIT >= 2 && SPLIT <= (HILO ? MMA_MAX_CLUSTER_NONPORTABLE
@@ -668,6 +719,29 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 
 	extern __shared__ __align__(128) unsigned char mma_smem[];
 
+	/* zblock: the block's last warp, past the product's, only watches the
+	 * zero block's flag: it waits until the flag is raised (acquire),
+	 * takes one off it and arrives at the flag barrier, which the
+	 * product's warps pass only before their atomics. A blocking acquire
+	 * load in a product warp costs 0.3-0.7 us of every block (runs
+	 * 155-158); in a warp of its own it costs nothing. The flag is back
+	 * to 0 once every block has taken its one (a block that has not yet
+	 * always reads at least one). */
+	if (ZB && threadIdx.x >= THREADS) {
+		if (threadIdx.x == THREADS) {
+			unsigned raised = 0;
+			for (long long spins = 0; raised == 0; spins++) {
+				if (spins > (1ll << 24))
+					__trap();       /* the zero block never ran */
+				raised = mma_load_acquire(sync);
+			}
+			mma_red_add(sync, ~0u);
+		}
+		__syncwarp();
+		asm volatile("bar.arrive %0, %1;" :: "n"(MMA_BAR_FLAG), "n"(THREADS + 32) : "memory");
+		return;
+	}
+
 	const int tid = threadIdx.x;
 	const int lane = tid & 31;
 	const int warp = tid >> 5;
@@ -676,7 +750,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	const int wk = warp / (WM * WN);
 	const int t0 = blockIdx.x * BN;
 	const int split = blockIdx.y;
-	const int n0 = blockIdx.z * BM;
+	const int n0 = (blockIdx.z - (ZB ? 1 : 0)) * BM;     /* zblock: slice 0 is the zero block's */
 	/* this split's k tiles: an even share of the K/BK, within one */
 	const int ktotal = K / BK;
 	const int kt_first = (int)((long long)split * ktotal / SPLIT);
@@ -709,6 +783,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_commit();
 	}
 
+
 	float acc[MT][NT][4];
 #pragma unroll
 	for (int i = 0; i < MT; i++)
@@ -730,7 +805,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 		mma_wait<AHEAD - 1>();
 		if constexpr (MMA == MMA_WGMMA)
 			mma_fence_proxy_async();
-		__syncthreads();
+		mma_sync_product<ZB, THREADS>();
 		const int pre = kt + AHEAD;
 		if (pre < ktiles) {
 			const int ps = pre % STAGES;
@@ -786,7 +861,7 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	if constexpr (MMA == MMA_WGMMA)
 		mma_wgmma_wait<0>();
 	mma_wait<0>();          /* only empty groups remain; the ring is reused below */
-	__syncthreads();
+	mma_sync_product<ZB, THREADS>();
 	/* PDL: the reduce may launch; Y or ws may have been zeroed just now */
 	mma_pdl_launch_dependents();
 	mma_pdl_wait();
@@ -817,7 +892,12 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 							    &E[(w * BN + token) * LD + row + h * OUT_ROWS]));
 		return sum;
 	};
-	__syncthreads();
+	/* zblock: past the flag barrier Y is zeroed (the watcher's acquire,
+	 * then its arrival here, come before every product thread's atomics) */
+	if constexpr (ZB)
+		asm volatile("bar.sync %0, %1;" :: "n"(MMA_BAR_FLAG), "n"(THREADS + 32) : "memory");
+	else
+		__syncthreads();
 	if constexpr (CLUSTER) {
 		/* Rank r owns float4s [r * PER_RANK, (r + 1) * PER_RANK) of the
 		 * tile. Push: each rank stores its sum of every float4 into slot
@@ -900,7 +980,7 @@ mma_skinny_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 
 	static_assert(COMBINE != MMA_COMBINE_CLUSTER && COMBINE != MMA_COMBINE_HILO_CLUSTER,
 		      "a cluster combine is mma_skinny_cluster_kernel or mma_hilo_cluster_kernel");
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, COMBINE, LAYOUT, MMA, WK>(
-		W, X, Y, ws, M, N, K);
+		W, X, Y, ws, nullptr, M, N, K);
 }
 
 /* Split-K combined through distributed shared memory: a cluster is the
@@ -914,7 +994,7 @@ mma_skinny_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_b
 			  float *ws, int M, int N, int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_CLUSTER, LAYOUT, MMA,
-			 WK>(W, X, Y, ws, M, N, K);
+			 WK>(W, X, Y, ws, nullptr, M, N, K);
 }
 
 /* The router's hi/lo product into FP32 Y (see the top of this file): grid
@@ -925,7 +1005,42 @@ __launch_bounds__(WARPS * 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
 mma_hilo_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, int M, int N, int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO, MMA_LAYOUT_HILO,
-			 MMA, 0>(W, X, nullptr, Y, M, N, K);
+			 MMA, 0>(W, X, nullptr, Y, nullptr, M, N, K);
+}
+
+/* The same product with atomics into a Y zeroed inside this kernel, so a
+ * call is one kernel: grid (ceil(M/BN), SPLIT, 2N/BM + 1). Slice z = 0
+ * comes first in the launch order; its block (0, 0, 0) streams no weights:
+ * it zeroes Y, and after a barrier and a release adds the number of the
+ * other slices' blocks to the flag *sync (0 before the first call). The
+ * rest of slice 0 leave at once. Every other block computes the tile of
+ * slice z - 1; its last warp (the block is WARPS + 1 warps) waits until
+ * the flag is non-zero (acquire) and takes one off it, so every call
+ * leaves it at 0, and the others wait for that warp before their atomics
+ * (mma_skinny_block). The zero
+ * block's slice is dispatched first, so no block waits for one that
+ * cannot start. Calls on one flag must not overlap (they are ordered on
+ * one stream, as the weight's workspace requires). */
+template <int BM, int BN, int BK, int WARPS, int STAGES, int SPLIT, int CACHE, int MMA = MMA_SYNC>
+__global__ void
+__launch_bounds__(WARPS * 32 + 32, mma_min_blocks(BM, BN, BK, WARPS, STAGES, MMA))
+mma_hilo_zblock_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y, unsigned *sync,
+		       int M, int N, int K)
+{
+	if (blockIdx.z == 0) {
+		if (blockIdx.x != 0 || blockIdx.y != 0)
+			return;
+		float4 *y4 = reinterpret_cast<float4 *>(Y);
+		const int n4 = M * N / 4;       /* N is a multiple of BM / 2 */
+		for (int i = threadIdx.x; i < n4; i += blockDim.x)
+			y4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+		__syncthreads();
+		if (threadIdx.x == 0)
+			mma_red_release_add(sync, gridDim.x * gridDim.y * (gridDim.z - 1));
+		return;
+	}
+	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_ZBLOCK,
+			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, sync, M, N, K);
 }
 
 /* The same product, the SPLIT slices of K summed in the cluster and
@@ -939,7 +1054,7 @@ mma_hilo_cluster_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *Y
 			int K)
 {
 	mma_skinny_block<BM, BN, BK, WARPS, STAGES, SPLIT, CACHE, MMA_COMBINE_HILO_CLUSTER,
-			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, M, N, K);
+			 MMA_LAYOUT_HILO, MMA, 0>(W, X, nullptr, Y, nullptr, M, N, K);
 }
 
 /* Y[i] = sum over splits of ws[split][i] in FP32, as bf16, for i < M*N

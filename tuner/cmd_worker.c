@@ -380,13 +380,13 @@ static int timing_preps(struct gpu *g, const struct eval *e, struct bench *b, vo
 }
 
 static struct plan_args args_for(const struct eval *e, void *w, void *x, void *y, void *ws,
-				 size_t y_bytes, void *prep)
+				 unsigned *sync, size_t y_bytes, void *prep)
 {
 	const struct relayout r = tmpl_relayout(e->cand.tmpl, e->cand.params);
 	const size_t prep_bytes = relayout_bytes(&r, &e->shape);
 	struct plan_args a = {
 		.op = { .w = w, .prep = prep_bytes ? prep : NULL, .x = x, .y = y, .ws = ws,
-			.m = e->m, .n = e->shape.n, .k = e->shape.k },
+			.sync = sync, .m = e->m, .n = e->shape.n, .k = e->shape.k },
 		.y_bytes = y_bytes, .ws_bytes = e->plan.ws_bytes, .prep_bytes = prep_bytes,
 	};
 	return a;
@@ -411,6 +411,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	struct verdict v;
 	struct pair_stats ps;
 	void *ws = NULL;
+	unsigned *sync = NULL;
 	int in_candidate = 0, rc;
 	uint64_t seed_base = hash_str(e->seed, "baseline"), seed_cand = hash_str(e->seed, "candidate");
 
@@ -422,16 +423,18 @@ static void run_eval(struct gpu *g, struct eval *e)
 	rc = load_candidate(g, e);
 	if (rc == 1)
 		goto cleanup;
-	if (rc || gpu_ws_reserve(g, e->plan.ws_bytes, &ws))
+	if (rc || gpu_ws_reserve(g, e->plan.ws_bytes, &ws) ||
+	    gpu_sync_reserve(g, e->plan.sync_bytes, &sync))
 		goto cuda_error;
 
 	in_candidate = 0;
 	if (validate_inputs(g, b, seed_cand) || prepare_weight(g, e, b->vw, &prep_check))
 		goto cuda_error;
 	in_candidate = 1;
-	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, b->y_bytes, prep_check);
+	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, sync, b->y_bytes, prep_check);
 	if (plan_capture(g, e->k, &e->plan, &a, &check) ||
-	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v))
+	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v) ||
+	    validate_sync(g, sync, e->plan.sync_bytes, &v))
 		goto cuda_error;
 	if (!v.pass) {
 		reply_result(e, "fail", &v, NULL, v.reason);
@@ -449,7 +452,8 @@ static void run_eval(struct gpu *g, struct eval *e)
 		goto cuda_error;
 	in_candidate = 1;
 	for (int i = 0; i < b->ncopies; i++) {
-		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, b->y_bytes, prep ? prep[i] : NULL);
+		a = args_for(e, b->w[i], b->x[i], b->y[i], ws, sync, b->y_bytes,
+			     prep ? prep[i] : NULL);
 		if (plan_capture(g, e->k, &e->plan, &a, &timed[i]))
 			goto cuda_error;
 	}

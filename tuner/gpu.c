@@ -233,6 +233,7 @@ void gpu_close(struct gpu *g)
 		(void)CUDA_CHECK(cudaEventDestroy(g->events[i]));
 	free(g->events);
 	gpu_dev_free(g->ws);
+	gpu_dev_free(g->sync);
 	gpu_dev_free(g->flush_buf);
 	gpu_dev_free(g->sink);
 	if (g->lt)
@@ -279,6 +280,23 @@ int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out)
 	}
 	*out = g->ws;
 	return 0;
+}
+
+int gpu_sync_reserve(struct gpu *g, size_t bytes, unsigned **out)
+{
+	if (bytes < WS_MIN_BYTES)
+		bytes = WS_MIN_BYTES;
+	if (bytes > g->sync_bytes) {
+		gpu_dev_free(g->sync);
+		g->sync = NULL;
+		g->sync_bytes = 0;
+		size_t want = round_up(bytes, MIB);
+		if (CUDA_CHECK(cudaMalloc((void **)&g->sync, want)))
+			return -1;
+		g->sync_bytes = want;
+	}
+	*out = g->sync;
+	return CUDA_CHECK(cudaMemsetAsync(g->sync, 0, bytes, g->stream));
 }
 
 int gpu_capture_begin(struct gpu *g)

@@ -125,7 +125,7 @@ int gpu_load_kernel(struct gpu *g, const char *cubin, const char *name,
 static size_t arg_size(enum arg_kind kind)
 {
 	switch (kind) {
-	case ARG_W: case ARG_PREP: case ARG_X: case ARG_Y: case ARG_WS:
+	case ARG_W: case ARG_PREP: case ARG_X: case ARG_Y: case ARG_WS: case ARG_SYNC:
 		return sizeof(void *);
 	case ARG_M: case ARG_N: case ARG_K: case ARG_INT:
 		return sizeof(int);

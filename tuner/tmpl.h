@@ -31,6 +31,10 @@ enum arg_kind {
 	ARG_X,          /* const void *: activations, M x K row-major */
 	ARG_Y,          /* void *: output, M x N row-major */
 	ARG_WS,         /* void *: candidate workspace, plan.ws_bytes, 256-B aligned */
+	ARG_SYNC,       /* unsigned *: plan.sync_bytes of counters that are 0 before
+			 * the plan's first call and that every call leaves at 0
+			 * (the owner zeroes them once; the tuner checks they
+			 * come back to 0) */
 	ARG_M, ARG_N, ARG_K,    /* int */
 	ARG_INT,        /* int: the constant in .value */
 };
@@ -109,6 +113,7 @@ struct launch_step {
 
 struct launch_plan {
 	size_t ws_bytes;
+	size_t sync_bytes;      /* ARG_SYNC's counters, a multiple of 4 */
 	int nsteps;
 	struct launch_step steps[PLAN_MAX_STEPS];
 };
@@ -144,6 +149,7 @@ struct tmpl {
 struct step_operands {
 	const void *w, *prep, *x;       /* prep: the prepared weight, or NULL */
 	void *y, *ws;
+	unsigned *sync;         /* ARG_SYNC */
 	int m, n, k;
 };
 

@@ -17,6 +17,11 @@
  *            Y (mma_hilo_cluster_kernel): one kernel, nothing to zero. A
  *            cluster of more than 8 blocks (split 16) is non-portable; the
  *            launchers allow it.
+ *   zblock:  atomics as above, but Y is zeroed inside the same kernel by
+ *            one extra block that streams no weights (a first z slice of
+ *            the grid); the others wait for its flag before their atomics,
+ *            a counter (ARG_SYNC) every call leaves at 0
+ *            (mma_hilo_zblock_kernel): one kernel, no zero-fill kernel.
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
@@ -27,8 +32,8 @@ enum { P_BM, P_BN, P_BK, P_WARPS, P_STAGES, P_SPLIT, P_CACHE, P_COMBINE, P_MMA, 
 
 /* Same order as MMA_CACHE_* in mma_skinny.cuh. */
 static const char *const cache_symbols[] = { "cg", "evict_first", NULL };
-static const char *const combine_symbols[] = { "atomic", "cluster", NULL };
-enum { COMBINE_ATOMIC, COMBINE_CLUSTER };
+static const char *const combine_symbols[] = { "atomic", "cluster", "zblock", NULL };
+enum { COMBINE_ATOMIC, COMBINE_CLUSTER, COMBINE_ZBLOCK };
 /* mma_skinny.cuh's MMA_MAX_CLUSTER_NONPORTABLE: past 8 blocks a cluster
  * is not portable; the launchers allow it for every kernel they load. */
 #define MAX_CLUSTER 16
@@ -41,7 +46,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_STAGES]  = { "stages", 2, 6, NULL },
 	[P_SPLIT]   = { "split", 1, 32, NULL },
 	[P_CACHE]   = { "cache", 0, 1, cache_symbols },
-	[P_COMBINE] = { "combine", 0, 1, combine_symbols },
+	[P_COMBINE] = { "combine", 0, 2, combine_symbols },
 	[P_MMA]     = { "mma", 0, 1, mma_instr_symbols },
 	[P_PDL]     = { "pdl", 0, 1, NULL },
 };
@@ -68,8 +73,10 @@ static const char *hilo_check(const struct shape *s, const long *p)
 		return "n not a multiple of bm/2";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && (p[P_SPLIT] < 2 || p[P_SPLIT] > MAX_CLUSTER))
 		return "a cluster combine needs split in [2, 16]";
-	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_PDL])
+	if (p[P_COMBINE] != COMBINE_ATOMIC && p[P_PDL])
 		return "pdl needs a zero-fill to overlap (combine atomic)";
+	if (p[P_COMBINE] == COMBINE_ZBLOCK && p[P_SPLIT] < 2)
+		return "a zero-block combine needs split >= 2";
 	if (p[P_COMBINE] == COMBINE_CLUSTER &&
 	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM] / 2, p[P_SPLIT]) >
 	    227 * 1024)
@@ -83,8 +90,13 @@ static int hilo_kernels(const struct shape *s, const long *p,
 	(void)s;
 	if (max < 1 + (int)p[P_PDL])
 		return -1;
+	static const char *const kernel_of[] = {
+		[COMBINE_ATOMIC] = "mma_hilo_kernel",
+		[COMBINE_CLUSTER] = "mma_hilo_cluster_kernel",
+		[COMBINE_ZBLOCK] = "mma_hilo_zblock_kernel",
+	};
 	snprintf(names[0], TMPL_NAME_MAX, "%s<%ld, %ld, %ld, %ld, %ld, %ld, %ld, %ld>",
-		 p[P_COMBINE] == COMBINE_CLUSTER ? "mma_hilo_cluster_kernel" : "mma_hilo_kernel",
+		 kernel_of[p[P_COMBINE]],
 		 p[P_BM], p[P_BN], p[P_BK], p[P_WARPS], p[P_STAGES], p[P_SPLIT], p[P_CACHE],
 		 p[P_MMA]);
 	if (p[P_PDL])
@@ -126,6 +138,14 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	add_arg(st, ARG_PREP);
 	add_arg(st, ARG_X);
 	add_arg(st, ARG_Y);
+	if (p[P_COMBINE] == COMBINE_ZBLOCK) {
+		/* the zero block's slice first; its flag, and one more warp per
+		 * block that watches it (mma_hilo_zblock_kernel) */
+		st->grid[2]++;
+		st->block[0] += 32;
+		out->sync_bytes = sizeof(unsigned);
+		add_arg(st, ARG_SYNC);
+	}
 	add_arg(st, ARG_M);
 	add_arg(st, ARG_N);
 	add_arg(st, ARG_K);

@@ -106,6 +106,7 @@ int plan_step_params(const struct launch_step *st, const struct step_operands *o
 		case ARG_X: ptr[i] = (void *)o->x; break;
 		case ARG_Y: ptr[i] = o->y; break;
 		case ARG_WS: ptr[i] = o->ws; break;
+		case ARG_SYNC: ptr[i] = o->sync; break;
 		case ARG_M: val[i] = o->m; params[i] = &val[i]; break;
 		case ARG_N: val[i] = o->n; params[i] = &val[i]; break;
 		case ARG_K: val[i] = o->k; params[i] = &val[i]; break;

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* All-ones bytes are a NaN in both bf16 (0xFFFF) and fp32 (0xFFFFFFFF). */
@@ -118,6 +119,28 @@ int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *w
 		return -1;
 	judge(b, guard_changed, v);
 	return 0;
+}
+
+int validate_sync(struct gpu *g, const unsigned *sync, size_t bytes, struct verdict *v)
+{
+	if (!bytes)
+		return 0;
+	size_t n = bytes / sizeof(unsigned), left = 0;
+	unsigned *h = malloc(n * sizeof(unsigned));
+	if (!h)
+		return gpu_fail("out of memory for %zu counters", n);
+	int rc = CUDA_CHECK(cudaMemcpyAsync(h, sync, n * sizeof(unsigned), cudaMemcpyDeviceToHost,
+					    g->stream)) ||
+		 CUDA_CHECK(cudaStreamSynchronize(g->stream));
+	for (size_t i = 0; !rc && i < n; i++)
+		left += h[i] != 0;
+	free(h);
+	if (!rc && left && v->pass) {
+		v->pass = 0;
+		snprintf(v->reason, sizeof(v->reason),
+			 "%zu of %zu sync counters not back to 0 after a call", left, n);
+	}
+	return rc ? -1 : 0;
 }
 
 int validate_baseline(struct gpu *g, struct bench *b, uint64_t seed, struct verdict *v)

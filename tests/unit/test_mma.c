@@ -495,6 +495,33 @@ TEST(hilo_adapter)
 	CHECK_STR(t->check(&router, cbig), "shared memory exceeds 227 KiB");
 	const long abig[] = { 128, 256, 64, 8, 4, 2, 0, 0, WGMMA, 0 };
 	CHECK(t->check(&router, abig) == NULL);
+
+	/* zblock: one kernel, Y zeroed by one extra block: a first z slice
+	 * (512/32 row blocks + 1), one flag */
+	const long sz[] = { 32, 32, 128, 4, 4, 16, 0, 2, SYNC, 0 };
+	CHECK(t->check(&router, sz) == NULL);
+	CHECK_INT(t->kernels(&router, sz, kn, TMPL_MAX_KERNELS), 1);
+	CHECK_STR(kn[0], "mma_hilo_zblock_kernel<32, 32, 128, 4, 4, 16, 0, 0>");
+	CHECK_INT(t->plan(&router, sz, 33, &pl), 0);
+	CHECK_INT(pl.nsteps, 1);
+	CHECK_INT(pl.ws_bytes, 0);
+	CHECK_INT(pl.sync_bytes, 4);
+	CHECK_INT(pl.steps[0].grid[0], 2);
+	CHECK_INT(pl.steps[0].grid[1], 16);
+	CHECK_INT(pl.steps[0].grid[2], 512 / 32 + 1);
+	CHECK_INT(pl.steps[0].block[0], 4 * 32 + 32);   /* and the flag's watcher */
+	CHECK_INT(pl.steps[0].pdl, 0);
+	static const enum arg_kind zblock_args[] = { ARG_PREP, ARG_X, ARG_Y, ARG_SYNC,
+						   ARG_M, ARG_N, ARG_K };
+	CHECK(arg_kinds_are(&pl.steps[0], zblock_args, 7));
+	CHECK_INT(define_in("templates/mma_skinny.cuh", "MMA_COMBINE_HILO_ZBLOCK"), 5);
+	const long sp[] = { 32, 32, 128, 4, 4, 16, 0, 2, SYNC, 1 };
+	CHECK_STR(t->check(&router, sp), "pdl needs a zero-fill to overlap (combine atomic)");
+	const long s1[] = { 32, 32, 128, 4, 4, 1, 0, 2, SYNC, 0 };
+	CHECK_STR(t->check(&router, s1), "a zero-block combine needs split >= 2");
+	/* the other combines take no counters */
+	CHECK_INT(t->plan(&router, q, 33, &pl), 0);
+	CHECK_INT(pl.sync_bytes, 0);
 }
 
 /* pdl: partials launch the reduce programmatically; atomic zeroes ws with a
@@ -756,6 +783,8 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		"mma_hilo_cluster_kernel<32, 32, 64, 4, 4, 8, 0, 0>",
 		"mma_hilo_cluster_kernel<128, 128, 64, 8, 4, 4, 0, 1>",
 		"mma_hilo_cluster_kernel<64, 32, 128, 4, 4, 16, 0, 0>",
+		"mma_hilo_zblock_kernel<32, 32, 128, 4, 4, 16, 0, 0>",
+		"mma_hilo_zblock_kernel<64, 64, 64, 4, 6, 16, 0, 1>",
 		"mma_zero_f32",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(wg); i++)
@@ -769,7 +798,7 @@ TEST(nvrtc_compiles_every_combine_without_spills)
 		 "(mma_recv_bytes(8, 32, 3) == %ld && mma_recv_bytes(16, 64, 5) == %ld ? 4 : 1), "
 		 "0, 0, 0>", mma_cluster_recv_bytes(8, 32, 3), mma_cluster_recv_bytes(16, 64, 5));
 	n = add_item(items, n, t->source, agree);
-	CHECK_INT(n, 25);
+	CHECK_INT(n, 27);
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
