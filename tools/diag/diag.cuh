@@ -78,6 +78,69 @@ static int diag_sms()
 	return sms;
 }
 
+/* The flush's buffer (bytes of random words, written on s) and its sink. */
+static void diag_flush_alloc(size_t bytes, uint4 **flush, unsigned **sink, cudaStream_t s)
+{
+	CHECK(cudaMalloc(flush, bytes));
+	CHECK(cudaMalloc(sink, sizeof(unsigned)));
+	CHECK(harness_fill_random_bytes(*flush, bytes, 99u, s));
+}
+
+/* body's launches on s, captured into an instantiated graph. */
+static cudaGraphExec_t diag_capture(cudaStream_t s, const std::function<void()> &body)
+{
+	cudaGraph_t g;
+	cudaGraphExec_t e;
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+	body();
+	CHECK(cudaStreamEndCapture(s, &g));
+	CHECK(cudaGraphInstantiate(&e, g, 0));
+	CHECK(cudaGraphDestroy(g));
+	return e;
+}
+
+/* Replay times (us) of every graph set, reps times each, in a random
+ * order per rep (copy r % copies at rep r), each after the L2 flush and
+ * then before(k), untimed. */
+static std::vector<std::vector<double>> diag_replays(
+	const std::vector<std::vector<cudaGraphExec_t>> &graphs, int reps, cudaStream_t s,
+	const uint4 *flush, size_t flush_bytes, unsigned *sink,
+	const std::function<void(int)> &before = nullptr)
+{
+	const int nv = (int)graphs.size(), sms = diag_sms();
+	std::vector<cudaEvent_t> ev(2 * (size_t)nv * reps);
+	for (auto &e : ev)
+		CHECK(cudaEventCreate(&e));
+	std::vector<int> who((size_t)nv * reps), perm(nv);
+	size_t e = 0;
+	for (int r = 0; r < reps; r++) {
+		for (int j = 0; j < nv; j++)
+			perm[j] = j;
+		for (int j = nv - 1; j > 0; j--)
+			std::swap(perm[j], perm[rand() % (j + 1)]);
+		for (int j = 0; j < nv; j++) {
+			const int k = perm[j];
+			who[e / 2] = k;
+			CHECK(harness_flush(flush, flush_bytes, sink, DIAG_FLUSH_BLOCKS_PER_SM * sms, s));
+			if (before)
+				before(k);
+			CHECK(cudaEventRecord(ev[e++], s));
+			CHECK(cudaGraphLaunch(graphs[k][r % graphs[k].size()], s));
+			CHECK(cudaEventRecord(ev[e++], s));
+		}
+	}
+	CHECK(cudaStreamSynchronize(s));
+	std::vector<std::vector<double>> t(nv);
+	for (size_t i = 0; i < (size_t)nv * reps; i++) {
+		float ms;
+		CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+		t[who[i]].push_back(ms * 1e3);
+	}
+	for (auto &x : ev)
+		CHECK(cudaEventDestroy(x));
+	return t;
+}
+
 /* Time every case reps times (copy r % copies at rep r) and print. */
 static void diag_time(const char *title, const std::vector<diag_case> &cs, int copies, int reps,
 		      cudaStream_t s)
@@ -88,20 +151,9 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 	const size_t flush_bytes = (size_t)l2 * 3;
 	uint4 *flush;
 	unsigned *sink;
-	CHECK(cudaMalloc(&flush, flush_bytes));
-	CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-	CHECK(harness_fill_random_bytes(flush, flush_bytes, 99u, s));
+	diag_flush_alloc(flush_bytes, &flush, &sink, s);
 
-	auto capture = [&](const std::function<void()> &body) {
-		cudaGraph_t g;
-		cudaGraphExec_t e;
-		CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-		body();
-		CHECK(cudaStreamEndCapture(s, &g));
-		CHECK(cudaGraphInstantiate(&e, g, 0));
-		CHECK(cudaGraphDestroy(g));
-		return e;
-	};
+	auto capture = [&](const std::function<void()> &body) { return diag_capture(s, body); };
 	const int nv = (int)cs.size() + 1;     /* the last one: the empty graph */
 	std::vector<std::vector<cudaGraphExec_t>> graphs(nv);
 	for (size_t k = 0; k < cs.size(); k++)
@@ -113,35 +165,13 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 			CHECK(cudaGraphLaunch(e, s));
 	CHECK(cudaStreamSynchronize(s));
 
-	std::vector<cudaEvent_t> ev(2 * (size_t)nv * reps);
-	for (auto &e : ev)
-		CHECK(cudaEventCreate(&e));
-	std::vector<int> who((size_t)nv * reps), perm(nv);
-	size_t e = 0;
+	auto before = [&](int k) {
+		if (k < nv - 1 && cs[k].before)
+			cs[k].before(s);
+	};
 	srand(12345);
-	for (int r = 0; r < reps; r++) {
-		for (int j = 0; j < nv; j++)
-			perm[j] = j;
-		for (int j = nv - 1; j > 0; j--)
-			std::swap(perm[j], perm[rand() % (j + 1)]);
-		for (int j = 0; j < nv; j++) {
-			const int k = perm[j];
-			who[e / 2] = k;
-			CHECK(harness_flush(flush, flush_bytes, sink, DIAG_FLUSH_BLOCKS_PER_SM * sms, s));
-			if (k < nv - 1 && cs[k].before)
-				cs[k].before(s);
-			CHECK(cudaEventRecord(ev[e++], s));
-			CHECK(cudaGraphLaunch(graphs[k][k < nv - 1 ? r % copies : 0], s));
-			CHECK(cudaEventRecord(ev[e++], s));
-		}
-	}
-	CHECK(cudaStreamSynchronize(s));
-	std::vector<std::vector<double>> t(nv);
-	for (size_t i = 0; i < (size_t)nv * reps; i++) {
-		float ms;
-		CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-		t[who[i]].push_back(ms * 1e3);
-	}
+	const std::vector<std::vector<double>> t =
+		diag_replays(graphs, reps, s, flush, flush_bytes, sink, before);
 	const double oh = diag_median(t[nv - 1]);
 	printf("%s: %d SMs, L2 %d, %d reps, replay overhead %.2f us\n", title, sms, l2, reps, oh);
 	for (size_t k = 0; k < cs.size(); k++) {
@@ -154,8 +184,6 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 			printf("  %.2f TB/s", cs[k].bytes / net * 1e-6);
 		printf("\n");
 	}
-	for (auto &x : ev)
-		CHECK(cudaEventDestroy(x));
 	for (auto &g : graphs)
 		for (auto x : g)
 			CHECK(cudaGraphExecDestroy(x));

@@ -36,42 +36,15 @@ struct phase_graphs {
 	std::vector<std::vector<cudaGraphExec_t>> g;    /* per case, per copy */
 };
 
-/* Median replay (us) of every case over reps, in random order, each after
- * the flush; the last case must be the empty graph. */
+/* Median replay (us) of every case over reps (diag_replays); the last
+ * case must be the empty graph. */
 static std::vector<double> time_cases(const phase_graphs &pg, int reps, cudaStream_t s,
 				      const uint4 *flush, size_t flush_bytes, unsigned *sink)
 {
-	const int nv = (int)pg.g.size(), sms = diag_sms();
-	std::vector<cudaEvent_t> ev(2 * (size_t)nv * reps);
-	for (auto &e : ev)
-		CHECK(cudaEventCreate(&e));
-	std::vector<int> who((size_t)nv * reps), perm(nv);
-	size_t e = 0;
-	for (int r = 0; r < reps; r++) {
-		for (int j = 0; j < nv; j++)
-			perm[j] = j;
-		for (int j = nv - 1; j > 0; j--)
-			std::swap(perm[j], perm[rand() % (j + 1)]);
-		for (int j = 0; j < nv; j++) {
-			const int k = perm[j];
-			who[e / 2] = k;
-			CHECK(harness_flush(flush, flush_bytes, sink, DIAG_FLUSH_BLOCKS_PER_SM * sms, s));
-			CHECK(cudaEventRecord(ev[e++], s));
-			CHECK(cudaGraphLaunch(pg.g[k][r % pg.g[k].size()], s));
-			CHECK(cudaEventRecord(ev[e++], s));
-		}
-	}
-	CHECK(cudaStreamSynchronize(s));
-	std::vector<std::vector<double>> t(nv);
-	for (size_t i = 0; i < (size_t)nv * reps; i++) {
-		float ms;
-		CHECK(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
-		t[who[i]].push_back(ms * 1e3);
-	}
-	for (auto &x : ev)
-		CHECK(cudaEventDestroy(x));
-	std::vector<double> med(nv);
-	for (int k = 0; k < nv; k++)
+	const std::vector<std::vector<double>> t =
+		diag_replays(pg.g, reps, s, flush, flush_bytes, sink);
+	std::vector<double> med(t.size());
+	for (size_t k = 0; k < t.size(); k++)
 		med[k] = diag_median(t[k]);
 	return med;
 }
@@ -118,9 +91,7 @@ int main(int argc, char **argv)
 	const size_t flush_bytes = (size_t)l2 * 3;
 	uint4 *flush;
 	unsigned *sink;
-	CHECK(cudaMalloc(&flush, flush_bytes));
-	CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-	CHECK(harness_fill_random_bytes(flush, flush_bytes, 99u, s));
+	diag_flush_alloc(flush_bytes, &flush, &sink, s);
 	void *w[COPIES];
 	for (int i = 0; i < COPIES; i++) {
 		CHECK(cudaMalloc(&w[i], W_BYTES));
@@ -132,16 +103,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&held, 4 * W_BYTES));
 	/* the cases: the streaming read of 8.4 MB alone and followed by one
 	 * kernel (an edge), two empty kernels, and the empty graph last */
-	auto capture = [&](const std::function<void()> &body) {
-		cudaGraph_t g;
-		cudaGraphExec_t e;
-		CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-		body();
-		CHECK(cudaStreamEndCapture(s, &g));
-		CHECK(cudaGraphInstantiate(&e, g, 0));
-		CHECK(cudaGraphDestroy(g));
-		return e;
-	};
+	auto capture = [&](const std::function<void()> &body) { return diag_capture(s, body); };
 	const int read_blocks = 8 * sms;     /* the probe's best for 8.4 MB: 8 per SM, unroll 4 */
 	phase_graphs pg;
 	pg.names = { "read 8.4 MB", "read 8.4 MB + empty", "empty + read 8.4 MB",
