@@ -30,6 +30,7 @@ struct sweep {
 	const char *db_path;
 	int device;
 	int retest;
+	const char *retest_since;       /* --retest-since: older retests are redone */
 	long long env_id;
 	long long *shape_id;     /* per space shape */
 	long long *cand_id;      /* per task */
@@ -63,6 +64,9 @@ static const char usage_text[] =
 	"  --family NAME     only this family of the space\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
 	"  --no-retest       screen only\n"
+	"  --retest-since T  retest again every finalist whose retest is older than T\n"
+	"                    (UTC, YYYY-MM-DD[THH[:MM[:SS]]], or now), so that emit\n"
+	"                    compares finalists measured on one machine\n"
 	"  --cache DIR       cubin cache [.cache/gemmtab]\n"
 	"  --jobs N          compile processes [all CPUs]\n"
 	"  --deadline S      seconds per candidate before its worker is killed [space's]\n";
@@ -412,7 +416,7 @@ static void retest(struct sweep *sw, int si, int m)
 			taken++;
 			for (int q = 0; q < nms; q++) {
 				int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], page[i],
-						      ms[q], "retest");
+						      ms[q], "retest", sw->retest_since);
 				if (r == 0)
 					run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
 			}
@@ -488,7 +492,7 @@ static void load_ids(struct sweep *sw)
 				    &sw->cand_id[i]))
 			die("%s: cannot record candidates", sw->db_path);
 		int r = db_has_result(sw->db, sw->env_id, sw->shape_id[t->shape], sw->cand_id[i],
-				      t->m, "screen");
+				      t->m, "screen", NULL);
 		if (r < 0)
 			die("%s: cannot read results", sw->db_path);
 		sw->done[i] = (char)r;
@@ -528,7 +532,8 @@ static void print_summary(const struct sweep *sw)
 int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw = { .db_path = "gemmtab.db" };
-	const char *space = NULL, *family = NULL;
+	const char *space = NULL, *family = NULL, *since = NULL;
+	char since_now[32];
 	int dry_run = 0, no_retest = 0, rc = 1;
 	double deadline = 0;
 	const struct opt opts[] = {
@@ -538,6 +543,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_STRING("family", &family, 0),
 		OPT_FLAG("dry-run", &dry_run),
 		OPT_FLAG("no-retest", &no_retest),
+		OPT_STRING("retest-since", &since, 0),
 		OPT_STRING("cache", &sw.jit.cache_dir, 0),
 		OPT_INT("jobs", &sw.jit.nproc, 0, OPT_MAX_JOBS),
 		OPT_DOUBLE("deadline", &deadline, 0, MAX_DEADLINE_S),
@@ -549,6 +555,22 @@ int cmd_sweep(int argc, char **argv)
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
 	sw.retest = !no_retest;
+	if (since) {
+		if (no_retest) {
+			fprintf(stderr, "gemmtab sweep: --retest-since needs retests: drop "
+				"--no-retest\n");
+			return 2;
+		}
+		if (!strcmp(since, "now")) {
+			utc_now(since_now, sizeof(since_now));
+			since = since_now;
+		} else if (!utc_time_valid(since)) {
+			fprintf(stderr, "gemmtab sweep: --retest-since: '%s' is not a UTC time "
+				"YYYY-MM-DD[THH[:MM[:SS]]] or now\n", since);
+			return 2;
+		}
+		sw.retest_since = since;
+	}
 	if (space_load(space, &sw.sp))
 		return 2;
 	if (sw.sp.ngrids == 0 && !sw.sp.lt.top) {
@@ -583,6 +605,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);
+	if (sw.retest_since)
+		fprintf(stderr, "sweep: finalists retested before %s are retested again (to "
+			"resume, rerun with --retest-since %s)\n", sw.retest_since,
+			sw.retest_since);
 	load_ids(&sw);
 	char *pending = xcalloc((size_t)sw.tl.n, 1);
 	for (int i = 0; i < sw.tl.n; i++)

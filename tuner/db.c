@@ -73,7 +73,7 @@ static const char *const stmt_sql[NSTMT] = {
 		"local_bytes, smem, waves) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
-		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5",
+		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5 AND recorded_at >= ?6",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND m = ?3",
 	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
@@ -464,7 +464,7 @@ int db_record_result(struct db *db, long long env, long long shape,
 }
 
 int db_has_result(struct db *db, long long env, long long shape,
-		  long long cand, int m, const char *phase)
+		  long long cand, int m, const char *phase, const char *since)
 {
 	sqlite3_stmt *st = stmt(db, ST_RESULT_HAS);
 	long long one;
@@ -475,6 +475,7 @@ int db_has_result(struct db *db, long long env, long long shape,
 	sqlite3_bind_int64(st, 3, cand);
 	sqlite3_bind_int(st, 4, m);
 	bind_text(st, 5, phase);
+	bind_text(st, 6, since ? since : "");
 	return step_int64(db, st, "has result", &one);
 }
 

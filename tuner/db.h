@@ -74,9 +74,11 @@ int db_candidate_id(struct db *db, const char *tmpl, const char *params,
 int db_record_result(struct db *db, long long env, long long shape,
 		     long long cand, const struct result_row *r);
 /* 1 if a row exists for (env, shape, cand, m, phase), whatever its status
- * (a crash is a result too), 0 if not, -1 on error. */
+ * (a crash is a result too), recorded at or after since (a UTC time as
+ * recorded_at writes it, or a prefix of one: "2026-11-29T21:00"; NULL:
+ * any time), 0 if not, -1 on error. */
 int db_has_result(struct db *db, long long env, long long shape,
-		  long long cand, int m, const char *phase);
+		  long long cand, int m, const char *phase, const char *since);
 
 /* Finalists: up to max candidate ids with status ok in the screen phase at
  * (env, shape, m), best median ratio first, after the skip best ones (a

@@ -189,3 +189,25 @@ double now_seconds(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+void utc_now(char *out, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+int utc_time_valid(const char *s)
+{
+	/* digits (d) and separators of the longest form, and the lengths the
+	 * shorter forms may stop at */
+	static const char form[] = "dddd-dd-ddTdd:dd:dd";
+	size_t n = strlen(s);
+	if (n != 10 && n != 13 && n != 16 && n != 19)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (form[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != form[i])
+			return 0;
+	return 1;
+}

@@ -51,6 +51,25 @@ twice=$(grep '^baseline ' "$TMP/requests" | sort | uniq -d | tr '\n' ' ')
 check "each baseline timed once over the sweep and the rerun (${twice:-none twice})" test -z "$twice"
 check "the neighbours' baselines were timed" grep -q '^baseline qkv 2$' "$TMP/requests"
 check "the rerun measured nothing" grep -qE '^sweep: 0 worker restarts' "$TMP/err"
+# --retest-since: every finalist's retest older than the time is measured
+# again (rows replaced, none added), and a rerun with the same time resumes
+retests=$(q "SELECT count(*) FROM result WHERE phase = 'retest'")
+expect_exit "--retest-since a bad time: exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache" --retest-since 2026-11-29T2
+check "names the argument" grep -q -- "--retest-since: '2026-11-29T2' is not a UTC time" "$TMP/err"
+sleep 1         # every row recorded before the time, to the second
+since=$(date -u +%Y-%m-%dT%H:%M:%S)
+: >"$TMP/requests"
+FAKE_WORKER_LOG=$TMP/requests expect_exit "--retest-since the newest row: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache" --retest-since "$since"
+check "says how to resume" grep -q -- "rerun with --retest-since $since" "$TMP/err"
+check "every retest measured again ($retests), no row added" \
+	test "$(grep -c '^eval ' "$TMP/requests")/$(q "SELECT count(*) FROM result WHERE phase = 'retest'")" = "$retests/$retests"
+check "none left older than the time" \
+	test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND recorded_at < '$since'")" = 0
+: >"$TMP/requests"
+FAKE_WORKER_LOG=$TMP/requests expect_exit "the same time again: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache" --retest-since "$since"
+check "measures nothing" test "$(grep -c '^eval ' "$TMP/requests")" = 0
 expect_exit "emit from it: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/fake.h"
 check "the table has entries" grep -q '"gemv", {' "$TMP/fake.h"
 check "the router's hi/lo screened at both Ms" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.template = 'blas_hilo' AND r.phase = 'screen' AND r.status = 'ok'")" = 2
