@@ -6,7 +6,9 @@
 # the tensor-core reference test (tests/gpu/t_mma_reference.sh) and stops
 # when it fails. RESUME=1 keeps the db/h200.db of the tree and sweeps
 # only what it has not measured (a widened space; another H200 unit is
-# the same environment, db_env_id). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
+# the same environment, db_env_id); RETEST_SINCE=T (with RESUME=1) retests
+# again every finalist retested before T (gemmtab sweep --retest-since,
+# e.g. now: every finalist on this machine). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
 # include/{sqlite3,yaml}.h, carried from the build machine (the GPU machine
 # has neither library); build/ is carried too. CACHE.tgz, if given, is a
 # cubin cache made here with `gemmtab compile --space search_spaces/h200.yaml
@@ -48,7 +50,8 @@ else
 	rm -f db/h200.db db/h200.db-wal db/h200.db-shm
 	$G probe --db db/h200.db --space search_spaces/h200.yaml >>"$log" 2>&1
 fi
-timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 --cache "$CACHE" 2>&1 | tail -n 3 >>"$log"
+timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 --cache "$CACHE" \
+	${RETEST_SINCE:+--retest-since "$RETEST_SINCE"} 2>&1 | tail -n 4 >>"$log"
 $G report --db db/h200.db >"$OUT/report.txt" 2>&1
 gzip -c db/h200.db >"$OUT/h200.db.gz"
 
