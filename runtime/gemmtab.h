@@ -12,7 +12,8 @@
  * Distinct weight handles may be used from distinct threads at once; one
  * handle is used by one thread at a time, and its calls (and the graphs
  * they were captured into) must run in order on the device (one stream,
- * or streams ordered by events): they share the handle's workspace.
+ * or streams ordered by events): they share the handle's workspace and
+ * the counters some routes keep (a call leaves them as it found them).
  * Plain pointers, ints and enums only, so ctypes and other FFIs can call it.
  */
 #ifndef GEMMTAB_H

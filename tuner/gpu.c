@@ -284,6 +284,9 @@ int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out)
 
 int gpu_sync_reserve(struct gpu *g, size_t bytes, unsigned **out)
 {
+	*out = NULL;
+	if (!bytes)             /* a plan without counters: nothing to zero */
+		return 0;
 	if (bytes < WS_MIN_BYTES)
 		bytes = WS_MIN_BYTES;
 	if (bytes > g->sync_bytes) {

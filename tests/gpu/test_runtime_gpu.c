@@ -390,8 +390,10 @@ cleanup:
 }
 
 /* gt_weight_prepare_on: the re-layouts made on the calls' own stream (the
- * slice's packed tiles, the router's hi/lo) serve FP64-correct graphs at
- * routed Ms; W was filled on that stream and not waited for. */
+ * router's hi/lo; the slice's packed tiles where the table's entries ask
+ * for them) serve FP64-correct graphs at routed Ms; W was filled on that
+ * stream and not waited for. At least one call over the two families must
+ * read a re-laid copy. */
 TEST(prepare_on_the_calls_stream)
 {
 	if (!setup()) {

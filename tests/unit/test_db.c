@@ -211,12 +211,15 @@ TEST(record_and_resume)
 	long long env, shape, c[2];
 	struct db *db = open_with("resume.db", &env, &shape, c, 2);
 	struct result_row r = ok_row(1, "screen", 13.4, 10.0, 1.34, 10);
-	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen"), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen", NULL), 0);
 	CHECK_INT(db_record_result(db, env, shape, c[0], &r), 0);
-	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen"), 1);
-	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "retest"), 0);
-	CHECK_INT(db_has_result(db, env, shape, c[0], 8, "screen"), 0);
-	CHECK_INT(db_has_result(db, env, shape, c[1], 1, "screen"), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen", NULL), 1);
+	/* since: a row counts only if recorded at or after the time */
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen", "2000-01-01"), 1);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "screen", "2999-01-01T00:00"), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 1, "retest", NULL), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[0], 8, "screen", NULL), 0);
+	CHECK_INT(db_has_result(db, env, shape, c[1], 1, "screen", NULL), 0);
 	/* a crash is a result: a resumed sweep does not retry it */
 	result_row_clear(&r);
 	r.m = 1;
@@ -224,7 +227,7 @@ TEST(record_and_resume)
 	r.status = "fault";
 	r.reason = "illegal memory access";
 	CHECK_INT(db_record_result(db, env, shape, c[1], &r), 0);
-	CHECK_INT(db_has_result(db, env, shape, c[1], 1, "screen"), 1);
+	CHECK_INT(db_has_result(db, env, shape, c[1], 1, "screen", NULL), 1);
 	/* an unknown phase and a dangling id are refused */
 	fprintf(stderr, "  (two errors expected)\n");
 	r.phase = "final";
@@ -246,10 +249,10 @@ TEST(records_are_visible_at_once)
 	CHECK_INT(db_env_id(writer, &e, &env), 0);
 	CHECK_INT(db_shape_id(writer, &qkv, &shape), 0);
 	CHECK_INT(db_candidate_id(writer, "gemv", "warps=8", "x", &cand), 0);
-	CHECK_INT(db_has_result(reader, env, shape, cand, 1, "screen"), 0);
+	CHECK_INT(db_has_result(reader, env, shape, cand, 1, "screen", NULL), 0);
 	struct result_row r = ok_row(1, "screen", 13.4, 10.0, 1.34, 10);
 	CHECK_INT(db_record_result(writer, env, shape, cand, &r), 0);
-	CHECK_INT(db_has_result(reader, env, shape, cand, 1, "screen"), 1);
+	CHECK_INT(db_has_result(reader, env, shape, cand, 1, "screen", NULL), 1);
 	db_close(reader);
 	db_close(writer);
 	free(path);
