@@ -2,7 +2,8 @@
  * test_runtime_dispatch.c: the runtime's dispatch decisions over a fixture
  * table, without CUDA: a table tuned elsewhere is detected and said so,
  * malformed entries fall back with their reason, each M finds its entry
- * (or none), the workspace covers the largest M of a split-K entry, and
+ * (or none), the workspace covers the largest M of a split-K entry, a
+ * zero-block entry names its counters, and
  * gt_weight_explain's line reads as documented. Links runtime/dispatch.c
  * and the tuner's adapters directly (they are local inside the library).
  */
@@ -178,6 +179,42 @@ TEST(split_k_workspace_covers_the_largest_m)
 	free(r);
 }
 
+/* A zero-block entry (mma_hilo combine zblock): one kernel, no
+ * workspace, the counters it names (plan.sync_bytes, which the weight
+ * allocates and zeroes once) and one more warp per block. */
+static const struct gt_table_entry zblock_entries[] = {
+	{ .n = 256, .k = 8192, .w = 1, .x = 0, .y = 1, .m_lo = 2, .m_hi = 32, .tmpl = "mma_hilo",
+	  .params = { 32, 32, 128, 4, 4, 16, 0, 2 /* zblock */, 0, 0 }, .nkernels = 1,
+	  .kernel = { 1 } },
+};
+
+TEST(zblock_entries_name_their_counters)
+{
+	struct gt_table t = table;
+	t.entries = zblock_entries;
+	t.nentries = 1;
+	struct shape s = router();
+	struct rt_route *r = NULL;
+	int n = rt_routes_collect(&t, &s, NKERNELS, &r);
+	CHECK_INT(n, 1);
+	if (n != 1)
+		return;
+	CHECK_INT(r[0].usable, 1);
+	CHECK_INT(r[0].ws_bytes, 0);
+	CHECK(r[0].sync_bytes > 0);
+	struct launch_plan plan;
+	CHECK_INT(rt_plan(&r[0], &s, 32, NKERNELS, 0, &plan), 0);
+	CHECK_INT(plan.nsteps, 1);
+	CHECK_INT(plan.sync_bytes, r[0].sync_bytes);
+	CHECK_INT(plan.steps[0].block[0], 4 * 32 + 32);
+	CHECK_INT(plan.steps[0].grid[2], 2 * 256 / 32 + 1);
+	int has_sync = 0;
+	for (int a = 0; a < plan.steps[0].nargs; a++)
+		has_sync += plan.steps[0].args[a].kind == ARG_SYNC;
+	CHECK_INT(has_sync, 1);
+	free(r);
+}
+
 /* blas_lt entries (a cuBLASLt algorithm by its attributes): the plan is
  * one STEP_LT, which needs no route workspace (it runs in the weight's
  * cuBLAS one); an orientation out of range or a shape it does not serve
@@ -319,6 +356,7 @@ TEST(explain_lines)
 }
 
 TESTS(T(shape_takes_the_dtypes), T(environment_match_and_mismatch), T(lt_entries_plan_one_cublaslt_step),
+      T(zblock_entries_name_their_counters),
       T(routes_keep_only_the_weights_entries_in_table_order),
       T(malformed_entries_fall_back_with_their_reason), T(split_k_workspace_covers_the_largest_m),
       T(each_m_finds_its_entry), T(disable_keeps_the_first_reason), T(explain_lines))

@@ -320,26 +320,27 @@ TEST(lt_attrs_read_strictly)
 TEST(step_params_resolve_every_kind)
 {
 	int w, prep, x, y, ws;
-	struct launch_step st = { .kind = STEP_KERNEL, .nargs = 9 };
-	static const enum arg_kind kinds[] = { ARG_W, ARG_PREP, ARG_X, ARG_Y, ARG_WS,
+	unsigned sync;
+	struct launch_step st = { .kind = STEP_KERNEL, .nargs = 10 };
+	static const enum arg_kind kinds[] = { ARG_W, ARG_PREP, ARG_X, ARG_Y, ARG_WS, ARG_SYNC,
 					       ARG_M, ARG_N, ARG_K, ARG_INT };
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 10; i++)
 		st.args[i].kind = kinds[i];
-	st.args[8].value = -7;
+	st.args[9].value = -7;
 	const struct step_operands o = { .w = &w, .prep = &prep, .x = &x, .y = &y, .ws = &ws,
-					 .m = 33, .n = 2304, .k = 8192 };
+					 .sync = &sync, .m = 33, .n = 2304, .k = 8192 };
 	void *ptr[PLAN_MAX_ARGS], *params[PLAN_MAX_ARGS];
 	int val[PLAN_MAX_ARGS];
 	CHECK_INT(plan_step_params(&st, &o, ptr, val, params), 0);
-	const void *want[] = { &w, &prep, &x, &y, &ws };
-	for (int i = 0; i < 5; i++) {
+	const void *want[] = { &w, &prep, &x, &y, &ws, &sync };
+	for (int i = 0; i < 6; i++) {
 		CHECK(params[i] == &ptr[i]);
 		CHECK(*(void **)params[i] == want[i]);
 	}
 	static const int ints[] = { 33, 2304, 8192, -7 };
-	for (int i = 5; i < 9; i++) {
+	for (int i = 6; i < 10; i++) {
 		CHECK(params[i] == &val[i]);
-		CHECK_INT(*(int *)params[i], ints[i - 5]);
+		CHECK_INT(*(int *)params[i], ints[i - 6]);
 	}
 	/* a kernel that takes the prepared weight when there is none */
 	struct step_operands none = o;
