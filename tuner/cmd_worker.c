@@ -434,7 +434,7 @@ static void run_eval(struct gpu *g, struct eval *e)
 	struct plan_args a = args_for(e, b->vw, b->vx, b->vy, ws, sync, b->y_bytes, prep_check);
 	if (plan_capture(g, e->k, &e->plan, &a, &check) ||
 	    validate_graph(g, b, check, ws, e->plan.ws_bytes, &v) ||
-	    validate_sync(g, sync, e->plan.sync_bytes, &v))
+	    validate_sync(g, b, sync, e->plan.sync_bytes, &v))
 		goto cuda_error;
 	if (!v.pass) {
 		reply_result(e, "fail", &v, NULL, v.reason);

@@ -267,17 +267,28 @@ int gpu_flush(struct gpu *g)
 /* Smallest workspace handed out, so a plan's ARG_WS is never NULL. */
 #define WS_MIN_BYTES 256
 
-int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out)
+/* *buf of *have bytes, grown (freed, allocated afresh in whole MiB) to
+ * at least bytes (and WS_MIN_BYTES). Returns 0 or -1. */
+static int grow_buffer(void **buf, size_t *have, size_t bytes)
 {
 	if (bytes < WS_MIN_BYTES)
 		bytes = WS_MIN_BYTES;
-	if (bytes > g->ws_bytes) {
-		gpu_ws_release(g);
-		size_t want = round_up(bytes, MIB);
-		if (CUDA_CHECK(cudaMalloc(&g->ws, want)))
-			return -1;
-		g->ws_bytes = want;
-	}
+	if (bytes <= *have)
+		return 0;
+	gpu_dev_free(*buf);
+	*buf = NULL;
+	*have = 0;
+	size_t want = round_up(bytes, MIB);
+	if (CUDA_CHECK(cudaMalloc(buf, want)))
+		return -1;
+	*have = want;
+	return 0;
+}
+
+int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out)
+{
+	if (grow_buffer(&g->ws, &g->ws_bytes, bytes))
+		return -1;
 	*out = g->ws;
 	return 0;
 }
@@ -287,17 +298,8 @@ int gpu_sync_reserve(struct gpu *g, size_t bytes, unsigned **out)
 	*out = NULL;
 	if (!bytes)             /* a plan without counters: nothing to zero */
 		return 0;
-	if (bytes < WS_MIN_BYTES)
-		bytes = WS_MIN_BYTES;
-	if (bytes > g->sync_bytes) {
-		gpu_dev_free(g->sync);
-		g->sync = NULL;
-		g->sync_bytes = 0;
-		size_t want = round_up(bytes, MIB);
-		if (CUDA_CHECK(cudaMalloc((void **)&g->sync, want)))
-			return -1;
-		g->sync_bytes = want;
-	}
+	if (grow_buffer(&g->sync, &g->sync_bytes, bytes))
+		return -1;
 	*out = g->sync;
 	return CUDA_CHECK(cudaMemsetAsync(g->sync, 0, bytes, g->stream));
 }

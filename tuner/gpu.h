@@ -77,7 +77,7 @@ struct gpu {
 	unsigned long use_clock;
 	void *ws;                       /* candidate workspace, grown as needed */
 	size_t ws_bytes;
-	unsigned *sync;                 /* candidate counters (ARG_SYNC), grown as needed */
+	void *sync;                     /* candidate counters (ARG_SYNC), grown as needed */
 	size_t sync_bytes;
 	struct bench *bench;            /* buffers of the current (shape, m), or NULL */
 	cudaGraphExec_t empty_graph;    /* one empty kernel (the replay overhead), or NULL */
@@ -104,8 +104,8 @@ int gpu_flush(struct gpu *g);
 int gpu_ws_reserve(struct gpu *g, size_t bytes, void **out);
 /* Free the candidate workspace (the next reserve allocates afresh). */
 void gpu_ws_release(struct gpu *g);
-/* The candidate counters (ARG_SYNC): at least bytes (and at least 256)
- * bytes, the first bytes of them zeroed on g->stream. */
+/* The candidate counters (ARG_SYNC): at least bytes, the first bytes of
+ * them zeroed on g->stream; NULL (and nothing done) when bytes is 0. */
 int gpu_sync_reserve(struct gpu *g, size_t bytes, unsigned **out);
 /* cudaFree(p) when p is set; a failure is recorded (gpu_error), not fatal. */
 void gpu_dev_free(void *p);
@@ -265,10 +265,11 @@ int validate_graph(struct gpu *g, struct bench *b, cudaGraphExec_t exec, void *w
 int validate_baseline(struct gpu *g, struct bench *b, uint64_t seed, struct verdict *v);
 
 /* After validate_graph of a plan with counters (ARG_SYNC, bytes of them
- * at sync): they must all be 0 again (tmpl.h), else v fails with the
- * count of those that are not. Nothing to do when bytes is 0. Returns 0,
- * or -1 on a CUDA error. */
-int validate_sync(struct gpu *g, const unsigned *sync, size_t bytes, struct verdict *v);
+ * at sync): they must all be 0 again (tmpl.h), else v fails saying how
+ * many of their bytes are not (counted on the device into b's mismatch
+ * word). Nothing to do when bytes is 0. Returns 0, or -1 on a CUDA error. */
+int validate_sync(struct gpu *g, struct bench *b, const unsigned *sync, size_t bytes,
+		  struct verdict *v);
 
 /* --- timing.c --- */
 

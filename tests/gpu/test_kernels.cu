@@ -98,3 +98,17 @@ naive_bf16_pairs(const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *
 		return;
 	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
 }
+
+/* naive_bf16 that also sets a counter (ARG_SYNC) and never clears it: a
+ * plan's counters left non-zero after a call must fail validation. */
+extern "C" __global__ void naive_bf16_sync(const __nv_bfloat16 *w, const __nv_bfloat16 *x,
+					   __nv_bfloat16 *y, int m, int n, int k,
+					   unsigned *sync)
+{
+	long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (o == 0 && sync)
+		*sync = 1;
+	if (o >= (long long)m * n)
+		return;
+	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
+}

@@ -3,9 +3,10 @@
  * random inputs and FP64 reference against a CPU reference, the cuBLAS
  * baseline passing validation for every family at several m, planted
  * wrong outputs failing it, candidate kernels loaded from a cubin (right,
- * wrong, over static limits), a fault being seen as sticky, the timing
- * figures landing in sane ranges, and plan_waves counting waves of blocks
- * and of clusters as the device's limits say it must.
+ * wrong, over static limits, counters left set), a fault being seen as
+ * sticky, the timing figures landing in sane ranges, and plan_waves
+ * counting waves of blocks and of clusters as the device's limits say it
+ * must.
  *
  * Usage: test_worker_gpu TEST_KERNELS.cubin   (tests/gpu/test_kernels.cu
  * built with nvcc -cubin -gencode=arch=compute_90a,code=sm_90a)
@@ -305,8 +306,8 @@ static struct launch_plan simple_plan(int outputs, unsigned threads, unsigned sl
 	return p;
 }
 
-/* Load one kernel, prepare and validate its plan: -2 on a setup error,
- * else the verdict's pass. */
+/* Load one kernel, prepare and validate its plan (and its counters, as
+ * the worker does): -2 on a setup error, else the verdict's pass. */
 static int check_candidate(struct bench *b, const char *name, const struct launch_plan *p,
 			   struct verdict *v)
 {
@@ -315,16 +316,19 @@ static int check_candidate(struct bench *b, const char *name, const struct launc
 	int smem;
 	cudaGraphExec_t exec = NULL;
 	void *ws;
+	unsigned *sync;
 	if (gpu_load_kernel(&g, cubin, name, &k) ||
 	    plan_prepare(&g, &k, 1, p, &smem, reason, sizeof(reason)) ||
-	    gpu_ws_reserve(&g, p->ws_bytes, &ws))
+	    gpu_ws_reserve(&g, p->ws_bytes, &ws) || gpu_sync_reserve(&g, p->sync_bytes, &sync))
 		return -2;
 	struct plan_args a = {
-		.op = { .w = b->vw, .x = b->vx, .y = b->vy, .ws = ws, .m = b->m,
+		.op = { .w = b->vw, .x = b->vx, .y = b->vy, .ws = ws, .sync = sync, .m = b->m,
 			.n = b->shape.n, .k = b->shape.k },
 		.y_bytes = b->y_bytes, .ws_bytes = p->ws_bytes,
 	};
-	if (plan_capture(&g, &k, p, &a, &exec) || validate_graph(&g, b, exec, ws, p->ws_bytes, v))
+	if (plan_capture(&g, &k, p, &a, &exec) ||
+	    validate_graph(&g, b, exec, ws, p->ws_bytes, v) ||
+	    validate_sync(&g, b, sync, p->sync_bytes, v))
 		return -2;
 	gpu_graph_destroy(&exec);
 	return v->pass;
@@ -401,6 +405,26 @@ TEST(memset_steps_and_replays)
 	CHECK_INT(check_candidate(b, "splitk_atomic_f32", &p, &v), -2);
 	CHECK(gpu_error() && strstr(gpu_error(), "zeroes") != NULL);
 	gpu_error_clear();
+}
+
+/* A plan's counters (ARG_SYNC) must be back to 0 after every call: a
+ * right product whose counter a call leaves at 1 fails, the same kernel
+ * without the counter passes. */
+TEST(counters_left_set_fail)
+{
+	struct shape s = make_shape("cand", 300, 200, DT_BF16, DT_BF16, DT_BF16, 1e-2);
+	struct bench *b;
+	struct verdict v;
+	const int m = 5;
+	CHECK_INT(bench_get(&g, &s, m, &b), 0);
+	CHECK_INT(validate_inputs(&g, b, 8), 0);
+	struct launch_plan p = simple_plan(m * 300, 128, 1);
+	p.steps[0].args[p.steps[0].nargs++].kind = ARG_SYNC;
+	p.sync_bytes = sizeof(unsigned);
+	CHECK_INT(check_candidate(b, "naive_bf16_sync", &p, &v), 0);
+	CHECK(strstr(v.reason, "sync counters not back to 0") != NULL);
+	p.sync_bytes = 0;       /* the verdict on its output alone */
+	CHECK_INT(check_candidate(b, "naive_bf16_sync", &p, &v), 1);
 }
 
 TEST(static_limits_prune)
@@ -604,7 +628,7 @@ static const struct test_case gpu_cases[] = {
 	T(reference_matches_cpu), T(activations_hold_probe_rows),
 	T(weights_are_seeded_normal_never_zero), T(baseline_validates_every_family),
 	T(planted_faults_fail_validation), T(candidate_kernels_from_a_cubin),
-	T(memset_steps_and_replays), T(static_limits_prune), T(cublaslt_top_algorithm_validates),
+	T(memset_steps_and_replays), T(counters_left_set_fail), T(static_limits_prune), T(cublaslt_top_algorithm_validates),
 	T(timing_lands_in_sane_ranges), T(waves_follow_the_device_limits),
 };
 
