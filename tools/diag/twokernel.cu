@@ -22,11 +22,10 @@
  * ones freed; e one empty kernel on the legacy stream, then the
  * allocations alone.
  */
-#include <unistd.h>
 #include "diag.cuh"
 
-#include <cstring>
 #include <string>
+#include <unistd.h>
 
 static const size_t W_BYTES = 8388608;  /* the slice's and the router's weights */
 static const int COPIES = 4;
@@ -49,13 +48,13 @@ static std::vector<double> time_cases(const phase_graphs &pg, int reps, cudaStre
 	return med;
 }
 
-/* Side work: fresh allocations of `bytes` each, COPIES of them, filled on
- * `on` (0: the legacy stream; 1: the timing stream; 2: a non-blocking
- * stream made for it and destroyed; 3: not filled), waited for, then
- * freed. */
 static std::vector<void *> kept;        /* phase k's allocations, until r */
 
-static void side_work(int on, size_t bytes, cudaStream_t s, int count = COPIES, bool keep = false)
+/* Side work: count fresh allocations of `bytes` each, filled on `on` (0:
+ * the legacy stream; 1: the timing stream; 2: a non-blocking stream made
+ * for it and destroyed; 3: not filled), waited for, then freed, or with
+ * keep held in kept. */
+static void side_work(int on, size_t bytes, cudaStream_t s, int count, bool keep)
 {
 	cudaStream_t st = on == 1 ? s : 0;
 	if (on == 2)
@@ -141,23 +140,25 @@ int main(int argc, char **argv)
 	static const struct {
 		char code;
 		const char *name;
-		int on;         /* side_work's; -1: see main */
+		int on;         /* side_work's; -1: none (or see main) */
 		size_t bytes;
+		int count;
+		bool keep;
 	} kinds[] = {
-		{ 'n', "nothing", -1, 0 },
-		{ 'l', "legacy 4 x 8.4 MB", 0, W_BYTES },
-		{ 't', "timing stream 4 x 8.4 MB", 1, W_BYTES },
-		{ 's', "non-blocking side 4 x 8.4 MB", 2, W_BYTES },
-		{ 'x', "legacy 4 x 64 KiB", 0, 65536 },
-		{ 'y', "legacy 4 x 64 MiB", 0, 64u << 20 },
-		{ 'a', "alloc/free 4 x 8.4 MB", 3, W_BYTES },
-		{ 'f', "legacy fill, held buffer", -1, 0 },
-		{ 'g', "graphs made again", -1, 0 },
-		{ 'w', "1 s idle", -1, 0 },
-		{ 'm', "legacy 8 x 8.4 MB", -1, 0 },
-		{ 'k', "legacy 4 x 8.4 MB, held", -1, 0 },
-		{ 'r', "the held ones freed", -1, 0 },
-		{ 'e', "legacy empty, alloc/free", -1, 0 },
+		{ 'n', "nothing", -1, 0, 0, false },
+		{ 'l', "legacy 4 x 8.4 MB", 0, W_BYTES, COPIES, false },
+		{ 't', "timing stream 4 x 8.4 MB", 1, W_BYTES, COPIES, false },
+		{ 's', "non-blocking side 4 x 8.4 MB", 2, W_BYTES, COPIES, false },
+		{ 'x', "legacy 4 x 64 KiB", 0, 65536, COPIES, false },
+		{ 'y', "legacy 4 x 64 MiB", 0, 64u << 20, COPIES, false },
+		{ 'a', "alloc/free 4 x 8.4 MB", 3, W_BYTES, COPIES, false },
+		{ 'm', "legacy 8 x 8.4 MB", 0, W_BYTES, 2 * COPIES, false },
+		{ 'k', "legacy 4 x 8.4 MB, held", 0, W_BYTES, COPIES, true },
+		{ 'f', "legacy fill, held buffer", -1, 0, 0, false },
+		{ 'g', "graphs made again", -1, 0, 0, false },
+		{ 'w', "1 s idle", -1, 0, 0, false },
+		{ 'r', "the held ones freed", -1, 0, 0, false },
+		{ 'e', "legacy empty, alloc/free", -1, 0, 0, false },
 	};
 	printf("twokernel: %d SMs, L2 %d, %d reps per phase, phases %s; us net of the empty "
 	       "graph\n", sms, l2, reps, plan);
@@ -175,7 +176,7 @@ int main(int argc, char **argv)
 		}
 		const auto &ph = kinds[i];
 		if (ph.on >= 0)
-			side_work(ph.on, ph.bytes, s);
+			side_work(ph.on, ph.bytes, s, ph.count, ph.keep);
 		else if (*c == 'f') {
 			CHECK(harness_fill_random_bytes(held, 4 * W_BYTES, 5u, 0));
 			CHECK(cudaDeviceSynchronize());
@@ -183,10 +184,6 @@ int main(int argc, char **argv)
 			build();
 		else if (*c == 'w')
 			sleep(1);
-		else if (*c == 'm')
-			side_work(0, W_BYTES, s, 2 * COPIES);
-		else if (*c == 'k')
-			side_work(0, W_BYTES, s, COPIES, true);
 		else if (*c == 'r') {
 			for (void *q : kept)
 				CHECK(cudaFree(q));
@@ -194,7 +191,7 @@ int main(int argc, char **argv)
 		} else if (*c == 'e') {
 			CHECK(harness_empty(0));
 			CHECK(cudaDeviceSynchronize());
-			side_work(3, W_BYTES, s);
+			side_work(3, W_BYTES, s, COPIES, false);
 		}
 		const std::vector<double> med = time_cases(pg, reps, s, flush, flush_bytes, sink);
 		printf("%-30s", ph.name);
