@@ -1,3 +1,11 @@
+#!/usr/bin/env bash
+# tools/dev_place.sh: one device call (carry build/), session 9's run 119:
+# does a point's figure move between processes more than within one? The
+# three small-M points of tests/spaces/diag_lines.yaml benched in six
+# processes, then six rounds in one; lines in $OUT/place.txt.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=/usr/local/cuda
 G=build/bin/gemmtab
 $G probe --db $OUT/floors.db > $OUT/probe.txt 2>&1
