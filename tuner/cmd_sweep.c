@@ -268,6 +268,17 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	kv_add_shape(&req, s, m);
 	kv_addf(&req, "orient", "%ld", orient);
 	kv_addf(&req, "max", "%d", sw->sp.lt.top);
+	_Static_assert(SPACE_LT_SPLITK_MAX <= PROTO_LT_SPLITK_MAX &&
+			       SPACE_LT_SPLITK_LIMIT <= PROTO_LT_SPLITK_LIMIT,
+		       "the worker takes every splitk list a space may hold");
+	if (sw->sp.lt.nsplitk) {
+		char list[SPACE_LT_SPLITK_MAX * 4];
+		size_t used = 0;
+		for (int i = 0; i < sw->sp.lt.nsplitk; i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
+						 i ? "," : "", sw->sp.lt.splitk[i]);
+		kv_add(&req, "splitk", list);
+	}
 	if (ask_worker(sw, kv_string(&req), sw->sp.sweep.deadline_s, &r, NULL) != CALL_OK)
 		return error("cublaslt %s m=%d: no reply from the worker", s->family, m);
 	int added = 0;
@@ -601,7 +612,8 @@ int cmd_sweep(int argc, char **argv)
 		if (added < 0)
 			goto out_worker;
 		fprintf(stderr, "sweep: cuBLASLt's heuristic named %d blas_lt candidates "
-			"(top %d per orientation)\n", added, sw.sp.lt.top);
+			"(top %d per orientation%s)\n", added, sw.sp.lt.top,
+			sw.sp.lt.nsplitk ? ", each at the listed split-K counts it takes" : "");
 	}
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);

@@ -589,32 +589,63 @@ cleanup:
 
 /* --- lt_algos: what the cuBLASLt heuristic proposes --- */
 
-/* The most algorithms one lt_algos request may ask for. */
+/* The most algorithms one lt_algos request may ask for, and the most it
+ * names with their split-K variants. */
 #define LT_ALGOS_MAX 32
+#define LT_NAMED_MAX (LT_ALGOS_MAX * (1 + PROTO_LT_SPLITK_MAX))
+
+/* The optional "splitk" of a request: 1 to PROTO_LT_SPLITK_MAX distinct
+ * counts in [1, PROTO_LT_SPLITK_LIMIT], comma-separated (*n = 0 without
+ * it). */
+static int get_splitk(const struct kv *r, int *out, int *n, struct why *w)
+{
+	const char *list = kv_get(r, "splitk"), *p = list;
+	*n = 0;
+	if (!list)
+		return 0;
+	do {
+		char *end;
+		long v = strtol(p, &end, 10);
+		int fits = end != p && v >= 1 && v <= PROTO_LT_SPLITK_LIMIT &&
+			   (*end == ',' ? end[1] != '\0' : !*end) && *n < PROTO_LT_SPLITK_MAX;
+		for (int i = 0; fits && i < *n; i++)
+			fits = out[i] != v;
+		if (!fits)
+			return bad(w, "bad %s '%s': distinct split-K counts, comma-separated",
+				   "splitk", list);
+		out[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	return 0;
+}
 
 /* Reply "count" and "algos": each algorithm's attributes (lt_attr_names
- * order) comma-separated, the algorithms ';'-separated, best first. */
+ * order) comma-separated, the algorithms ';'-separated, the heuristic's
+ * best first, then their split-K variants (lt_vary_splitk). */
 static void handle_lt_algos(struct gpu *g, const struct kv *r)
 {
 	const char *id = kv_get(r, "id");
 	struct shape s;
 	struct why w;
-	int m, orient, max;
-	long attrs[LT_ALGOS_MAX][LT_NATTRS];
+	int m, orient, max, splitk[PROTO_LT_SPLITK_MAX], nsplitk;
+	static long attrs[LT_NAMED_MAX][LT_NATTRS];
 	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
-	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w)) {
+	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) ||
+	    get_splitk(r, splitk, &nsplitk, &w)) {
 		worker_reply_error(id, w.text);
 		return;
 	}
 	gpu_error_clear();
 	int found = 0;
 	if (CUBLAS_CHECK(lt_heuristic(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, max, attrs,
-				      &found))) {
+				      &found)) ||
+	    CUBLAS_CHECK(lt_vary_splitk(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, splitk,
+					nsplitk, attrs, &found, LT_NAMED_MAX))) {
 		worker_reply_cuda_error(g, id);
 		return;
 	}
-	char text[LT_ALGOS_MAX * LT_NATTRS * 12];
+	static char text[LT_NAMED_MAX * LT_NATTRS * 12];
 	size_t used = 0;
 	text[0] = '\0';
 	/* 12 characters per value hold any int32 and its separator */

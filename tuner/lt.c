@@ -174,3 +174,46 @@ cublasStatus_t lt_heuristic(cublasLtHandle_t h, int orient, int n, int k, int m,
 	}
 	return CUBLAS_STATUS_SUCCESS;
 }
+
+/* Attribute indices in lt_attr_names order. */
+enum { LT_ATTR_SPLITK = 3, LT_ATTR_REDUCTION = 4 };
+
+static int same_attrs(const long *a, const long *b)
+{
+	for (int i = 0; i < LT_NATTRS; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+cublasStatus_t lt_vary_splitk(cublasLtHandle_t h, int orient, int n, int k, int m,
+			      size_t ws_limit, const int *splitk, int nsplitk,
+			      long (*attrs)[LT_NATTRS], int *count, int cap)
+{
+	struct lt_call c;
+	const int heuristic = *count;
+	LT_TRY(lt_describe(&c, orient, n, k, m));
+	for (int i = 0; i < heuristic; i++)
+		for (int j = 0; j < nsplitk && *count < cap; j++) {
+			long v[LT_NATTRS];
+			memcpy(v, attrs[i], sizeof(v));
+			v[LT_ATTR_SPLITK] = splitk[j];
+			if (splitk[j] == 1)
+				v[LT_ATTR_REDUCTION] = CUBLASLT_REDUCTION_SCHEME_NONE;
+			else if (v[LT_ATTR_REDUCTION] == CUBLASLT_REDUCTION_SCHEME_NONE)
+				v[LT_ATTR_REDUCTION] = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+			int known = 0;
+			for (int q = 0; q < *count && !known; q++)
+				known = same_attrs(v, attrs[q]);
+			if (known)
+				continue;
+			cublasStatus_t st = lt_algo_init(h, &c, v);
+			if (st == CUBLAS_STATUS_SUCCESS)
+				st = lt_algo_check(h, &c, ws_limit);
+			if (st == CUBLAS_STATUS_INVALID_VALUE || st == CUBLAS_STATUS_NOT_SUPPORTED)
+				continue;       /* not a configuration of this algorithm */
+			LT_TRY(st);
+			memcpy(attrs[(*count)++], v, sizeof(v));
+		}
+	return CUBLAS_STATUS_SUCCESS;
+}

@@ -19,10 +19,12 @@
  *                               -> baseline id= cublas_us= cublaslt_us= ratio=
  *                                  lt_algo=   (cuBLASLt top heuristic, paired
  *                                  against cublasGemmEx)
- *   lt_algos id= family= n= k= w= x= y= m= orient= max=
+ *   lt_algos id= family= n= k= w= x= y= m= orient= max= [splitk=1,2,..]
  *                               -> lt_algos id= count= algos=  (the cuBLASLt
  *                                  heuristic's first max algorithms in that
- *                                  orientation, best first: their attributes
+ *                                  orientation, best first, then each of
+ *                                  them at the other split-K counts listed
+ *                                  that cuBLASLt accepts: their attributes
  *                                  comma-separated, the algorithms
  *                                  ';'-separated; tuner/lt.h)
  *   eval id= phase=screen|retest pairs=N seed= family= n= k= w= x= y= tol= m=
@@ -47,6 +49,10 @@
 #include <stdio.h>
 
 #define KV_MAX 64
+
+/* lt_algos' splitk: at most this many counts, each in [1, the limit]. */
+#define PROTO_LT_SPLITK_MAX 16
+#define PROTO_LT_SPLITK_LIMIT 64
 
 /* A decoded message: op plus key/value pairs (decoded, NUL-terminated,
  * pointing into the message's own storage). */

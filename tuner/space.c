@@ -465,7 +465,7 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 
 static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
 {
-	static const char *const keys[] = { "orient", "top", NULL };
+	static const char *const keys[] = { "orient", "top", "splitk", NULL };
 	const struct tmpl *t = tmpl_find("blas_lt");
 	const struct ynode *v;
 	long x;
@@ -484,7 +484,14 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 	    get_long(L, v, 1, SPACE_LT_TOP_MAX, "top", &x))
 		return -1;
 	lt->top = (int)x;
-	return 0;
+	if (!(v = lookup(map, "splitk")))
+		return 0;
+	if (expect(L, v, K_LIST, "splitk"))
+		return -1;
+	if (v->nkids < 1)
+		return yfail(L, v, "splitk must not be empty");
+	return get_int_list(L, v, 1, SPACE_LT_SPLITK_LIMIT, SPACE_LT_SPLITK_MAX, "splitk",
+			    lt->splitk, &lt->nsplitk);
 }
 
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)

@@ -61,12 +61,18 @@ struct sweep_settings {
 /* The cuBLASLt search (the optional `cublaslt:` section): for every bf16
  * shape and tuned m, the first `top` algorithms cuBLASLt's heuristic
  * proposes in each orientation become blas_lt candidates (tmpl_lt.c),
- * stored by their attributes. gemmtab sweep asks the GPU for them. */
+ * stored by their attributes; with `splitk`, each of them also at every
+ * split-K count listed that cuBLASLt accepts for it. gemmtab sweep asks
+ * the GPU for them. */
 #define SPACE_LT_TOP_MAX 32
+#define SPACE_LT_SPLITK_MAX 16          /* values in a splitk list */
+#define SPACE_LT_SPLITK_LIMIT 64        /* the largest split-K count */
 struct lt_search {
 	int top;                      /* 0: no cuBLASLt search */
 	int norients;
 	long orient[3];               /* tmpl_lt.c's orient symbols, by index */
+	int nsplitk;                  /* 0: the heuristic's algorithms only */
+	int splitk[SPACE_LT_SPLITK_MAX];
 };
 
 struct space {

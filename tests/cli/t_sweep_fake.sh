@@ -162,4 +162,18 @@ before=$(q "SELECT count(*) FROM result")
 expect_exit "cublaslt sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$db" --cache "$cache"
 check "the rerun names the same 6" grep -q "named 6 blas_lt candidates" "$TMP/err"
 check "the rerun measures nothing" test "$(q "SELECT count(*) FROM result")" = "$before"
+# with a splitk list, each algorithm also at the listed counts it does not
+# have (the fake's three run split-K 3 at m = 8: two more each)
+db=$TMP/lt_splitk.db
+FAKE_WORKER_LOG=$TMP/lt_splitk.log expect_exit "cublaslt splitk sweep: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake_lt_splitk.yaml --db "$db" --cache "$cache"
+check "the sweep names 9 blas_lt candidates" \
+	grep -q "named 9 blas_lt candidates (top 8 per orientation, each at the listed split-K" "$TMP/err"
+check "the request carries the list" grep -q "^lt_algos qkv .*splitk=1,2,3" "$TMP/lt_splitk.log"
+check "split-K 1 without a reduction" test "$(q "SELECT count(*) $lt AND c.params LIKE \
+	'%splitk=1,reduction=0,%'")" = 3
+check "split-K 2 with the compute-type reduction" test "$(q "SELECT count(*) $lt AND \
+	c.params LIKE '%splitk=2,reduction=2,%'")" = 3
+check "9 screens, all ok" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
+	r.status = 'ok'")" = 9
 finish

@@ -75,24 +75,43 @@ static void add_ok_figures(struct kv_out *o, const struct kv *r, double base)
 }
 
 /* gemmtab sweep's cuBLASLt search: for orientation 0 (t), min(max, 3)
- * made-up algorithms whose attributes follow from m; for orientation 1
- * (row) one record a value short, which the supervisor must refuse. */
+ * made-up algorithms whose attributes follow from m, then (with a splitk
+ * list) each again at every listed split-K count it does not have, as the
+ * worker's lt_vary_splitk names them (reduction 0 at 1, else 2); for
+ * orientation 1 (row) one record a value short, which the supervisor must
+ * refuse. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
 	long m = kv_get_long(r, "m", 1), max = kv_get_long(r, "max", 1);
-	char text[256] = "";
+	const char *splitk = kv_get(r, "splitk");
+	char text[4096] = "";
 	size_t used = 0;
-	if (kv_get_long(r, "orient", 0) == 1)
+	int count = 0;
+	if (kv_get_long(r, "orient", 0) == 1) {
 		snprintf(text, sizeof(text), "66,13,35,3,2,0,1,0");
-	else
-		for (long i = 0; i < max && i < 3; i++)
+		count = 1;
+	} else {
+		for (long i = 0; i < max && i < 3; i++, count++)
 			used += (size_t)snprintf(text + used, sizeof(text) - used,
 						 "%s66,%ld,35,%ld,2,0,1,0,%ld", i ? ";" : "",
 						 10 + i, 1 + m % 3, i);
+		for (long i = 0; i < max && i < 3; i++)
+			for (const char *p = splitk; p && *p;) {
+				char *end;
+				long s = strtol(p, &end, 10);
+				p = *end ? end + 1 : end;
+				if (s == 1 + m % 3)
+					continue;
+				used += (size_t)snprintf(text + used, sizeof(text) - used,
+							 ";66,%ld,35,%ld,%d,0,1,0,%ld", 10 + i, s,
+							 s == 1 ? 0 : 2, i);
+				count++;
+			}
+	}
 	kv_begin(&o, "lt_algos");
 	kv_add(&o, "id", kv_get(r, "id"));
-	kv_addf(&o, "count", "%d", kv_get_long(r, "orient", 0) == 1 ? 1 : (int)(max < 3 ? max : 3));
+	kv_addf(&o, "count", "%d", count);
 	kv_add(&o, "algos", text);
 	kv_send(&o, stdout);
 }
@@ -130,7 +149,8 @@ int main(void)
 	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
 	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
-	/* FAKE_WORKER_LOG=FILE: one line "op family m" per request, appended */
+	/* FAKE_WORKER_LOG=FILE: one line "op family m" per request (and
+	 * "splitk=LIST" when it has one), appended */
 	const char *log_path = getenv("FAKE_WORKER_LOG");
 
 	while (getline(&line, &cap, stdin) > 0) {
@@ -143,8 +163,11 @@ int main(void)
 		}
 		FILE *log = log_path ? fopen(log_path, "a") : NULL;
 		if (log) {
-			fprintf(log, "%s %s %s\n", r.op, kv_get(&r, "family") ? kv_get(&r, "family") : "-",
-				kv_get(&r, "m") ? kv_get(&r, "m") : "-");
+			fprintf(log, "%s %s %s%s%s\n", r.op,
+				kv_get(&r, "family") ? kv_get(&r, "family") : "-",
+				kv_get(&r, "m") ? kv_get(&r, "m") : "-",
+				kv_get(&r, "splitk") ? " splitk=" : "",
+				kv_get(&r, "splitk") ? kv_get(&r, "splitk") : "");
 			fclose(log);
 		}
 		struct kv_out o;

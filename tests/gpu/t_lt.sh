@@ -34,4 +34,21 @@ expect_exit "the sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gp
 again=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
 check "a resumed sweep names the same candidates (${again:-none} of $named)" test "$again" = "$named"
 check "a resumed sweep measures nothing again" test "$(q "SELECT count(*) FROM result")" = "$before"
+
+# split-K variants (tests/spaces/gpu_lt_splitk.yaml): each of the
+# heuristic's algorithms again at the listed counts cuBLASLt takes
+db=$TMP/lt_splitk.db
+expect_exit "sweep gpu_lt_splitk.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt_splitk.yaml \
+	--db "$db"
+named=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+n=$(q "SELECT count(*) $lt")
+okc=$(q "SELECT count(*) $lt AND r.status='ok'")
+echo "    named $named: $(q "SELECT group_concat(k || ' x' || c, ', ') AS g FROM (SELECT
+	substr(c.params, instr(c.params, 'splitk='), 8) AS k, count(*) AS c $lt GROUP BY 1)")"
+check "more than the heuristic's 2 per orientation and point (${named:-none} > 12)" \
+	test "${named:-0}" -gt 12
+check "every named candidate was screened ($n of $named)" test "$n" = "$named"
+check "every one validated ok ($okc of $n)" test "$okc" = "$n"
+one="c.params LIKE '%splitk=1,%'"
+check "split-K 1 and above 1 both among them" test "$(q "SELECT count(DISTINCT $one) AS n $lt")" = 2
 finish

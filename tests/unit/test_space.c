@@ -116,6 +116,9 @@ static const struct bad_case {
 	{ "lt_top_zero", "13:8: top must be in [1, 32], not 0" },
 	{ "lt_no_top", "12:3: cublaslt lacks required key 'top'" },
 	{ "lt_orient_three", "12:11: orient has more than 3 values" },
+	{ "lt_splitk_zero", "14:15: splitk must be in [1, 64], not 0" },
+	{ "lt_splitk_empty", "14:11: splitk must not be empty" },
+	{ "lt_splitk_dup", "14:18: duplicate splitk value 2" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -232,6 +235,12 @@ TEST(cublaslt_section)
 	CHECK_INT(sp.lt.orient[0], 0);  /* t */
 	CHECK_INT(sp.lt.orient[1], 1);  /* row */
 	CHECK_INT(sp.lt.orient[2], 2);  /* n */
+	CHECK_INT(sp.lt.nsplitk, 0);    /* the heuristic's algorithms only */
+	space_free(&sp);
+	CHECK_INT(space_load("tests/spaces/fake_lt_splitk.yaml", &sp), 0);
+	CHECK_INT(sp.lt.nsplitk, 3);
+	CHECK_INT(sp.lt.splitk[0], 1);
+	CHECK_INT(sp.lt.splitk[2], 3);
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
