@@ -279,6 +279,8 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 						 i ? "," : "", sw->sp.lt.splitk[i]);
 		kv_add(&req, "splitk", list);
 	}
+	if (*sw->sp.lt.vary)
+		kv_add(&req, "vary", sw->sp.lt.vary);
 	if (ask_worker(sw, kv_string(&req), sw->sp.sweep.deadline_s, &r, NULL) != CALL_OK)
 		return error("cublaslt %s m=%d: no reply from the worker", s->family, m);
 	int added = 0;
@@ -613,7 +615,7 @@ int cmd_sweep(int argc, char **argv)
 			goto out_worker;
 		fprintf(stderr, "sweep: cuBLASLt's heuristic named %d blas_lt candidates "
 			"(top %d per orientation%s)\n", added, sw.sp.lt.top,
-			sw.sp.lt.nsplitk ? ", each at the listed split-K counts it takes" : "");
+			sw.sp.lt.nsplitk || *sw.sp.lt.vary ? ", with the variants cuBLASLt takes" : "");
 	}
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);

@@ -590,49 +590,78 @@ cleanup:
 /* --- lt_algos: what the cuBLASLt heuristic proposes --- */
 
 /* The most algorithms one lt_algos request may ask for, and the most it
- * names with their split-K variants. */
+ * names with their variants. */
 #define LT_ALGOS_MAX 32
-#define LT_NAMED_MAX (LT_ALGOS_MAX * (1 + PROTO_LT_SPLITK_MAX))
+#define LT_NAMED_MAX 4096
 
 /* The optional "splitk" of a request: 1 to PROTO_LT_SPLITK_MAX distinct
- * counts in [1, PROTO_LT_SPLITK_LIMIT], comma-separated (*n = 0 without
+ * counts in [1, PROTO_LT_SPLITK_LIMIT], comma-separated (none without
  * it). */
-static int get_splitk(const struct kv *r, int *out, int *n, struct why *w)
+static int get_splitk(const struct kv *r, struct lt_variation *v, struct why *w)
 {
 	const char *list = kv_get(r, "splitk"), *p = list;
-	*n = 0;
+	_Static_assert(PROTO_LT_SPLITK_MAX <= sizeof(v->splitk) / sizeof(v->splitk[0]),
+		       "struct lt_variation holds a whole splitk list");
+	v->nsplitk = 0;
 	if (!list)
 		return 0;
 	do {
 		char *end;
-		long v = strtol(p, &end, 10);
-		int fits = end != p && v >= 1 && v <= PROTO_LT_SPLITK_LIMIT &&
-			   (*end == ',' ? end[1] != '\0' : !*end) && *n < PROTO_LT_SPLITK_MAX;
-		for (int i = 0; fits && i < *n; i++)
-			fits = out[i] != v;
+		long x = strtol(p, &end, 10);
+		int fits = end != p && x >= 1 && x <= PROTO_LT_SPLITK_LIMIT &&
+			   (*end == ',' ? end[1] != '\0' : !*end) && v->nsplitk < PROTO_LT_SPLITK_MAX;
+		for (int i = 0; fits && i < v->nsplitk; i++)
+			fits = v->splitk[i] != x;
 		if (!fits)
 			return bad(w, "bad %s '%s': distinct split-K counts, comma-separated",
 				   "splitk", list);
-		out[(*n)++] = (int)v;
+		v->splitk[v->nsplitk++] = (int)x;
 		p = *end ? end + 1 : end;
 	} while (*p);
 	return 0;
 }
 
+/* The optional "vary" of a request: attribute names (tile, stages,
+ * cluster, custom), comma-separated, into v->what. */
+static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = { { "tile", LT_VARY_TILE }, { "stages", LT_VARY_STAGES },
+		      { "cluster", LT_VARY_CLUSTER }, { "custom", LT_VARY_CUSTOM } };
+	const char *list = kv_get(r, "vary"), *p = list;
+	v->what = 0;
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		unsigned bit = 0;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
+				bit = names[i].bit;
+		if (!bit || (v->what & bit))
+			return bad(w, "bad %s '%s': distinct names of tile, stages, cluster, custom",
+				   "vary", list);
+		v->what |= bit;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 /* Reply "count" and "algos": each algorithm's attributes (lt_attr_names
  * order) comma-separated, the algorithms ';'-separated, the heuristic's
- * best first, then their split-K variants (lt_vary_splitk). */
+ * best first, then their variants (lt_vary). */
 static void handle_lt_algos(struct gpu *g, const struct kv *r)
 {
 	const char *id = kv_get(r, "id");
 	struct shape s;
 	struct why w;
-	int m, orient, max, splitk[PROTO_LT_SPLITK_MAX], nsplitk;
+	struct lt_variation v;
+	int m, orient, max;
 	static long attrs[LT_NAMED_MAX][LT_NATTRS];
 	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
-	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) ||
-	    get_splitk(r, splitk, &nsplitk, &w)) {
+	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) || get_splitk(r, &v, &w) ||
+	    get_vary(r, &v, &w)) {
 		worker_reply_error(id, w.text);
 		return;
 	}
@@ -640,8 +669,8 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 	int found = 0;
 	if (CUBLAS_CHECK(lt_heuristic(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, max, attrs,
 				      &found)) ||
-	    CUBLAS_CHECK(lt_vary_splitk(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, splitk,
-					nsplitk, attrs, &found, LT_NAMED_MAX))) {
+	    CUBLAS_CHECK(lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs, &found,
+				 LT_NAMED_MAX))) {
 		worker_reply_cuda_error(g, id);
 		return;
 	}

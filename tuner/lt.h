@@ -56,15 +56,26 @@ cublasStatus_t lt_run(cublasLtHandle_t h, const struct lt_call *c, const void *w
  * the orientation has none). */
 cublasStatus_t lt_heuristic(cublasLtHandle_t h, int orient, int n, int k, int m,
 			    size_t ws_limit, int max, long (*out)[LT_NATTRS], int *found);
-/* The first *count algorithms of attrs (orientation o at m), each again
- * at every split-K count of splitk[] it does not have: without a
- * reduction at 1, above 1 with its own reduction scheme or else
- * CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE. A variant is appended when
- * cublasLtMatmulAlgoCheck accepts it within ws_limit and no algorithm
- * before it has the same attributes, until *count reaches cap. */
-cublasStatus_t lt_vary_splitk(cublasLtHandle_t h, int orient, int n, int k, int m,
-			      size_t ws_limit, const int *splitk, int nsplitk,
-			      long (*attrs)[LT_NATTRS], int *count, int cap);
+/* What lt_vary tries besides the heuristic's proposals: each proposal
+ * again at every split-K count of splitk[] it does not have (without a
+ * reduction at 1; above 1 with its own reduction scheme, or else
+ * CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE), and with one of the attributes
+ * in what (LT_VARY_*) changed to each value its algorithm takes: the
+ * tile and stages ids its capabilities list, the cluster shapes 1x1x1 to
+ * 1x16x1 (cuBLASLt lists none), the custom options 0 to its maximum. */
+enum { LT_VARY_TILE = 1, LT_VARY_STAGES = 2, LT_VARY_CLUSTER = 4, LT_VARY_CUSTOM = 8 };
+struct lt_variation {
+	int nsplitk;
+	int splitk[16];
+	unsigned what;
+};
+/* The first *count algorithms of attrs (orientation o at m) varied as v
+ * says; a variant is appended when cublasLtMatmulAlgoCheck accepts it
+ * within ws_limit and no algorithm before it has the same attributes,
+ * until *count reaches cap. */
+cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
+		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int *count,
+		       int cap);
 /* The attributes of algo, in lt_attr_names order. The 32-bit ones come
  * back as signed values: none of today's reaches 2^31 (lt_algo_init and
  * tmpl_lt.c refuse what does). */

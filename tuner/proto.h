@@ -20,11 +20,14 @@
  *                                  lt_algo=   (cuBLASLt top heuristic, paired
  *                                  against cublasGemmEx)
  *   lt_algos id= family= n= k= w= x= y= m= orient= max= [splitk=1,2,..]
+ *            [vary=tile,stages,cluster,custom]
  *                               -> lt_algos id= count= algos=  (the cuBLASLt
  *                                  heuristic's first max algorithms in that
  *                                  orientation, best first, then each of
  *                                  them at the other split-K counts listed
- *                                  that cuBLASLt accepts: their attributes
+ *                                  and at every value of each attribute
+ *                                  named in vary (one at a time) that
+ *                                  cuBLASLt accepts: their attributes
  *                                  comma-separated, the algorithms
  *                                  ';'-separated; tuner/lt.h)
  *   eval id= phase=screen|retest pairs=N seed= family= n= k= w= x= y= tol= m=

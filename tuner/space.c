@@ -465,7 +465,9 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 
 static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
 {
-	static const char *const keys[] = { "orient", "top", "splitk", NULL };
+	static const char *const keys[] = { "orient", "top", "splitk", "vary", NULL };
+	static const char *const vary_symbols[] = { "tile", "stages", "cluster", "custom", NULL };
+	static const struct tmpl_param vary = { "vary", 0, 3, vary_symbols };
 	const struct tmpl *t = tmpl_find("blas_lt");
 	const struct ynode *v;
 	long x;
@@ -484,14 +486,30 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 	    get_long(L, v, 1, SPACE_LT_TOP_MAX, "top", &x))
 		return -1;
 	lt->top = (int)x;
-	if (!(v = lookup(map, "splitk")))
-		return 0;
-	if (expect(L, v, K_LIST, "splitk"))
-		return -1;
-	if (v->nkids < 1)
-		return yfail(L, v, "splitk must not be empty");
-	return get_int_list(L, v, 1, SPACE_LT_SPLITK_LIMIT, SPACE_LT_SPLITK_MAX, "splitk",
-			    lt->splitk, &lt->nsplitk);
+	if ((v = lookup(map, "splitk"))) {
+		if (expect(L, v, K_LIST, "splitk"))
+			return -1;
+		if (v->nkids < 1)
+			return yfail(L, v, "splitk must not be empty");
+		if (get_int_list(L, v, 1, SPACE_LT_SPLITK_LIMIT, SPACE_LT_SPLITK_MAX, "splitk",
+				 lt->splitk, &lt->nsplitk))
+			return -1;
+	}
+	if ((v = lookup(map, "vary"))) {
+		long which[4];
+		if (expect(L, v, K_LIST, "vary"))
+			return -1;
+		if (v->nkids < 1)
+			return yfail(L, v, "vary must not be empty");
+		if (v->nkids > 4)
+			return yfail(L, v->kids[4], "vary has more than 4 values");
+		if (load_values(L, v, &vary, which))
+			return -1;
+		for (int i = 0; i < v->nkids; i++)
+			snprintf(lt->vary + strlen(lt->vary), sizeof(lt->vary) - strlen(lt->vary),
+				 "%s%s", i ? "," : "", vary_symbols[which[i]]);
+	}
+	return 0;
 }
 
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)

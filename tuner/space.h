@@ -62,8 +62,9 @@ struct sweep_settings {
  * shape and tuned m, the first `top` algorithms cuBLASLt's heuristic
  * proposes in each orientation become blas_lt candidates (tmpl_lt.c),
  * stored by their attributes; with `splitk`, each of them also at every
- * split-K count listed that cuBLASLt accepts for it. gemmtab sweep asks
- * the GPU for them. */
+ * split-K count listed that cuBLASLt accepts for it, and with `vary` at
+ * every value of each attribute named there (one at a time) that it
+ * accepts. gemmtab sweep asks the GPU for them. */
 #define SPACE_LT_TOP_MAX 32
 #define SPACE_LT_SPLITK_MAX 16          /* values in a splitk list */
 #define SPACE_LT_SPLITK_LIMIT 64        /* the largest split-K count */
@@ -73,6 +74,8 @@ struct lt_search {
 	long orient[3];               /* tmpl_lt.c's orient symbols, by index */
 	int nsplitk;                  /* 0: the heuristic's algorithms only */
 	int splitk[SPACE_LT_SPLITK_MAX];
+	char vary[32];                /* attributes also varied, comma-separated
+				       * (tile, stages, cluster, custom); "" none */
 };
 
 struct space {

@@ -168,8 +168,9 @@ db=$TMP/lt_splitk.db
 FAKE_WORKER_LOG=$TMP/lt_splitk.log expect_exit "cublaslt splitk sweep: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake_lt_splitk.yaml --db "$db" --cache "$cache"
 check "the sweep names 9 blas_lt candidates" \
-	grep -q "named 9 blas_lt candidates (top 8 per orientation, each at the listed split-K" "$TMP/err"
+	grep -q "named 9 blas_lt candidates (top 8 per orientation, with the variants cuBLASLt" "$TMP/err"
 check "the request carries the list" grep -q "^lt_algos qkv .*splitk=1,2,3" "$TMP/lt_splitk.log"
+check "and the attributes to vary" grep -q "^lt_algos qkv .* vary=cluster,stages" "$TMP/lt_splitk.log"
 check "split-K 1 without a reduction" test "$(q "SELECT count(*) $lt AND c.params LIKE \
 	'%splitk=1,reduction=0,%'")" = 3
 check "split-K 2 with the compute-type reduction" test "$(q "SELECT count(*) $lt AND \

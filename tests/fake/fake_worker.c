@@ -150,7 +150,7 @@ int main(void)
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
 	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
 	/* FAKE_WORKER_LOG=FILE: one line "op family m" per request (and
-	 * "splitk=LIST" when it has one), appended */
+	 * "splitk=LIST", "vary=LIST" when it has them), appended */
 	const char *log_path = getenv("FAKE_WORKER_LOG");
 
 	while (getline(&line, &cap, stdin) > 0) {
@@ -163,11 +163,13 @@ int main(void)
 		}
 		FILE *log = log_path ? fopen(log_path, "a") : NULL;
 		if (log) {
-			fprintf(log, "%s %s %s%s%s\n", r.op,
+			fprintf(log, "%s %s %s%s%s%s%s\n", r.op,
 				kv_get(&r, "family") ? kv_get(&r, "family") : "-",
 				kv_get(&r, "m") ? kv_get(&r, "m") : "-",
 				kv_get(&r, "splitk") ? " splitk=" : "",
-				kv_get(&r, "splitk") ? kv_get(&r, "splitk") : "");
+				kv_get(&r, "splitk") ? kv_get(&r, "splitk") : "",
+				kv_get(&r, "vary") ? " vary=" : "",
+				kv_get(&r, "vary") ? kv_get(&r, "vary") : "");
 			fclose(log);
 		}
 		struct kv_out o;

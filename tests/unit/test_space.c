@@ -119,6 +119,7 @@ static const struct bad_case {
 	{ "lt_splitk_zero", "14:15: splitk must be in [1, 64], not 0" },
 	{ "lt_splitk_empty", "14:11: splitk must not be empty" },
 	{ "lt_splitk_dup", "14:18: duplicate splitk value 2" },
+	{ "lt_vary_unknown", "14:19: unknown vary value 'tiles' (expected tile, stages, cluster, custom)" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -241,6 +242,7 @@ TEST(cublaslt_section)
 	CHECK_INT(sp.lt.nsplitk, 3);
 	CHECK_INT(sp.lt.splitk[0], 1);
 	CHECK_INT(sp.lt.splitk[2], 3);
+	CHECK_STR(sp.lt.vary, "cluster,stages");
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
