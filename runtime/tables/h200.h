@@ -18,22 +18,22 @@
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
- *     M 1, 2..7, 8, 9..16, 17..31, 32, 33..127, 128, 129..256, 257..512 (10 entries, 512 Ms)
+ *     M 1, 2..8, 9..16, 17..31, 32, 33..128, 129..256, 257..512 (8 entries, 512 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler_slice (n 1024, k 4096, bf16 x bf16 -> bf16):
- *     M 1, 2..7, 8 (3 entries, 8 Ms)
+ *     M 1, 2..8 (2 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..8, 9..16, 17..32, 127, 128, 255, 256 (9 entries, 36 Ms)
+ *     M 1, 2..8, 9..16, 17..31, 32, 127, 128, 255, 256 (9 entries, 36 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..32, 33, 127, 128, 255, 256 (11 entries, 37 Ms)
+ *     M 1, 2..8, 9..16, 17..32, 33, 127..128, 255, 256 (8 entries, 37 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
- *     M 1, 2..7, 8, 9..16, 17..31, 32, 255, 512 (8 entries, 34 Ms)
+ *     M 1, 2..7, 8, 9..16, 17..31, 32, 127, 128, 255, 256, 512 (11 entries, 37 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler (n 8192, k 4096, bf16 x bf16 -> bf16):
- *     M 9..32, 127..128, 255, 256, 512 (5 entries, 29 Ms)
+ *     M 9..16, 17..31, 32, 127, 128, 255, 256, 512 (8 entries, 29 Ms)
  *     measured M 9 16 17 31 32 33 127 128 129 255 256 257 512
  */
 #ifndef GT_GENERATED_TABLE_H
@@ -44,187 +44,190 @@
 /* n, k, w, x, y, m_lo, m_hi, tmpl, params (in the template's order),
  * nkernels, kernel[], ratio_min, pairs_min */
 static const struct gt_table_entry gt_table_entries[] = {
-	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=1,split=1,cache=evict_first
-	 *   M 1: 1.989 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 1, 1, 3 /* evict_first */ },
-	  1, { 4 }, 1.989, 200 },
-	/* router, M 2..7: mma_hilo bm=32,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 2: 4.169 (200 pairs), M 3: 4.217 (200 pairs), M 7: 6.706 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 2, 7, "mma_hilo", { 32, 8, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 10 }, 4.169, 200 },
-	/* router, M 8: mma_hilo bm=64,bn=8,bk=64,warps=4,stages=4,split=32,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 8: 6.650 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 8, 8, "mma_hilo", { 64, 8, 64, 4, 4, 32, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 13 }, 6.650, 200 },
+	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=2,split=1,cache=nc_na_evict_first
+	 *   M 1: 2.000 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 2, 1, 4 /* nc_na_evict_first */ },
+	  1, { 4 }, 2.000, 200 },
+	/* router, M 2..8: mma_hilo bm=32,bn=8,bk=64,warps=4,stages=6,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
+	 *   M 2: 4.125 (200 pairs), M 3: 3.995 (200 pairs), M 7: 6.680 (200 pairs)
+	 *   M 8: 6.556 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 2, 8, "mma_hilo", { 32, 8, 64, 4, 6, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
+	  1, { 10 }, 3.995, 200 },
 	/* router, M 9..16: mma_hilo bm=32,bn=16,bk=64,warps=4,stages=6,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 9: 6.306 (200 pairs), M 16: 5.887 (200 pairs) */
+	 *   M 9: 6.150 (200 pairs), M 16: 6.014 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 9, 16, "mma_hilo", { 32, 16, 64, 4, 6, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 8 }, 5.887, 200 },
-	/* router, M 17..31: mma_hilo bm=32,bn=32,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 17: 3.991 (200 pairs), M 31: 3.912 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 17, 31, "mma_hilo", { 32, 32, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 9 }, 3.912, 200 },
-	/* router, M 32: mma_hilo bm=64,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 32: 4.026 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 32, 32, "mma_hilo", { 64, 16, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 11 }, 4.026, 200 },
-	/* router, M 33..127: mma_hilo bm=128,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 33: 3.354 (200 pairs), M 127: 4.516 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 33, 127, "mma_hilo", { 128, 64, 64, 8, 6, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 7 }, 3.354, 200 },
-	/* router, M 128: mma_hilo bm=64,bn=64,bk=64,warps=4,stages=6,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 128: 4.572 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 128, 128, "mma_hilo", { 64, 64, 64, 4, 6, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 12 }, 4.572, 200 },
+	  1, { 8 }, 6.014, 200 },
+	/* router, M 17..31: mma_hilo bm=64,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
+	 *   M 17: 4.013 (200 pairs), M 31: 3.966 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 17, 31, "mma_hilo", { 64, 16, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
+	  1, { 11 }, 3.966, 200 },
+	/* router, M 32: mma_hilo bm=32,bn=32,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
+	 *   M 32: 3.914 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 32, 32, "mma_hilo", { 32, 32, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
+	  1, { 9 }, 3.914, 200 },
+	/* router, M 33..128: mma_hilo bm=128,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
+	 *   M 33: 3.292 (200 pairs), M 127: 4.477 (200 pairs), M 128: 4.545 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 33, 128, "mma_hilo", { 128, 64, 64, 8, 6, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
+	  1, { 7 }, 3.292, 200 },
 	/* router, M 129..256: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=4,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 129: 4.838 (200 pairs), M 255: 5.309 (200 pairs), M 256: 5.294 (200 pairs) */
+	 *   M 129: 4.889 (200 pairs), M 255: 5.278 (200 pairs), M 256: 5.318 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 129, 256, "mma_hilo", { 128, 128, 64, 8, 4, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 6 }, 4.838, 200 },
+	  1, { 6 }, 4.889, 200 },
 	/* router, M 257..512: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
-	 *   M 257: 3.628 (200 pairs), M 512: 5.080 (200 pairs) */
+	 *   M 257: 3.635 (200 pairs), M 512: 5.055 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 257, 512, "mma_hilo", { 128, 128, 64, 8, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
-	  2, { 5, 32 }, 3.628, 200 },
-	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na_evict_first
-	 *   M 1: 1.989 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 4 /* nc_na_evict_first */ },
-	  1, { 1 }, 1.989, 200 },
-	/* unpooler_slice, M 2..7: mma_skinny bm=32,bn=8,bk=64,warps=4,stages=6,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 2: 1.674 (200 pairs), M 3: 1.649 (200 pairs), M 7: 1.649 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 2, 7, "mma_skinny", { 32, 8, 64, 4, 6, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 19 }, 1.649, 200 },
-	/* unpooler_slice, M 8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=0
-	 *   M 8: 1.662 (200 pairs) */
-	{ 1024, 4096, 0, 0, 0, 8, 8, "mma_skinny", { 32, 8, 128, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 0 },
-	  1, { 17 }, 1.662, 200 },
-	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=nc_na_evict_first
-	 *   M 1: 1.315 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 4 /* nc_na_evict_first */ },
-	  1, { 3 }, 1.315, 200 },
-	/* qkv, M 2: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 2: 1.362 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 2, 2, "mma_skinny", { 32, 8, 128, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 16 }, 1.362, 200 },
-	/* qkv, M 3..8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=0
-	 *   M 3: 1.298 (200 pairs), M 7: 1.322 (200 pairs), M 8: 1.311 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 3, 8, "mma_skinny", { 32, 8, 128, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 0 },
-	  1, { 15 }, 1.298, 200 },
+	  2, { 5, 30 }, 3.635, 200 },
+	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
+	 *   M 1: 1.951 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
+	  1, { 1 }, 1.951, 200 },
+	/* unpooler_slice, M 2..8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=0
+	 *   M 2: 1.688 (200 pairs), M 3: 1.710 (200 pairs), M 7: 1.677 (200 pairs)
+	 *   M 8: 1.692 (200 pairs) */
+	{ 1024, 4096, 0, 0, 0, 2, 8, "mma_skinny", { 32, 8, 128, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 0 },
+	  1, { 12 }, 1.677, 200 },
+	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
+	 *   M 1: 1.330 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 2 /* nc_na */ },
+	  1, { 3 }, 1.330, 200 },
+	/* qkv, M 2..8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 2: 1.302 (200 pairs), M 3: 1.292 (200 pairs), M 7: 1.304 (200 pairs)
+	 *   M 8: 1.292 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 2, 8, "mma_skinny", { 32, 8, 128, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 14 }, 1.292, 200 },
 	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 9: 1.270 (200 pairs), M 16: 1.263 (200 pairs) */
+	 *   M 9: 1.267 (200 pairs), M 16: 1.277 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 20 }, 1.263, 200 },
-	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=2
-	 *   M 17: 1.214 (200 pairs), M 31: 1.184 (200 pairs), M 32: 1.206 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 22 }, 1.184, 200 },
-	/* qkv, M 127: blas_lt orient=n,algo=66,tile=28,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=4
-	 *   M 127: 1.058 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 28, 35, 4, 2, 0, 0, 0, 4 },
-	  0, { 0 }, 1.058, 200 },
-	/* qkv, M 128: blas_lt orient=n,algo=66,tile=15,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=7
-	 *   M 128: 1.061 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 3, 0, 7 },
-	  0, { 0 }, 1.061, 200 },
-	/* qkv, M 255: blas_lt orient=row,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
-	 *   M 255: 1.013 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 255, 255, "blas_lt", { 1 /* row */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
-	  0, { 0 }, 1.013, 200 },
+	  1, { 15 }, 1.267, 200 },
+	/* qkv, M 17..31: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
+	 *   M 17: 1.225 (200 pairs), M 31: 1.195 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
+	  1, { 19 }, 1.195, 200 },
+	/* qkv, M 32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=2
+	 *   M 32: 1.189 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 32, 32, "mma_skinny", { 64, 32, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 2 },
+	  1, { 18 }, 1.189, 200 },
+	/* qkv, M 127: blas_lt orient=row,algo=66,tile=28,stages=35,splitk=4,reduction=2,swizzle=0,custom=6,inner=0,cluster=4
+	 *   M 127: 1.073 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 28, 35, 4, 2, 0, 6, 0, 4 },
+	  0, { 0 }, 1.073, 200 },
+	/* qkv, M 128: blas_lt orient=row,algo=66,tile=28,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=4
+	 *   M 128: 1.075 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 128, 128, "blas_lt", { 1 /* row */, 66, 28, 35, 4, 2, 0, 0, 0, 4 },
+	  0, { 0 }, 1.075, 200 },
+	/* qkv, M 255: blas_lt orient=t,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=10
+	 *   M 255: 1.016 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 27, 35, 1, 0, 0, 2, 0, 10 },
+	  0, { 0 }, 1.016, 200 },
 	/* qkv, M 256: blas_lt orient=t,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
-	 *   M 256: 1.015 (200 pairs) */
+	 *   M 256: 1.016 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 256, 256, "blas_lt", { 0 /* t */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
-	  0, { 0 }, 1.015, 200 },
-	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=cg
-	 *   M 1: 1.249 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 1 /* cg */ },
-	  1, { 0 }, 1.249, 200 },
-	/* pooler, M 2: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 2: 1.212 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 2, 2, "mma_skinny", { 64, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 23 }, 1.212, 200 },
-	/* pooler, M 3..7: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 3: 1.208 (200 pairs), M 7: 1.214 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 3, 7, "mma_skinny", { 32, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 18 }, 1.208, 200 },
-	/* pooler, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 8: 1.221 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 24 }, 1.221, 200 },
-	/* pooler, M 9..16: mma_skinny bm=32,bn=16,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 9: 1.146 (200 pairs), M 16: 1.183 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 32, 16, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 14 }, 1.146, 200 },
+	  0, { 0 }, 1.016, 200 },
+	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default
+	 *   M 1: 1.218 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 0 /* default */ },
+	  1, { 0 }, 1.218, 200 },
+	/* pooler, M 2..8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 2: 1.188 (200 pairs), M 3: 1.174 (200 pairs), M 7: 1.163 (200 pairs)
+	 *   M 8: 1.176 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 2, 8, "mma_skinny", { 32, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 13 }, 1.163, 200 },
+	/* pooler, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=rows,mma=wgmma,pdl=0,wk=0
+	 *   M 9: 1.144 (200 pairs), M 16: 1.127 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */, 0, 0 },
+	  1, { 16 }, 1.127, 200 },
 	/* pooler, M 17..32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 17: 1.158 (200 pairs), M 31: 1.149 (200 pairs), M 32: 1.190 (200 pairs) */
+	 *   M 17: 1.135 (200 pairs), M 31: 1.143 (200 pairs), M 32: 1.130 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 21 }, 1.149, 200 },
+	  1, { 17 }, 1.130, 200 },
 	/* pooler, M 33: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=4,cache=cg,combine=partials,layout=tiles,mma=wgmma,pdl=1,wk=0
 	 *   M 33: 1.026 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 33, 33, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1, 0 },
-	  2, { 25, 31 }, 1.026, 200 },
-	/* pooler, M 127: blas_lt orient=row,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=5
-	 *   M 127: 1.043 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 27, 35, 1, 0, 0, 2, 0, 5 },
-	  0, { 0 }, 1.043, 200 },
-	/* pooler, M 128: blas_lt orient=n,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=5
-	 *   M 128: 1.193 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 27, 35, 1, 0, 0, 2, 0, 5 },
-	  0, { 0 }, 1.193, 200 },
-	/* pooler, M 255: blas_lt orient=row,algo=66,tile=135,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=7
-	 *   M 255: 1.229 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 255, 255, "blas_lt", { 1 /* row */, 66, 135, 35, 1, 0, 0, 2, 0, 7 },
-	  0, { 0 }, 1.229, 200 },
-	/* pooler, M 256: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=2,reduction=2,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 256: 1.065 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 256, 256, "blas_lt", { 1 /* row */, 66, 20, 35, 2, 2, 0, 1, 0, 3 },
+	  2, { 20, 29 }, 1.026, 200 },
+	/* pooler, M 127..128: blas_lt orient=n,algo=66,tile=15,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=5
+	 *   M 127: 1.065 (200 pairs), M 128: 1.224 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 127, 128, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 1, 0, 5 },
 	  0, { 0 }, 1.065, 200 },
-	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=default
-	 *   M 1: 1.202 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 0 /* default */ },
-	  1, { 2 }, 1.202, 200 },
+	/* pooler, M 255: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
+	 *   M 255: 1.424 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 0, 0, 2 },
+	  0, { 0 }, 1.424, 200 },
+	/* pooler, M 256: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=5
+	 *   M 256: 1.260 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 256, 256, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 0, 0, 5 },
+	  0, { 0 }, 1.260, 200 },
+	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
+	 *   M 1: 1.196 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 2 /* nc_na */ },
+	  1, { 2 }, 1.196, 200 },
 	/* oproj, M 2..7: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 2: 1.148 (200 pairs), M 3: 1.123 (200 pairs), M 7: 1.096 (200 pairs) */
+	 *   M 2: 1.134 (200 pairs), M 3: 1.130 (200 pairs), M 7: 1.123 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 2, 7, "mma_skinny", { 32, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 26 }, 1.096, 200 },
-	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 8: 1.100 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 30 }, 1.100, 200 },
-	/* oproj, M 9..16: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
-	 *   M 9: 1.116 (200 pairs), M 16: 1.080 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 9, 16, "mma_skinny", { 64, 8, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 29 }, 1.080, 200 },
+	  1, { 23 }, 1.123, 200 },
+	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 8: 1.096 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 28 }, 1.096, 200 },
+	/* oproj, M 9..16: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
+	 *   M 9: 1.105 (200 pairs), M 16: 1.104 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
+	  1, { 25 }, 1.104, 200 },
 	/* oproj, M 17..31: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
-	 *   M 17: 1.079 (200 pairs), M 31: 1.064 (200 pairs) */
+	 *   M 17: 1.106 (200 pairs), M 31: 1.057 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 17, 31, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 27 }, 1.064, 200 },
-	/* oproj, M 32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 32: 1.053 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 32, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 28 }, 1.053, 200 },
-	/* oproj, M 255: blas_lt orient=n,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 255: 1.012 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.012, 200 },
+	  1, { 24 }, 1.057, 200 },
+	/* oproj, M 32: mma_skinny bm=32,bn=32,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=0
+	 *   M 32: 1.043 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 32, 32, "mma_skinny", { 32, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 0 },
+	  1, { 22 }, 1.043, 200 },
+	/* oproj, M 127: blas_lt orient=row,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
+	 *   M 127: 1.042 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 18, 35, 1, 0, 0, 4, 0, 5 },
+	  0, { 0 }, 1.042, 200 },
+	/* oproj, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
+	 *   M 128: 1.028 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 4, 0, 5 },
+	  0, { 0 }, 1.028, 200 },
+	/* oproj, M 255: blas_lt orient=t,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
+	 *   M 255: 1.055 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 17, 35, 1, 0, 0, 0, 0, 2 },
+	  0, { 0 }, 1.055, 200 },
+	/* oproj, M 256: blas_lt orient=n,algo=66,tile=21,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
+	 *   M 256: 1.057 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 256, 256, "blas_lt", { 2 /* n */, 66, 21, 35, 1, 0, 0, 4, 0, 5 },
+	  0, { 0 }, 1.057, 200 },
 	/* oproj, M 512: blas_lt orient=n,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
 	 *   M 512: 1.072 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 512, 512, "blas_lt", { 2 /* n */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
 	  0, { 0 }, 1.072, 200 },
-	/* unpooler, M 9..32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 9: 1.065 (200 pairs), M 16: 1.056 (200 pairs), M 17: 1.059 (200 pairs)
-	 *   M 31: 1.052 (200 pairs), M 32: 1.055 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 9, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 28 }, 1.052, 200 },
-	/* unpooler, M 127..128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
-	 *   M 127: 1.040 (200 pairs), M 128: 1.026 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 127, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 3, 0, 5 },
-	  0, { 0 }, 1.026, 200 },
-	/* unpooler, M 255: blas_lt orient=n,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 255: 1.009 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.009, 200 },
-	/* unpooler, M 256: blas_lt orient=t,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 256: 1.011 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 256, 256, "blas_lt", { 0 /* t */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.011, 200 },
+	/* unpooler, M 9..16: mma_skinny bm=32,bn=16,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 9: 1.057 (200 pairs), M 16: 1.037 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 9, 16, "mma_skinny", { 32, 16, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 21 }, 1.037, 200 },
+	/* unpooler, M 17..31: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 17: 1.043 (200 pairs), M 31: 1.030 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 26 }, 1.030, 200 },
+	/* unpooler, M 32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
+	 *   M 32: 1.038 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 32, 32, "mma_skinny", { 64, 32, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
+	  1, { 27 }, 1.038, 200 },
+	/* unpooler, M 127: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=6,inner=0,cluster=5
+	 *   M 127: 1.078 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 6, 0, 5 },
+	  0, { 0 }, 1.078, 200 },
+	/* unpooler, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=5
+	 *   M 128: 1.086 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 0, 0, 5 },
+	  0, { 0 }, 1.086, 200 },
+	/* unpooler, M 255: blas_lt orient=t,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=3
+	 *   M 255: 1.010 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 20, 35, 1, 0, 0, 4, 0, 3 },
+	  0, { 0 }, 1.010, 200 },
+	/* unpooler, M 256: blas_lt orient=n,algo=66,tile=21,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
+	 *   M 256: 1.013 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 256, 256, "blas_lt", { 2 /* n */, 66, 21, 35, 1, 0, 0, 4, 0, 5 },
+	  0, { 0 }, 1.013, 200 },
 	/* unpooler, M 512: blas_lt orient=row,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
 	 *   M 512: 1.008 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 512, 512, "blas_lt", { 1 /* row */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
