@@ -253,6 +253,10 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	kv_free(&r);
 }
 
+/* The most seconds one lt_algos request may take (a space's deadline_s
+ * when longer). */
+#define LT_DEADLINE_S 120.0
+
 /* The first top algorithms cuBLASLt's heuristic proposes for shape si at
  * m in orientation orient, added as blas_lt tasks (tmpl_lt.c) named by
  * their attributes. Returns how many were new, or -1 when the worker
@@ -281,13 +285,22 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	}
 	if (*sw->sp.lt.vary)
 		kv_add(&req, "vary", sw->sp.lt.vary);
-	if (ask_worker(sw, kv_string(&req), sw->sp.sweep.deadline_s, &r, NULL) != CALL_OK)
+	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
+	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
+									  : LT_DEADLINE_S;
+	if (ask_worker(sw, kv_string(&req), deadline, &r, NULL) != CALL_OK)
 		return error("cublaslt %s m=%d: no reply from the worker", s->family, m);
 	int added = 0;
 	const char *algos = kv_get(&r, "algos");
 	if (strcmp(r.op, "lt_algos") || !algos)
 		warning("cublaslt %s m=%d: %s", s->family, m,
 			kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
+	if (kv_get(&r, "vary_error"))
+		warning("cublaslt %s m=%d: the variants failed (%s); the heuristic's own kept",
+			s->family, m, kv_get(&r, "vary_error"));
+	if (kv_get(&r, "truncated"))
+		warning("cublaslt %s m=%d: the worker's list of variants is full; the later "
+			"proposals' were left out", s->family, m);
 	for (const char *p = algos; p && *p;) {
 		struct candidate c = { t, { orient } };
 		if (lt_attrs_read(&p, &c.params[1], t->nparams - 1)) {
@@ -486,8 +499,9 @@ static void print_plan(const struct sweep *sw)
 	       ss->screen_pairs, retests, ss->retest_pairs);
 	if (sw->sp.lt.top)
 		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
-		       "shape and tuned m, named by the heuristic on the GPU: not counted above\n",
-		       sw->sp.lt.top, sw->sp.lt.norients);
+		       "shape and tuned m, named by the heuristic on the GPU%s: not counted above\n",
+		       sw->sp.lt.top, sw->sp.lt.norients,
+		       sw->sp.lt.nsplitk || *sw->sp.lt.vary ? ", each with its variants" : "");
 }
 
 /* Ids for shapes and candidates; which screens the database already holds. */

@@ -608,7 +608,7 @@ static int get_splitk(const struct kv *r, struct lt_variation *v, struct why *w)
 	do {
 		char *end;
 		long x = strtol(p, &end, 10);
-		int fits = end != p && x >= 1 && x <= PROTO_LT_SPLITK_LIMIT &&
+		int fits = *p >= '0' && *p <= '9' && end != p && x >= 1 && x <= PROTO_LT_SPLITK_LIMIT &&
 			   (*end == ',' ? end[1] != '\0' : !*end) && v->nsplitk < PROTO_LT_SPLITK_MAX;
 		for (int i = 0; fits && i < v->nsplitk; i++)
 			fits = v->splitk[i] != x;
@@ -632,18 +632,20 @@ static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 		      { "cluster", LT_VARY_CLUSTER }, { "custom", LT_VARY_CUSTOM } };
 	const char *list = kv_get(r, "vary"), *p = list;
 	v->what = 0;
-	while (p && *p) {
+	if (!list)
+		return 0;
+	do {
 		size_t len = strcspn(p, ",");
 		unsigned bit = 0;
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
 				bit = names[i].bit;
-		if (!bit || (v->what & bit))
+		if (!bit || (v->what & bit) || (p[len] == ',' && !p[len + 1]))
 			return bad(w, "bad %s '%s': distinct names of tile, stages, cluster, custom",
 				   "vary", list);
 		v->what |= bit;
 		p += len + (p[len] == ',');
-	}
+	} while (*p);
 	return 0;
 }
 
@@ -668,11 +670,18 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 	gpu_error_clear();
 	int found = 0;
 	if (CUBLAS_CHECK(lt_heuristic(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, max, attrs,
-				      &found)) ||
-	    CUBLAS_CHECK(lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs, &found,
-				 LT_NAMED_MAX))) {
+				      &found))) {
 		worker_reply_cuda_error(g, id);
 		return;
+	}
+	/* the proposals stand whatever becomes of their variants */
+	const int proposals = found;
+	const char *vary_failed = NULL;
+	cublasStatus_t st = lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs,
+				    &found, LT_NAMED_MAX);
+	if (st != CUBLAS_STATUS_SUCCESS) {
+		vary_failed = cublasGetStatusString(st);
+		found = proposals;
 	}
 	static char text[LT_NAMED_MAX * LT_NATTRS * 12];
 	size_t used = 0;
@@ -685,8 +694,14 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 	struct kv_out o;
 	worker_begin(&o, "lt_algos", id);
 	kv_addf(&o, "count", "%d", found);
-	kv_add(&o, "algos", text);
-	worker_send(&o);
+	if (found == LT_NAMED_MAX)
+		kv_add(&o, "truncated", "1");
+	if (vary_failed)
+		kv_add(&o, "vary_error", vary_failed);
+	/* algos is digits, ',' and ';' (nothing to escape), and thousands of
+	 * variants outgrow a kv_out: it goes on the line after the rest */
+	if (o.overflow || printf("%s algos=%s\n", o.buf, text) < 0 || fflush(stdout))
+		die("cannot write a reply: %s", o.overflow ? "too long" : strerror(errno));
 }
 
 /* --- env, overhead, floor --- */

@@ -200,8 +200,9 @@ static cublasStatus_t try_variant(cublasLtHandle_t h, struct lt_call *c, size_t 
 	cublasStatus_t st = lt_algo_init(h, c, v);
 	if (st == CUBLAS_STATUS_SUCCESS)
 		st = lt_algo_check(h, c, ws_limit);
-	if (st == CUBLAS_STATUS_INVALID_VALUE || st == CUBLAS_STATUS_NOT_SUPPORTED)
-		return CUBLAS_STATUS_SUCCESS;   /* not a configuration of this algorithm */
+	if (st == CUBLAS_STATUS_INVALID_VALUE || st == CUBLAS_STATUS_NOT_SUPPORTED ||
+	    st == CUBLAS_STATUS_ARCH_MISMATCH)
+		return CUBLAS_STATUS_SUCCESS;   /* not a configuration of this device */
 	LT_TRY(st);
 	memcpy(attrs[(*count)++], v, sizeof(long) * LT_NATTRS);
 	return CUBLAS_STATUS_SUCCESS;
@@ -216,12 +217,17 @@ static cublasStatus_t values_of(const cublasLtMatmulAlgo_t *a, unsigned bit, uin
 	*n = 0;
 	switch (bit) {
 	case LT_VARY_TILE:
-	case LT_VARY_STAGES:
-		LT_TRY(cublasLtMatmulAlgoCapGetAttribute(
-			a, bit == LT_VARY_TILE ? CUBLASLT_ALGO_CAP_TILE_IDS : CUBLASLT_ALGO_CAP_STAGES_IDS,
-			out, sizeof(uint32_t) * LT_VALUES_MAX, &written));
+	case LT_VARY_STAGES: {
+		const cublasLtMatmulAlgoCapAttributes_t cap =
+			bit == LT_VARY_TILE ? CUBLASLT_ALGO_CAP_TILE_IDS : CUBLASLT_ALGO_CAP_STAGES_IDS;
+		/* the list's size first: one longer than out is refused whole */
+		LT_TRY(cublasLtMatmulAlgoCapGetAttribute(a, cap, NULL, 0, &written));
+		if (written > sizeof(uint32_t) * LT_VALUES_MAX)
+			return CUBLAS_STATUS_SUCCESS;   /* more ids than we try: none */
+		LT_TRY(cublasLtMatmulAlgoCapGetAttribute(a, cap, out, written, &written));
 		*n = (int)(written / sizeof(uint32_t));
 		return CUBLAS_STATUS_SUCCESS;
+	}
 	case LT_VARY_CLUSTER:
 		for (uint32_t id = CUBLASLT_CLUSTER_SHAPE_1x1x1; id <= CUBLASLT_CLUSTER_SHAPE_1x16x1; id++)
 			out[(*n)++] = id;
@@ -246,7 +252,7 @@ cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size
 		{ LT_VARY_TILE, LT_ATTR_TILE }, { LT_VARY_STAGES, LT_ATTR_STAGES },
 		{ LT_VARY_CLUSTER, LT_ATTR_CLUSTER }, { LT_VARY_CUSTOM, LT_ATTR_CUSTOM },
 	};
-	static uint32_t values[LT_VALUES_MAX];
+	uint32_t values[LT_VALUES_MAX];
 	struct lt_call c;
 	const int proposals = *count;
 	LT_TRY(lt_describe(&c, orient, n, k, m));

@@ -61,8 +61,10 @@ cublasStatus_t lt_heuristic(cublasLtHandle_t h, int orient, int n, int k, int m,
  * reduction at 1; above 1 with its own reduction scheme, or else
  * CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE), and with one of the attributes
  * in what (LT_VARY_*) changed to each value its algorithm takes: the
- * tile and stages ids its capabilities list, the cluster shapes 1x1x1 to
- * 1x16x1 (cuBLASLt lists none), the custom options 0 to its maximum. */
+ * tile and stages ids its capabilities list (none when there are more
+ * than 1024), the cluster shapes of ids CUBLASLT_CLUSTER_SHAPE_1x1x1 to
+ * _1x16x1, the power-of-two ones up to 16 blocks (cuBLASLt lists none),
+ * the custom options 0 to its maximum. */
 enum { LT_VARY_TILE = 1, LT_VARY_STAGES = 2, LT_VARY_CLUSTER = 4, LT_VARY_CUSTOM = 8 };
 struct lt_variation {
 	int nsplitk;

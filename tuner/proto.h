@@ -29,7 +29,11 @@
  *                                  named in vary (one at a time) that
  *                                  cuBLASLt accepts: their attributes
  *                                  comma-separated, the algorithms
- *                                  ';'-separated; tuner/lt.h)
+ *                                  ';'-separated; tuner/lt.h; algos comes
+ *                                  last and may make a line of any length;
+ *                                  truncated=1 when the variants filled
+ *                                  the list, vary_error= when they failed
+ *                                  and only the proposals are named)
  *   eval id= phase=screen|retest pairs=N seed= family= n= k= w= x= y= tol= m=
  *        tmpl= <param>=<value>... nk=K cubin0= name0= [cubin1= name1= ...]
  *                               -> result id= status= err_global= err_row=

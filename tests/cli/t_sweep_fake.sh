@@ -163,18 +163,22 @@ expect_exit "cublaslt sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spac
 check "the rerun names the same 6" grep -q "named 6 blas_lt candidates" "$TMP/err"
 check "the rerun measures nothing" test "$(q "SELECT count(*) FROM result")" = "$before"
 # with a splitk list, each algorithm also at the listed counts it does not
-# have (the fake's three run split-K 3 at m = 8: two more each)
+# have (the fake's three run split-K 3 at m = 8: two more each); with a
+# vary list, 150 made-up cluster variants each: a reply line of ~11 KB,
+# past what one kv_out holds
 db=$TMP/lt_splitk.db
 FAKE_WORKER_LOG=$TMP/lt_splitk.log expect_exit "cublaslt splitk sweep: exit 0" 0 \
-	"$GEMMTAB" sweep --space tests/spaces/fake_lt_splitk.yaml --db "$db" --cache "$cache"
-check "the sweep names 9 blas_lt candidates" \
-	grep -q "named 9 blas_lt candidates (top 8 per orientation, with the variants cuBLASLt" "$TMP/err"
+	"$GEMMTAB" sweep --space tests/spaces/fake_lt_splitk.yaml --db "$db" --cache "$cache" --no-retest
+check "the sweep names 459 blas_lt candidates" \
+	grep -q "named 459 blas_lt candidates (top 8 per orientation, with the variants cuBLASLt" "$TMP/err"
 check "the request carries the list" grep -q "^lt_algos qkv .*splitk=1,2,3" "$TMP/lt_splitk.log"
 check "and the attributes to vary" grep -q "^lt_algos qkv .* vary=cluster,stages" "$TMP/lt_splitk.log"
 check "split-K 1 without a reduction" test "$(q "SELECT count(*) $lt AND c.params LIKE \
 	'%splitk=1,reduction=0,%'")" = 3
 check "split-K 2 with the compute-type reduction" test "$(q "SELECT count(*) $lt AND \
 	c.params LIKE '%splitk=2,reduction=2,%'")" = 3
-check "9 screens, all ok" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
-	r.status = 'ok'")" = 9
+check "the long reply's last variant arrived" test "$(q "SELECT count(*) $lt AND \
+	c.params LIKE '%tile=12,%cluster=249'")" = 1
+check "459 screens, all ok" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
+	r.status = 'ok'")" = 459
 finish

@@ -77,25 +77,30 @@ static void add_ok_figures(struct kv_out *o, const struct kv *r, double base)
 /* gemmtab sweep's cuBLASLt search: for orientation 0 (t), min(max, 3)
  * made-up algorithms whose attributes follow from m, then (with a splitk
  * list) each again at every listed split-K count it does not have, as the
- * worker's lt_vary_splitk names them (reduction 0 at 1, else 2); for
- * orientation 1 (row) one record a value short, which the supervisor must
- * refuse. */
+ * worker's lt_vary names them (reduction 0 at 1, else 2), and (with any
+ * vary list) each at 150 made-up cluster ids, 100 and up: a reply longer
+ * than a kv_out holds, sent as the worker sends it; for orientation 1
+ * (row) one record a value short, which the supervisor must refuse. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
 	long m = kv_get_long(r, "m", 1), max = kv_get_long(r, "max", 1);
 	const char *splitk = kv_get(r, "splitk");
-	char text[4096] = "";
+	static char text[65536];
 	size_t used = 0;
 	int count = 0;
+	text[0] = '\0';
+#define ADD(...)                                                                        \
+	do {                                                                            \
+		if (used < sizeof(text))                                                \
+			used += (size_t)snprintf(text + used, sizeof(text) - used, __VA_ARGS__); \
+	} while (0)
 	if (kv_get_long(r, "orient", 0) == 1) {
-		snprintf(text, sizeof(text), "66,13,35,3,2,0,1,0");
+		ADD("66,13,35,3,2,0,1,0");
 		count = 1;
 	} else {
 		for (long i = 0; i < max && i < 3; i++, count++)
-			used += (size_t)snprintf(text + used, sizeof(text) - used,
-						 "%s66,%ld,35,%ld,2,0,1,0,%ld", i ? ";" : "",
-						 10 + i, 1 + m % 3, i);
+			ADD("%s66,%ld,35,%ld,2,0,1,0,%ld", i ? ";" : "", 10 + i, 1 + m % 3, i);
 		for (long i = 0; i < max && i < 3; i++)
 			for (const char *p = splitk; p && *p;) {
 				char *end;
@@ -103,17 +108,19 @@ static void reply_lt_algos(const struct kv *r)
 				p = *end ? end + 1 : end;
 				if (s == 1 + m % 3)
 					continue;
-				used += (size_t)snprintf(text + used, sizeof(text) - used,
-							 ";66,%ld,35,%ld,%d,0,1,0,%ld", 10 + i, s,
-							 s == 1 ? 0 : 2, i);
+				ADD(";66,%ld,35,%ld,%d,0,1,0,%ld", 10 + i, s, s == 1 ? 0 : 2, i);
 				count++;
 			}
+		for (long i = 0; kv_get(r, "vary") && i < max && i < 3; i++)
+			for (long c = 100; c < 250; c++, count++)
+				ADD(";66,%ld,35,%ld,2,0,1,0,%ld", 10 + i, 1 + m % 3, c);
 	}
+#undef ADD
 	kv_begin(&o, "lt_algos");
 	kv_add(&o, "id", kv_get(r, "id"));
 	kv_addf(&o, "count", "%d", count);
-	kv_add(&o, "algos", text);
-	kv_send(&o, stdout);
+	printf("%s algos=%s\n", o.buf, text);
+	fflush(stdout);
 }
 
 static void reply_eval(const struct kv *r)
