@@ -22,10 +22,15 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-	"usage: gemmtab emit --db DB --out OUT.h [--env ID]\n"
+	"usage: gemmtab emit --db DB --out OUT.h [--env ID] [--incumbent OLD.h [--margin F]]\n"
 	"  --db DB      the results database (gemmtab sweep writes it)\n"
 	"  --out OUT.h  the table header to write; OUT_kernels.cu is written beside it\n"
-	"  --env ID     the environment whose retests to use [the newest]\n";
+	"  --env ID     the environment whose retests to use [the newest]\n"
+	"  --incumbent OLD.h\n"
+	"               a table emit wrote before: at the Ms each of its entries served,\n"
+	"               a challenger replaces that entry's candidate only where it beats\n"
+	"               it by more than the margin (near ties stay as they were)\n"
+	"  --margin F   that margin, a fraction [0.02]\n";
 
 /* Evidence per comment line in an entry's comment. */
 #define POINTS_PER_LINE 3
@@ -44,6 +49,9 @@ struct resolved {
 /* What the two files are made of. */
 struct emit_out {
 	const char *cmdline, *db_label, *kernels_name;
+	const struct emit_incumbent *inc;       /* --incumbent's entries */
+	int ninc;
+	double margin;
 	long long env;
 	struct env_info e;
 	const struct emit_group *groups;
@@ -462,6 +470,11 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 		goto cleanup;
 	}
 	ngroups = emit_group_rows(measured, nmeasured, retests, nretests, &groups);
+	if (o->ninc)
+		fprintf(stderr, "gemmtab emit: %d of the incumbent's %d entries have their "
+			"candidate's retests here, preferred by %g%%\n",
+			emit_prefer(groups, ngroups, o->inc, o->ninc, o->margin), o->ninc,
+			100 * o->margin);
 	o->groups = groups;
 	o->ngroups = ngroups;
 	o->nentries = emit_select(groups, ngroups, &entries);
@@ -503,17 +516,52 @@ cleanup:
 	return ret;
 }
 
+/* The entries of a table emit wrote (their comment lines), or -1 with a
+ * message naming the file. */
+static int read_incumbent(const char *path, struct emit_incumbent **out)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0, room = 0;
+	*out = NULL;
+	if (!f)
+		return error("--incumbent: cannot open %s: %s", path, strerror(errno)), -1;
+	while (getline(&line, &cap, f) > 0) {
+		struct emit_incumbent e;
+		if (!emit_incumbent_parse(line, &e))
+			continue;
+		if (n == room)
+			*out = xrealloc(*out, (size_t)(room = room ? 2 * room : 64) * sizeof(**out));
+		(*out)[n++] = e;
+	}
+	int bad = ferror(f);
+	free(line);
+	fclose(f);
+	if (bad)
+		return error("--incumbent: cannot read %s", path), free(*out), *out = NULL, -1;
+	if (!n)
+		return error("--incumbent: %s has no entry gemmtab emit wrote (no line "
+			     "\"\\t/* FAMILY, M LO[..HI]: TEMPLATE PARAMS\")", path),
+		       free(*out), *out = NULL, -1;
+	return n;
+}
+
 int cmd_emit(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL;
+	const char *path = NULL, *out = NULL, *incumbent = NULL;
 	struct emit_out o = { 0 };
+	struct emit_incumbent *inc = NULL;
 	struct db *db = NULL;
 	size_t len;
 	int env_arg = 0, ret;
+	double margin = -1;
 	const struct opt opts[] = {
 		OPT_STRING("db", &path, OPT_REQUIRED),
 		OPT_STRING("out", &out, OPT_REQUIRED),
 		OPT_INT("env", &env_arg, 1, INT_MAX),
+		OPT_STRING("incumbent", &incumbent, 0),
+		OPT_DOUBLE("margin", &margin, 0, 1),
 		OPT_END(),
 	};
 
@@ -524,6 +572,14 @@ int cmd_emit(int argc, char **argv)
 	if (len < 3 || strcmp(out + len - 2, ".h") || out[len - 3] == '/')
 		return usage_error("emit", usage_text,
 				   "--out: '%s' is not a header path (NAME.h)", out);
+	if (margin >= 0 && !incumbent)
+		return usage_error("emit", usage_text, "--margin needs --incumbent");
+	if (incumbent) {
+		if ((o.ninc = read_incumbent(incumbent, &inc)) < 0)
+			return 1;
+		o.inc = inc;
+		o.margin = margin >= 0 ? margin : 0.02;
+	}
 
 	if (access(path, F_OK))
 		return error("cannot open database %s: %s", path, strerror(errno)), 1;
@@ -536,6 +592,7 @@ int cmd_emit(int argc, char **argv)
 	ret = emit_env(db, &o, out) ? 1 : 0;
 cleanup:
 	free((char *)o.cmdline);
+	free(inc);
 	db_close(db);
 	return ret;
 }

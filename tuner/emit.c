@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,7 @@ int emit_choose(const int *ms, int nms, const struct emit_cell *cells,
 				const struct emit_cell *c = &cells[(size_t)s * nms + i];
 				if (!emit_cell_wins(c))
 					continue;
-				w = worth_add(w, 1, log(c->ratio));
+				w = worth_add(w, 1, log(c->ratio) + c->bonus);
 			}
 			for (int t = 0; i + 1 < nms && t < nstates; t++) {
 				size_t at = (size_t)(i + 1) * nstates + t;
@@ -209,7 +210,7 @@ static void group_fill(struct emit_group *g, const struct best_row *measured,
 
 	g->cells = xmalloc((size_t)(g->ncand ? g->ncand : 1) * g->nms * sizeof(*g->cells));
 	for (int i = 0; i < g->ncand * g->nms; i++)
-		g->cells[i] = (struct emit_cell){ NAN, -1 };
+		g->cells[i] = (struct emit_cell){ NAN, -1, 0 };
 	for (int i = 0; i < nretests; i++) {
 		const struct retest_row *r = &retests[i];
 		struct emit_key k = KEY_OF(r);
@@ -261,6 +262,72 @@ void emit_groups_free(struct emit_group *g, int n)
 		free(g[i].cells);
 	}
 	free(g);
+}
+
+int emit_incumbent_parse(const char *line, struct emit_incumbent *out)
+{
+	static const char head[] = "\t/* ";
+	const char *p, *colon, *space;
+	char *end;
+	if (strncmp(line, head, sizeof(head) - 1))
+		return 0;
+	line += sizeof(head) - 1;
+	/* families, then ", M " */
+	if (!(p = strstr(line, ", M ")) || (size_t)(p - line) >= sizeof(out->families))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->families, line, (size_t)(p - line));
+	p += 4;
+	long lo = strtol(p, &end, 10), hi = lo;
+	if (end == p || lo < 1)
+		return 0;
+	if (!strncmp(end, "..", 2)) {
+		p = end + 2;
+		hi = strtol(p, &end, 10);
+		if (end == p || hi < lo)
+			return 0;
+	}
+	if (strncmp(end, ": ", 2) || hi > INT_MAX)
+		return 0;
+	colon = end + 2;
+	/* the template stem, one space, the params to the end of the line */
+	if (!(space = strchr(colon, ' ')) || (size_t)(space - colon) >= sizeof(out->tmpl))
+		return 0;
+	size_t n = strcspn(space + 1, " \r\n");
+	if (!n || n >= sizeof(out->params) || (space[1 + n] && space[1 + n] != '\n' &&
+					      space[1 + n] != '\r'))
+		return 0;
+	memcpy(out->tmpl, colon, (size_t)(space - colon));
+	memcpy(out->params, space + 1, n);
+	out->m_lo = (int)lo;
+	out->m_hi = (int)hi;
+	return 1;
+}
+
+int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumbent *inc,
+		int ninc, double margin)
+{
+	int matched = 0;
+	for (int j = 0; j < ninc; j++)
+		for (int gi = 0; gi < ngroups; gi++) {
+			struct emit_group *g = &groups[gi];
+			struct emit_cand c;
+			if (strcmp(g->families, inc[j].families))
+				continue;
+			snprintf(c.tmpl, sizeof(c.tmpl), "%s", inc[j].tmpl);
+			snprintf(c.params, sizeof(c.params), "%s", inc[j].params);
+			const struct emit_cand *hit =
+				g->ncand ? bsearch(&c, g->cands, (size_t)g->ncand, sizeof(c),
+						   cand_cmp_void) : NULL;
+			if (!hit)
+				continue;
+			matched++;
+			struct emit_cell *row = &g->cells[(size_t)(hit - g->cands) * g->nms];
+			for (int i = 0; i < g->nms; i++)
+				if (g->ms[i] >= inc[j].m_lo && g->ms[i] <= inc[j].m_hi)
+					row[i].bonus = log1p(margin);
+		}
+	return matched;
 }
 
 int emit_select(const struct emit_group *groups, int ngroups,

@@ -29,6 +29,7 @@ struct emit_key {
 struct emit_cell {
 	double ratio;
 	int pairs;
+	double bonus;       /* added to log(ratio) when choosing (emit_prefer) */
 };
 
 /* Does a cell win: at least EMIT_MIN_PAIRS pairs and a median paired
@@ -51,8 +52,8 @@ struct emit_range {
  * baseline. Among all sets of non-overlapping ranges the one chosen
  * covers the most Ms (ms[j] - ms[i] + 1 per range); then the one with the
  * largest product of the ratios at the measured Ms it covers (the
- * geometric mean, for the same points), products within 1e-9 in log
- * counted equal; then the one whose candidate indices, read from the
+ * geometric mean, for the same points; each cell's bonus added to its
+ * log), products within 1e-9 in log counted equal; then the one whose candidate indices, read from the
  * lowest M up, are smallest (callers order candidates by key text, so
  * that is deterministic). Ranges of one candidate at adjacent measured Ms
  * are one range. Writes the ranges, ascending by M, into out (room for
@@ -107,6 +108,34 @@ struct emit_entry {
  * the count. */
 int emit_select(const struct emit_group *groups, int ngroups,
 		struct emit_entry **out);
+
+/* An entry of a table gemmtab emit wrote, read back from its comment
+ * line: families, inclusive M range, template stem and params text. */
+struct emit_incumbent {
+	char families[256];
+	int m_lo, m_hi;
+	char tmpl[64];
+	char params[512];
+};
+
+/* Read one line of a table header: 1 and *out when it is an entry's
+ * comment line ("\t/\* qkv, M 9..16: mma_skinny bm=64,..."), else 0. */
+int emit_incumbent_parse(const char *line, struct emit_incumbent *out);
+
+/*
+ * Prefer the incumbents: the cells of each incumbent's candidate at the
+ * measured Ms its range covers get a bonus of log(1 + margin), so that a
+ * challenger takes such an M only where its ratios beat the incumbent's
+ * by more than the margin (for a retest's noise on one machine not to
+ * re-pick near ties; README, docs/notes.md run 177). Coverage still
+ * comes first: no bonus keeps an incumbent where a choice that covers
+ * more Ms needs another candidate. Whether a cell wins
+ * (emit_cell_wins) and every figure written stay as measured. An
+ * incumbent matches a group whose families text is its own and a
+ * candidate of the same template and params; returns how many matched.
+ */
+int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumbent *inc,
+		int ninc, double margin);
 
 /* Parse a candidate's canonical params text ("warps=8,...,cache=cg", as
  * candidate_key writes it) back into values in the template's parameter

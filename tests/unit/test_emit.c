@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define NO_ROW { NAN, -1 }
-#define WIN(r) { r, 200 }
-#define LOSS(r) { r, 200 }
+#define NO_ROW { NAN, -1, 0 }
+#define WIN(r) { r, 200, 0 }
+#define LOSS(r) { r, 200, 0 }
 
 /* Run emit_choose on a candidates x ms evidence matrix; returns the count. */
 static int choose(const int *ms, int nms, const struct emit_cell *cells, int ncand,
@@ -119,8 +119,8 @@ TEST(no_bridge_over_a_loss)
 /* A short retest, a ratio of exactly 1 and a missing row are no wins. */
 TEST(what_counts_as_a_win)
 {
-	struct emit_cell c[] = { { 1.5, EMIT_MIN_PAIRS - 1 }, { 1.0, 500 },
-				 { 1.0001, EMIT_MIN_PAIRS }, NO_ROW, { NAN, 500 } };
+	struct emit_cell c[] = { { 1.5, EMIT_MIN_PAIRS - 1, 0 }, { 1.0, 500, 0 },
+				 { 1.0001, EMIT_MIN_PAIRS, 0 }, NO_ROW, { NAN, 500, 0 } };
 	CHECK_INT(emit_cell_wins(&c[0]), 0);
 	CHECK_INT(emit_cell_wins(&c[1]), 0);
 	CHECK_INT(emit_cell_wins(&c[2]), 1);
@@ -292,6 +292,101 @@ TEST(grouping_by_key)
 	}
 	free(e);
 	emit_groups_free(g, 3);
+}
+
+/* A near tie kept by the incumbent's bonus, a clear win taken over it */
+TEST(incumbent_bonus)
+{
+	int ms[] = { 8 };
+	struct emit_cell tie[] = { { 1.10, 200, 0.0198 }, WIN(1.11) };
+	struct emit_cell beat[] = { { 1.10, 200, 0.0198 }, WIN(1.13) };
+	struct emit_cell none[] = { WIN(1.10), WIN(1.11) };
+	struct emit_cell lost[] = { { 0.99, 200, 0.0198 }, NO_ROW };
+	struct emit_range r[1];
+	CHECK_INT(choose(ms, 1, none, 2, r), 1);
+	CHECK_RANGE(r[0], 1, 0, 0);          /* without a bonus: the faster */
+	CHECK_INT(choose(ms, 1, tie, 2, r), 1);
+	CHECK_RANGE(r[0], 0, 0, 0);          /* 1% apart: the incumbent stays */
+	CHECK_INT(choose(ms, 1, beat, 2, r), 1);
+	CHECK_RANGE(r[0], 1, 0, 0);          /* 2.7% apart: the challenger */
+	CHECK_INT(choose(ms, 1, lost, 2, r), 0);  /* a bonus never makes a loss win */
+}
+
+TEST(incumbent_lines)
+{
+	struct emit_incumbent e;
+	CHECK_INT(emit_incumbent_parse("\t/* router, M 2..7: mma_hilo bm=32,bn=8,split=16\n", &e), 1);
+	CHECK_STR(e.families, "router");
+	CHECK_INT(e.m_lo, 2);
+	CHECK_INT(e.m_hi, 7);
+	CHECK_STR(e.tmpl, "mma_hilo");
+	CHECK_STR(e.params, "bm=32,bn=8,split=16");
+	CHECK_INT(emit_incumbent_parse("\t/* pooler, pooler_b, M 1: gemv warps=16,cache=cg\n", &e), 1);
+	CHECK_STR(e.families, "pooler, pooler_b");
+	CHECK_INT(e.m_lo, 1);
+	CHECK_INT(e.m_hi, 1);
+	CHECK_STR(e.params, "warps=16,cache=cg");
+	/* the evidence line, the kernel list, other comments, broken entries */
+	CHECK_INT(emit_incumbent_parse("\t *   M 2: 4.169 (200 pairs) */\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("\t/* 3 mma_skinny.cuh */ (const void *)&k3,\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("/* n, k, w, x, y, m_lo, m_hi, tmpl, params\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9..3: gemv a=1\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9: gemv\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9: gemv a=1 */\n", &e), 0);
+}
+
+/* Ms 1, 2, 3 (adjacent: every choice covers the same Ms, so the ratios
+ * and the bonus decide; a bonus never buys coverage, which comes first) */
+TEST(incumbent_prefer)
+{
+	struct best_row measured[] = {
+		measured_row("pooler", 4096, 8192, DT_BF16, 1),
+		measured_row("pooler", 4096, 8192, DT_BF16, 2),
+		measured_row("pooler", 4096, 8192, DT_BF16, 3),
+	};
+	struct retest_row rows[] = {
+		retest("pooler", 4096, 8192, DT_BF16, 1, "a", 1.20, 200),
+		retest("pooler", 4096, 8192, DT_BF16, 2, "a", 1.20, 200),
+		retest("pooler", 4096, 8192, DT_BF16, 3, "a", 1.20, 200),
+		retest("pooler", 4096, 8192, DT_BF16, 1, "b", 1.21, 200),
+		retest("pooler", 4096, 8192, DT_BF16, 2, "b", 1.21, 200),
+		retest("pooler", 4096, 8192, DT_BF16, 3, "b", 1.30, 200),
+	};
+	struct emit_incumbent inc[] = {
+		{ "pooler", 1, 2, "gemv", "a" },     /* a at 1 and 2, not at 3 */
+		{ "pooler", 3, 3, "gemv", "zz" },    /* no such candidate */
+		{ "qkv", 1, 3, "gemv", "a" },        /* another family */
+	};
+	struct emit_group *g;
+	struct emit_entry *e;
+	int n = emit_group_rows(measured, ARRAY_SIZE(measured), rows, ARRAY_SIZE(rows), &g);
+	CHECK_INT(n, 1);
+	if (n != 1)
+		return;
+	/* without incumbents b, 0.8% ahead at 1 and 2, takes all three */
+	n = emit_select(g, 1, &e);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_STR(e[0].cand->params, "b");
+	free(e);
+	CHECK_INT(emit_prefer(g, 1, inc, ARRAY_SIZE(inc), 0.02), 1);
+	CHECK_NEAR(g[0].cells[0 * 3 + 0].bonus, log1p(0.02), 1e-12);
+	CHECK_NEAR(g[0].cells[0 * 3 + 1].bonus, log1p(0.02), 1e-12);
+	CHECK_NEAR(g[0].cells[0 * 3 + 2].bonus, 0, 0);   /* M 3: not a's */
+	CHECK_NEAR(g[0].cells[1 * 3 + 0].bonus, 0, 0);
+	/* now a keeps 1..2, b (8% ahead) takes 3; a's figures as measured */
+	n = emit_select(g, 1, &e);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(e[0].cand->params, "a");
+		CHECK_INT(e[0].m_lo, 1);
+		CHECK_INT(e[0].m_hi, 2);
+		CHECK_NEAR(e[0].ratio_min, 1.20, 0);
+		CHECK_STR(e[1].cand->params, "b");
+		CHECK_INT(e[1].m_lo, 3);
+	}
+	free(e);
+	emit_groups_free(g, 1);
 }
 
 TEST(range_minimums)
@@ -619,4 +714,5 @@ TESTS(T(one_winner_everywhere), T(crossover_decided_by_coverage),
       T(crossover_decided_by_ratio), T(point_without_winner_splits),
       T(no_bridge_over_a_loss), T(what_counts_as_a_win), T(ties_go_to_the_first_key),
       T(equal_coverage_larger_product), T(grouping_by_key), T(range_minimums),
-      T(params_parse), T(end_to_end_golden), T(per_template_hashes))
+      T(params_parse), T(end_to_end_golden), T(per_template_hashes), T(incumbent_bonus),
+      T(incumbent_lines), T(incumbent_prefer))
