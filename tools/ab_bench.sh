@@ -8,11 +8,15 @@
 #       commit) in a git worktree and put both gemmtab binaries, each with
 #       its own table compiled into its library, with their table headers
 #       and search spaces under build/ab/a (this tree) and build/ab/b (REF)
-#   bash tools/ab_bench.sh run [N]      (on the device, carry build/ab) one
-#       probe into a scratch database, then N rounds (default 3) of one
+#   bash tools/ab_bench.sh run [N [SPACE]]  (on the device, carry build/ab)
+#       one probe into a scratch database, then N rounds (default 3) of one
 #       bench of a and one of b, in alternating order, each with floor
 #       fractions; under $OUT: scores.txt (a line per round), probe.txt,
-#       the last round's a_N.md and b_N.md, and ab_runs.tgz with all of it
+#       the last round's a_N.md and b_N.md, and ab_runs.tgz with all of it.
+#       SPACE (a file of shapes, as gemmtab bench --space reads) benches
+#       only those families and Ms, on both sides (a bisection of what a
+#       table's process does to the others: docs/notes.md, run 177);
+#       tools/ab_points.sh then compares two reports point by point
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -36,6 +40,13 @@ prep)
 	;;
 run)
 	n=${2:-3}
+	# a space of shapes alone benches (and prepares) only those: both
+	# sides then read the same families and Ms
+	space=${3:-}
+	if [ -n "$space" ] && [ ! -r "$space" ]; then
+		echo "ab_bench: cannot read the space $space" >&2
+		exit 2
+	fi
 	OUT=${OUT:-out}
 	mkdir -p "$OUT"
 	# every output in W; $OUT gets the scores, the probe, the last
@@ -43,7 +54,7 @@ run)
 	# back 8 files at most)
 	W=$(mktemp -d)
 	export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-	if ! build/ab/a/gemmtab probe --db "$W/floors.db" --space build/ab/a/h200.yaml \
+	if ! build/ab/a/gemmtab probe --db "$W/floors.db" --space "${space:-build/ab/a/h200.yaml}" \
 		>"$W/probe.txt" 2>&1; then
 		echo "ab_bench: the probe failed:" >&2
 		tail -n 5 "$W/probe.txt" >&2
@@ -58,7 +69,7 @@ run)
 			# bench exits 1 when a point fails its FP64 check: say so
 			rc=0
 			build/ab/$side/gemmtab bench --table build/ab/$side/h200.h \
-				--space build/ab/$side/h200.yaml --floors "$W/floors.db" --format md \
+				--space "${space:-build/ab/$side/h200.yaml}" --floors "$W/floors.db" --format md \
 				--out "$W/${side}_$i.md" >"$W/${side}_$i.log" 2>&1 || rc=$?
 			eval "rc_$side=$rc"
 		done
@@ -72,7 +83,7 @@ run)
 	tar czf "$OUT/ab_runs.tgz" -C "$W" .
 	;;
 *)
-	echo "usage: tools/ab_bench.sh prep REF | run [N]" >&2
+	echo "usage: tools/ab_bench.sh prep REF | run [N [SPACE]]" >&2
 	exit 2
 	;;
 esac
