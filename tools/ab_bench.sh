@@ -13,7 +13,8 @@
 #       bench of a and one of b, in alternating order, each with floor
 #       fractions; under $OUT: scores.txt (a line per round), probe.txt,
 #       the last round's a_N.md and b_N.md, and ab_runs.tgz with all of it.
-#       SPACE (a file of shapes, as gemmtab bench --space reads) benches
+#       SPACE (a file of shapes, as gemmtab bench --space reads, its path
+#       from the repository root; REF's gemmtab must read it too) benches
 #       only those families and Ms, on both sides (a bisection of what a
 #       table's process does to the others: docs/notes.md, run 177);
 #       tools/ab_points.sh then compares two reports point by point

@@ -15,11 +15,13 @@ for f in "$1" "$2"; do
 	[ -r "$f" ] || { echo "tools/ab_points.sh: cannot read $f" >&2; exit 1; }
 done
 
-# family, M, lib_us and the kernel of each per-point row: the rows whose
-# second cell is a number and whose last cell names a dispatch
+# "family:M", lib_us and the kernel of each per-point row (second cell a
+# number, last cell a dispatch) that passed its FP64 check with a
+# positive time, sorted by that key as join wants it
 points() {
 	awk -F'|' '
-	NF > 10 && $3 ~ /^ *[0-9]+ *$/ && $(NF - 1) ~ /m=[0-9]+: / {
+	NF > 10 && $3 ~ /^ *[0-9]+ *$/ && $(NF - 1) ~ /m=[0-9]+: / && $(NF - 2) ~ /^ *ok/ &&
+	$5 ~ /^ *[0-9]*\.?[0-9]+ *$/ && $5 + 0 > 0 {
 		fam = $2; m = $3; lib = $5; d = $(NF - 1)
 		gsub(/ /, "", fam); gsub(/ /, "", m); gsub(/ /, "", lib)
 		if (d ~ /: baseline /)
@@ -30,12 +32,11 @@ points() {
 			k = d
 		}
 		gsub(/ /, "_", k)
-		print fam, m, lib, k
-	}' "$1" | sort
+		print fam ":" m, lib, k
+	}' "$1" | LC_ALL=C sort -k1,1
 }
 
-join -j1 <(points "$1" | awk '{print $1 ":" $2, $3, $4}') \
-	<(points "$2" | awk '{print $1 ":" $2, $3, $4}') |
+LC_ALL=C join -j1 <(points "$1") <(points "$2") |
 awk -v a="$1" -v b="$2" '
 {
 	split($1, fm, ":")

@@ -470,11 +470,12 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 		goto cleanup;
 	}
 	ngroups = emit_group_rows(measured, nmeasured, retests, nretests, &groups);
-	if (o->ninc)
+	if (o->ninc) {
+		int matched = emit_prefer(groups, ngroups, o->inc, o->ninc, o->margin);
 		fprintf(stderr, "gemmtab emit: %d of the incumbent's %d entries have their "
-			"candidate's retests here, preferred by %g%%\n",
-			emit_prefer(groups, ngroups, o->inc, o->ninc, o->margin), o->ninc,
+			"candidate's retests here, preferred by %g%%\n", matched, o->ninc,
 			100 * o->margin);
+	}
 	o->groups = groups;
 	o->ngroups = ngroups;
 	o->nentries = emit_select(groups, ngroups, &entries);
@@ -516,35 +517,63 @@ cleanup:
 	return ret;
 }
 
-/* The entries of a table emit wrote (their comment lines), or -1 with a
- * message naming the file. */
+/* The entries of a table emit wrote (each comment line with the key of
+ * the initializer line after it), or -1 with a message naming the file. */
 static int read_incumbent(const char *path, struct emit_incumbent **out)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
-	int n = 0, room = 0;
+	int n = 0, room = 0, open_entry = 0, lineno = 0;
 	*out = NULL;
 	if (!f)
-		return error("--incumbent: cannot open %s: %s", path, strerror(errno)), -1;
+		return error("--incumbent: cannot open %s: %s", path, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		if (open_entry && !strncmp(line, "\t{ ", 3)) {
+			if (!emit_incumbent_key(line, &(*out)[n - 1])) {
+				error("--incumbent: %s:%d: not the initializer of the entry above "
+				      "(n, k, w, x, y, its M range)", path, lineno);
+				goto fail;
+			}
+			open_entry = 0;
+			continue;
+		}
 		struct emit_incumbent e;
 		if (!emit_incumbent_parse(line, &e))
 			continue;
+		if (open_entry) {
+			error("--incumbent: %s:%d: an entry before this one has no initializer",
+			      path, lineno);
+			goto fail;
+		}
 		if (n == room)
 			*out = xrealloc(*out, (size_t)(room = room ? 2 * room : 64) * sizeof(**out));
 		(*out)[n++] = e;
+		open_entry = 1;
 	}
-	int bad = ferror(f);
+	if (ferror(f)) {
+		error("--incumbent: cannot read %s", path);
+		goto fail;
+	}
+	if (open_entry) {
+		error("--incumbent: %s: its last entry has no initializer", path);
+		goto fail;
+	}
+	if (!n) {
+		error("--incumbent: %s has no entry gemmtab emit wrote (no line "
+		      "\"\\t/* FAMILY, M LO[..HI]: TEMPLATE PARAMS\")", path);
+		goto fail;
+	}
 	free(line);
 	fclose(f);
-	if (bad)
-		return error("--incumbent: cannot read %s", path), free(*out), *out = NULL, -1;
-	if (!n)
-		return error("--incumbent: %s has no entry gemmtab emit wrote (no line "
-			     "\"\\t/* FAMILY, M LO[..HI]: TEMPLATE PARAMS\")", path),
-		       free(*out), *out = NULL, -1;
 	return n;
+fail:
+	free(line);
+	fclose(f);
+	free(*out);
+	*out = NULL;
+	return -1;
 }
 
 int cmd_emit(int argc, char **argv)
@@ -574,6 +603,9 @@ int cmd_emit(int argc, char **argv)
 				   "--out: '%s' is not a header path (NAME.h)", out);
 	if (margin >= 0 && !incumbent)
 		return usage_error("emit", usage_text, "--margin needs --incumbent");
+	if (incumbent && !strcmp(incumbent, out))
+		return usage_error("emit", usage_text,
+				   "--incumbent: '%s' is --out itself (copy it first)", out);
 	if (incumbent) {
 		if ((o.ninc = read_incumbent(incumbent, &inc)) < 0)
 			return 1;
@@ -581,10 +613,13 @@ int cmd_emit(int argc, char **argv)
 		o.margin = margin >= 0 ? margin : 0.02;
 	}
 
-	if (access(path, F_OK))
-		return error("cannot open database %s: %s", path, strerror(errno)), 1;
+	ret = 1;
+	if (access(path, F_OK)) {
+		error("cannot open database %s: %s", path, strerror(errno));
+		goto cleanup;
+	}
 	if (db_open_existing(path, &db))
-		return 1;
+		goto cleanup;
 	if ((ret = db_env_pick(db, "emit", env_arg, &o.env, &o.e)))
 		goto cleanup;
 	o.cmdline = command_line(argc, argv);

@@ -278,13 +278,17 @@ int emit_incumbent_parse(const char *line, struct emit_incumbent *out)
 	memset(out, 0, sizeof(*out));
 	memcpy(out->families, line, (size_t)(p - line));
 	p += 4;
+	if (*p < '0' || *p > '9')
+		return 0;
 	long lo = strtol(p, &end, 10), hi = lo;
-	if (end == p || lo < 1)
+	if (lo < 1)
 		return 0;
 	if (!strncmp(end, "..", 2)) {
 		p = end + 2;
+		if (*p < '0' || *p > '9')
+			return 0;
 		hi = strtol(p, &end, 10);
-		if (end == p || hi < lo)
+		if (hi < lo)
 			return 0;
 	}
 	if (strncmp(end, ": ", 2) || hi > INT_MAX)
@@ -304,6 +308,22 @@ int emit_incumbent_parse(const char *line, struct emit_incumbent *out)
 	return 1;
 }
 
+int emit_incumbent_key(const char *line, struct emit_incumbent *inc)
+{
+	int v[7], used = 0;
+	if (sscanf(line, "\t{ %d, %d, %d, %d, %d, %d, %d,%n", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &used) != 7 || !used)
+		return 0;
+	for (int i = 2; i < 5; i++)
+		if (v[i] != DT_BF16 && v[i] != DT_FP32)
+			return 0;
+	if (v[5] != inc->m_lo || v[6] != inc->m_hi)
+		return 0;
+	inc->key = (struct emit_key){ v[0], v[1], (enum dtype)v[2], (enum dtype)v[3],
+				      (enum dtype)v[4] };
+	return 1;
+}
+
 int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumbent *inc,
 		int ninc, double margin)
 {
@@ -312,7 +332,7 @@ int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumb
 		for (int gi = 0; gi < ngroups; gi++) {
 			struct emit_group *g = &groups[gi];
 			struct emit_cand c;
-			if (strcmp(g->families, inc[j].families))
+			if (key_cmp(&g->key, &inc[j].key) || strcmp(g->families, inc[j].families))
 				continue;
 			snprintf(c.tmpl, sizeof(c.tmpl), "%s", inc[j].tmpl);
 			snprintf(c.params, sizeof(c.params), "%s", inc[j].params);

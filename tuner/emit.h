@@ -52,8 +52,8 @@ struct emit_range {
  * baseline. Among all sets of non-overlapping ranges the one chosen
  * covers the most Ms (ms[j] - ms[i] + 1 per range); then the one with the
  * largest product of the ratios at the measured Ms it covers (the
- * geometric mean, for the same points; each cell's bonus added to its
- * log), products within 1e-9 in log counted equal; then the one whose candidate indices, read from the
+ * geometric mean, for the same points; each cell's bonus added to
+ * its log), products within 1e-9 in log counted equal; then the one whose candidate indices, read from the
  * lowest M up, are smallest (callers order candidates by key text, so
  * that is deterministic). Ranges of one candidate at adjacent measured Ms
  * are one range. Writes the ranges, ascending by M, into out (room for
@@ -116,11 +116,16 @@ struct emit_incumbent {
 	int m_lo, m_hi;
 	char tmpl[64];
 	char params[512];
+	struct emit_key key;        /* from the entry's initializer line */
 };
 
 /* Read one line of a table header: 1 and *out when it is an entry's
  * comment line ("\t/\* qkv, M 9..16: mma_skinny bm=64,..."), else 0. */
 int emit_incumbent_parse(const char *line, struct emit_incumbent *out);
+/* The entry's initializer line that follows its comment ("\t{ 2304, 8192,
+ * 0, 0, 0, 9, 16, ..."): 1 when it is one and its M range is inc's (the
+ * key then set in inc), else 0. */
+int emit_incumbent_key(const char *line, struct emit_incumbent *inc);
 
 /*
  * Prefer the incumbents: the cells of each incumbent's candidate at the
@@ -131,8 +136,8 @@ int emit_incumbent_parse(const char *line, struct emit_incumbent *out);
  * comes first: no bonus keeps an incumbent where a choice that covers
  * more Ms needs another candidate. Whether a cell wins
  * (emit_cell_wins) and every figure written stay as measured. An
- * incumbent matches a group whose families text is its own and a
- * candidate of the same template and params; returns how many matched.
+ * incumbent matches the group of its key and families text, and there
+ * the candidate of its template and params; returns how many matched.
  */
 int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumbent *inc,
 		int ninc, double margin);

@@ -5,8 +5,8 @@
 
 # two made-up reports in gemmtab bench's md layout (with a floor_frac
 # column in the first, none in the second: both layouts are read)
-row() { # family m lib dispatch [floor]
-	echo "| $1 | $2 | 10.00 | $3 | 1.000 | 0.9..1.1 |${5:+ $5 |} 0.1 | ok | m=$2: $4; calls with x or y not 16-byte aligned run the baseline |"
+row() { # family m lib dispatch [floor [check]]
+	echo "| $1 | $2 | 10.00 | $3 | 1.000 | 0.9..1.1 |${5:+ $5 |} 0.1 | ${6:-ok} | m=$2: $4; calls with x or y not 16-byte aligned run the baseline |"
 }
 k1="entry 3 (mma_skinny bm=64,bn=8,split=4, m 8-8, retest ratio >= 1.2 over >= 200 pairs)"
 k2="entry 4 (gemv warps=8,rows=2, m 1-1, retest ratio >= 1.1 over >= 200 pairs)"
@@ -17,6 +17,8 @@ base="baseline (cublasGemmEx bf16, compute 32F): no table entry covers m=2"
 	row qkv 8 4.40 "$k1" 0.9
 	row qkv 1 2.20 "$k2" 0.9
 	row qkv 2 3.30 "$base" 0.9
+	row qkv 16 9.00 "$k1" 0.9 FAIL
+	row qkv2 12 1.00 "$k1" 0.9
 	row oproj 8 9.90 "$k1" 0.9
 	echo "| 8 | 65.49 | 38.53 | 1.700 | 0.93 |  |"
 } >"$TMP/a.md"
@@ -25,6 +27,8 @@ base="baseline (cublasGemmEx bf16, compute 32F): no table entry covers m=2"
 	row qkv 8 4.00 "$k1"
 	row qkv 1 2.00 "$k3"
 	row qkv 2 3.00 "$base"
+	row qkv 16 3.00 "$k1"
+	row qkv2 12 1.00 "$k1"
 	row pooler 8 5.00 "$k1"
 } >"$TMP/b.md"
 expect_exit "two reports: exit 0" 0 bash tools/ab_points.sh "$TMP/a.md" "$TMP/b.md"
@@ -34,8 +38,10 @@ check "qkv 2: both the baseline's own call count as the same" \
 	grep -qE '^qkv +2 .* a/b 1.100 +same +baseline$' "$TMP/out"
 check "qkv 1: each its own kernel, both named" \
 	grep -qE '^qkv +1 .* own +gemv_warps=8,rows=2 \| gemv_warps=4,rows=2$' "$TMP/out"
-expect_line "the median over the 2 same-kernel points" "$TMP/out" \
-	"same kernel at 2 points: median a/b 1.100 ($TMP/a.md against $TMP/b.md)"
+check "a point that failed its FP64 check is left out" bash -c "! grep -q '^qkv  *16 ' '$TMP/out'"
+check "qkv2 12 paired too (keys sorted as join reads them)" grep -qE '^qkv2 +12 .* a/b 1.000 +same ' "$TMP/out"
+expect_line "the median over the 3 same-kernel points" "$TMP/out" \
+	"same kernel at 3 points: median a/b 1.100 ($TMP/a.md against $TMP/b.md)"
 expect_exit "a missing report: exit 1" 1 bash tools/ab_points.sh "$TMP/a.md" "$TMP/none.md"
 expect_line "it names the file" "$TMP/err" "tools/ab_points.sh: cannot read $TMP/none.md"
 expect_exit "one argument: exit 2" 2 bash tools/ab_points.sh "$TMP/a.md"

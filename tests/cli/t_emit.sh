@@ -92,6 +92,23 @@ check "it says how many incumbent entries matched" \
 	grep -qE '^gemmtab emit: ([0-9]+) of the incumbent.s \1 entries have their candidate.s retests here, preferred by 2%$' "$TMP/err"
 check "the same entries" cmp -s <(entries "$TMP/first.h") <(entries "$W/inc.h")
 check "the command line records it" grep -q -- "--incumbent $TMP/first.h" "$W/inc.h"
+expect_exit "--incumbent the --out itself: exit 2" 2 \
+	"$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/inc.h" --incumbent "$W/inc.h"
+expect_line "says so" "$TMP/err" "gemmtab emit: --incumbent: '$W/inc.h' is --out itself (copy it first)"
+# an incumbent entry matches by its key too: one whose n is another's
+# (its initializer line edited) prefers nothing here
+nent=$(entries "$TMP/first.h" | grep -c '^	/\*')
+sed '0,/^	{ /s/^	{ \([0-9]*\), /	{ 7\1, /' "$TMP/first.h" >"$TMP/bent.h"
+expect_exit "an incumbent entry of another key: exit 0" 0 \
+	"$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o2.h" --incumbent "$TMP/bent.h"
+expect_line "it does not match" "$TMP/err" \
+	"gemmtab emit: $((nent - 1)) of the incumbent's $nent entries have their candidate's retests here, preferred by 2%"
+# an entry whose initializer does not carry its comment's M range is refused
+awk '!done && /^	\{ / { sub(/, [0-9]+, [0-9]+, "/, ", 999, 999, \""); done = 1 } { print }' \
+	"$TMP/first.h" >"$TMP/broken.h"
+expect_exit "an incumbent entry with a broken initializer: exit 1" 1 \
+	"$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o2.h" --incumbent "$TMP/broken.h"
+check "names the file and line" grep -qE "^gemmtab: error: --incumbent: $TMP/broken.h:[0-9]+: not the initializer of the entry above" "$TMP/err"
 expect_exit "--margin without --incumbent: exit 2" 2 \
 	"$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o.h" --margin 0.05
 expect_line "says so" "$TMP/err" "gemmtab emit: --margin needs --incumbent"
@@ -140,24 +157,30 @@ if committed db/h200.db; then
 	R=$TMP/regen
 	mkdir -p "$R/db"
 	cp db/h200.db "$R/db/h200.db"
-	check "runtime/tables/h200.h was made by '$base [--incumbent FILE [--margin F]]'" \
-		test "${made:0:${#base}}" = "$base"
-	for ((i = 0; i + 1 < ${#extra_args[@]}; i++)); do
-		if [ "${extra_args[i]}" = --incumbent ]; then
-			f=${extra_args[i + 1]}
-			check "its incumbent $f is committed" committed "$f"
-			mkdir -p "$R/$(dirname "$f")" && cp "$f" "$R/$f" 2>/dev/null
-		fi
-	done
-	expect_exit "regenerate runtime/tables/h200.h: exit 0" 0 \
-		in_dir "$R" "$GEMMTAB" emit --db db/h200.db --out runtime/tables/h200.h "${extra_args[@]}"
-	for f in runtime/tables/h200.h runtime/tables/h200_kernels.cu; do
-		if [ -f "$f" ]; then
-			test_cmp "$f regenerates byte for byte" "$f" "$R/$f"
-		else
-			not_ok "$f is not committed (gemmtab emit --db db/h200.db --out runtime/tables/h200.h)"
-		fi
-	done
+	# (command_line quotes an argument with odd characters: such a path
+	# cannot be replayed here, so the check refuses it)
+	if [ -f runtime/tables/h200.h ] && { [ "${made:0:${#base}}" != "$base" ] ||
+		[[ $extra == *[\'\"]* ]]; }; then
+		not_ok "runtime/tables/h200.h was made by '$made', not by '$base' with plain options"
+	else
+		for ((i = 0; i + 1 < ${#extra_args[@]}; i++)); do
+			if [ "${extra_args[i]}" = --incumbent ]; then
+				f=${extra_args[i + 1]}
+				check "its incumbent $f is committed" committed "$f"
+				mkdir -p "$R/$(dirname "$f")" && cp "$f" "$R/$f" 2>/dev/null
+			fi
+		done
+		expect_exit "regenerate runtime/tables/h200.h: exit 0" 0 \
+			in_dir "$R" "$GEMMTAB" emit --db db/h200.db --out runtime/tables/h200.h \
+			"${extra_args[@]}"
+		for f in runtime/tables/h200.h runtime/tables/h200_kernels.cu; do
+			if [ -f "$f" ]; then
+				test_cmp "$f regenerates byte for byte" "$f" "$R/$f"
+			else
+				not_ok "$f is not committed ($base)"
+			fi
+		done
+	fi
 elif [ -f db/h200.db ]; then
 	ok "regenerate runtime/tables/h200.h from db/h200.db skipped: db/h200.db is not committed"
 else

@@ -333,6 +333,21 @@ TEST(incumbent_lines)
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9..3: gemv a=1\n", &e), 0);
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9: gemv\n", &e), 0);
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9: gemv a=1 */\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M +9: gemv a=1\n", &e), 0);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 2.. 9: gemv a=1\n", &e), 0);
+	/* a CRLF line, then its initializer: the key, when the range agrees */
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9..16: gemv warps=8\r\n", &e), 1);
+	CHECK_STR(e.params, "warps=8");
+	CHECK_INT(emit_incumbent_key("\t{ 2304, 8192, 0, 0, 0, 9, 16, \"gemv\", { 8 },\n", &e), 1);
+	CHECK_INT(e.key.n, 2304);
+	CHECK_INT(e.key.k, 8192);
+	CHECK_INT(e.key.w, DT_BF16);
+	CHECK_INT(emit_incumbent_key("\t{ 256, 8192, 1, 0, 1, 9, 16, \"gemv\", { 8 },\n", &e), 1);
+	CHECK_INT(e.key.w, DT_FP32);
+	CHECK_INT(e.key.y, DT_FP32);
+	CHECK_INT(emit_incumbent_key("\t{ 2304, 8192, 0, 0, 0, 9, 17, \"gemv\", { 8 },\n", &e), 0);
+	CHECK_INT(emit_incumbent_key("\t{ 2304, 8192, 5, 0, 0, 9, 16, \"gemv\", { 8 },\n", &e), 0);
+	CHECK_INT(emit_incumbent_key("\t  1, { 4 }, 1.989, 200 },\n", &e), 0);
 }
 
 /* Ms 1, 2, 3 (adjacent: every choice covers the same Ms, so the ratios
@@ -352,10 +367,13 @@ TEST(incumbent_prefer)
 		retest("pooler", 4096, 8192, DT_BF16, 2, "b", 1.21, 200),
 		retest("pooler", 4096, 8192, DT_BF16, 3, "b", 1.30, 200),
 	};
+	const struct emit_key pk = { 4096, 8192, DT_BF16, DT_BF16, DT_BF16 };
+	const struct emit_key other = { 4096, 4096, DT_BF16, DT_BF16, DT_BF16 };
 	struct emit_incumbent inc[] = {
-		{ "pooler", 1, 2, "gemv", "a" },     /* a at 1 and 2, not at 3 */
-		{ "pooler", 3, 3, "gemv", "zz" },    /* no such candidate */
-		{ "qkv", 1, 3, "gemv", "a" },        /* another family */
+		{ "pooler", 1, 2, "gemv", "a", pk },     /* a at 1 and 2, not at 3 */
+		{ "pooler", 3, 3, "gemv", "zz", pk },    /* no such candidate */
+		{ "qkv", 1, 3, "gemv", "a", pk },        /* another family */
+		{ "pooler", 3, 3, "gemv", "a", other },  /* another key */
 	};
 	struct emit_group *g;
 	struct emit_entry *e;
