@@ -253,6 +253,12 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	kv_free(&r);
 }
 
+/* Whether the space's cuBLASLt search names variants of the proposals. */
+static int lt_varies(const struct lt_search *lt)
+{
+	return lt->nsplitk || *lt->vary;
+}
+
 /* The most seconds one lt_algos request may take (a space's deadline_s
  * when longer). */
 #define LT_DEADLINE_S 120.0
@@ -501,7 +507,7 @@ static void print_plan(const struct sweep *sw)
 		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
 		       "shape and tuned m, named by the heuristic on the GPU%s: not counted above\n",
 		       sw->sp.lt.top, sw->sp.lt.norients,
-		       sw->sp.lt.nsplitk || *sw->sp.lt.vary ? ", each with its variants" : "");
+		       lt_varies(&sw->sp.lt) ? ", each with its variants" : "");
 }
 
 /* Ids for shapes and candidates; which screens the database already holds. */
@@ -629,7 +635,7 @@ int cmd_sweep(int argc, char **argv)
 			goto out_worker;
 		fprintf(stderr, "sweep: cuBLASLt's heuristic named %d blas_lt candidates "
 			"(top %d per orientation%s)\n", added, sw.sp.lt.top,
-			sw.sp.lt.nsplitk || *sw.sp.lt.vary ? ", with the variants cuBLASLt takes" : "");
+			lt_varies(&sw.sp.lt) ? ", with the variants cuBLASLt takes" : "");
 	}
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);

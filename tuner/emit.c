@@ -295,14 +295,14 @@ int emit_incumbent_parse(const char *line, struct emit_incumbent *out)
 		return 0;
 	colon = end + 2;
 	/* the template stem, one space, the params to the end of the line */
-	if (!(space = strchr(colon, ' ')) || (size_t)(space - colon) >= sizeof(out->tmpl))
+	if (!(space = strchr(colon, ' ')) || (size_t)(space - colon) >= sizeof(out->cand.tmpl))
 		return 0;
 	size_t n = strcspn(space + 1, " \r\n");
-	if (!n || n >= sizeof(out->params) || (space[1 + n] && space[1 + n] != '\n' &&
+	if (!n || n >= sizeof(out->cand.params) || (space[1 + n] && space[1 + n] != '\n' &&
 					      space[1 + n] != '\r'))
 		return 0;
-	memcpy(out->tmpl, colon, (size_t)(space - colon));
-	memcpy(out->params, space + 1, n);
+	memcpy(out->cand.tmpl, colon, (size_t)(space - colon));
+	memcpy(out->cand.params, space + 1, n);
 	out->m_lo = (int)lo;
 	out->m_hi = (int)hi;
 	return 1;
@@ -324,29 +324,32 @@ int emit_incumbent_key(const char *line, struct emit_incumbent *inc)
 	return 1;
 }
 
+/* A group by its key (groups are sorted by key: emit_group_rows). */
+static int group_key_cmp_void(const void *key, const void *group)
+{
+	return key_cmp(key, &((const struct emit_group *)group)->key);
+}
+
 int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumbent *inc,
 		int ninc, double margin)
 {
 	int matched = 0;
-	for (int j = 0; j < ninc; j++)
-		for (int gi = 0; gi < ngroups; gi++) {
-			struct emit_group *g = &groups[gi];
-			struct emit_cand c;
-			if (key_cmp(&g->key, &inc[j].key) || strcmp(g->families, inc[j].families))
-				continue;
-			snprintf(c.tmpl, sizeof(c.tmpl), "%s", inc[j].tmpl);
-			snprintf(c.params, sizeof(c.params), "%s", inc[j].params);
-			const struct emit_cand *hit =
-				g->ncand ? bsearch(&c, g->cands, (size_t)g->ncand, sizeof(c),
-						   cand_cmp_void) : NULL;
-			if (!hit)
-				continue;
-			matched++;
-			struct emit_cell *row = &g->cells[(size_t)(hit - g->cands) * g->nms];
-			for (int i = 0; i < g->nms; i++)
-				if (g->ms[i] >= inc[j].m_lo && g->ms[i] <= inc[j].m_hi)
-					row[i].bonus = log1p(margin);
-		}
+	for (int j = 0; j < ninc; j++) {
+		struct emit_group *g = ngroups ? bsearch(&inc[j].key, groups, (size_t)ngroups,
+							 sizeof(*groups), group_key_cmp_void) : NULL;
+		if (!g || strcmp(g->families, inc[j].families))
+			continue;
+		const struct emit_cand *hit =
+			g->ncand ? bsearch(&inc[j].cand, g->cands, (size_t)g->ncand,
+					   sizeof(*g->cands), cand_cmp_void) : NULL;
+		if (!hit)
+			continue;
+		matched++;
+		struct emit_cell *row = &g->cells[(size_t)(hit - g->cands) * g->nms];
+		for (int i = 0; i < g->nms; i++)
+			if (g->ms[i] >= inc[j].m_lo && g->ms[i] <= inc[j].m_hi)
+				row[i].bonus = log1p(margin);
+	}
 	return matched;
 }
 

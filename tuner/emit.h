@@ -53,9 +53,9 @@ struct emit_range {
  * covers the most Ms (ms[j] - ms[i] + 1 per range); then the one with the
  * largest product of the ratios at the measured Ms it covers (the
  * geometric mean, for the same points; each cell's bonus added to
- * its log), products within 1e-9 in log counted equal; then the one whose candidate indices, read from the
- * lowest M up, are smallest (callers order candidates by key text, so
- * that is deterministic). Ranges of one candidate at adjacent measured Ms
+ * its log), products within 1e-9 in log counted equal; then the one
+ * whose candidate indices, read from the lowest M up, are smallest
+ * (callers order candidates by key text, so that is deterministic). Ranges of one candidate at adjacent measured Ms
  * are one range. Writes the ranges, ascending by M, into out (room for
  * nms) and returns their count.
  */
@@ -114,8 +114,7 @@ int emit_select(const struct emit_group *groups, int ngroups,
 struct emit_incumbent {
 	char families[256];
 	int m_lo, m_hi;
-	char tmpl[64];
-	char params[512];
+	struct emit_cand cand;      /* template stem and params text */
 	struct emit_key key;        /* from the entry's initializer line */
 };
 

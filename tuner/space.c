@@ -487,16 +487,15 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 		return -1;
 	lt->top = (int)x;
 	if ((v = lookup(map, "splitk"))) {
-		if (expect(L, v, K_LIST, "splitk"))
-			return -1;
-		if (v->nkids < 1)
-			return yfail(L, v, "splitk must not be empty");
 		if (get_int_list(L, v, 1, SPACE_LT_SPLITK_LIMIT, SPACE_LT_SPLITK_MAX, "splitk",
 				 lt->splitk, &lt->nsplitk))
 			return -1;
+		if (!lt->nsplitk)
+			return yfail(L, v, "splitk must not be empty");
 	}
 	if ((v = lookup(map, "vary"))) {
 		long which[4];
+		/* the list, and no longer than which, before load_values fills it */
 		if (expect(L, v, K_LIST, "vary"))
 			return -1;
 		if (v->nkids < 1)

@@ -319,13 +319,13 @@ TEST(incumbent_lines)
 	CHECK_STR(e.families, "router");
 	CHECK_INT(e.m_lo, 2);
 	CHECK_INT(e.m_hi, 7);
-	CHECK_STR(e.tmpl, "mma_hilo");
-	CHECK_STR(e.params, "bm=32,bn=8,split=16");
+	CHECK_STR(e.cand.tmpl, "mma_hilo");
+	CHECK_STR(e.cand.params, "bm=32,bn=8,split=16");
 	CHECK_INT(emit_incumbent_parse("\t/* pooler, pooler_b, M 1: gemv warps=16,cache=cg\n", &e), 1);
 	CHECK_STR(e.families, "pooler, pooler_b");
 	CHECK_INT(e.m_lo, 1);
 	CHECK_INT(e.m_hi, 1);
-	CHECK_STR(e.params, "warps=16,cache=cg");
+	CHECK_STR(e.cand.params, "warps=16,cache=cg");
 	/* the evidence line, the kernel list, other comments, broken entries */
 	CHECK_INT(emit_incumbent_parse("\t *   M 2: 4.169 (200 pairs) */\n", &e), 0);
 	CHECK_INT(emit_incumbent_parse("\t/* 3 mma_skinny.cuh */ (const void *)&k3,\n", &e), 0);
@@ -337,7 +337,7 @@ TEST(incumbent_lines)
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 2.. 9: gemv a=1\n", &e), 0);
 	/* a CRLF line, then its initializer: the key, when the range agrees */
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9..16: gemv warps=8\r\n", &e), 1);
-	CHECK_STR(e.params, "warps=8");
+	CHECK_STR(e.cand.params, "warps=8");
 	CHECK_INT(emit_incumbent_key("\t{ 2304, 8192, 0, 0, 0, 9, 16, \"gemv\", { 8 },\n", &e), 1);
 	CHECK_INT(e.key.n, 2304);
 	CHECK_INT(e.key.k, 8192);
@@ -370,10 +370,10 @@ TEST(incumbent_prefer)
 	const struct emit_key pk = { 4096, 8192, DT_BF16, DT_BF16, DT_BF16 };
 	const struct emit_key other = { 4096, 4096, DT_BF16, DT_BF16, DT_BF16 };
 	struct emit_incumbent inc[] = {
-		{ "pooler", 1, 2, "gemv", "a", pk },     /* a at 1 and 2, not at 3 */
-		{ "pooler", 3, 3, "gemv", "zz", pk },    /* no such candidate */
-		{ "qkv", 1, 3, "gemv", "a", pk },        /* another family */
-		{ "pooler", 3, 3, "gemv", "a", other },  /* another key */
+		{ "pooler", 1, 2, { "gemv", "a" }, pk },     /* a at 1 and 2, not at 3 */
+		{ "pooler", 3, 3, { "gemv", "zz" }, pk },    /* no such candidate */
+		{ "qkv", 1, 3, { "gemv", "a" }, pk },        /* another family */
+		{ "pooler", 3, 3, { "gemv", "a" }, other },  /* another key */
 	};
 	struct emit_group *g;
 	struct emit_entry *e;
