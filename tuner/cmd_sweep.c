@@ -281,7 +281,9 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	_Static_assert(SPACE_LT_SPLITK_MAX <= PROTO_LT_SPLITK_MAX &&
 			       SPACE_LT_SPLITK_LIMIT <= PROTO_LT_SPLITK_LIMIT,
 		       "the worker takes every splitk list a space may hold");
-	if (sw->sp.lt.nsplitk) {
+	/* the variants only from the space's vary_min_m on */
+	const int vary = m >= sw->sp.lt.vary_min_m;
+	if (vary && sw->sp.lt.nsplitk) {
 		char list[SPACE_LT_SPLITK_MAX * 4];
 		size_t used = 0;
 		for (int i = 0; i < sw->sp.lt.nsplitk; i++)
@@ -289,7 +291,7 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 						 i ? "," : "", sw->sp.lt.splitk[i]);
 		kv_add(&req, "splitk", list);
 	}
-	if (*sw->sp.lt.vary)
+	if (vary && *sw->sp.lt.vary)
 		kv_add(&req, "vary", sw->sp.lt.vary);
 	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
 	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
@@ -503,11 +505,16 @@ static void print_plan(const struct sweep *sw)
 	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
 	       "up to %ld retests of %d pairs)\n", sw->tl.nitems / 100.0, gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
-	if (sw->sp.lt.top)
+	if (sw->sp.lt.top) {
+		char from[48] = "";
+		if (sw->sp.lt.vary_min_m)
+			snprintf(from, sizeof(from), " from m=%d on", sw->sp.lt.vary_min_m);
 		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
-		       "shape and tuned m, named by the heuristic on the GPU%s: not counted above\n",
-		       sw->sp.lt.top, sw->sp.lt.norients,
-		       lt_varies(&sw->sp.lt) ? ", each with its variants" : "");
+		       "shape and tuned m, named by the heuristic on the GPU%s%s: not counted "
+		       "above\n", sw->sp.lt.top, sw->sp.lt.norients,
+		       lt_varies(&sw->sp.lt) ? ", each with its variants" : "",
+		       lt_varies(&sw->sp.lt) ? from : "");
+	}
 }
 
 /* Ids for shapes and candidates; which screens the database already holds. */

@@ -465,7 +465,8 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 
 static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
 {
-	static const char *const keys[] = { "orient", "top", "splitk", "vary", NULL };
+	static const char *const keys[] = { "orient", "top", "splitk", "vary", "vary_min_m",
+					     NULL };
 	static const char *const vary_symbols[] = { "tile", "stages", "cluster", "custom", NULL };
 	static const struct tmpl_param vary = { "vary", 0, 3, vary_symbols };
 	const struct tmpl *t = tmpl_find("blas_lt");
@@ -507,6 +508,13 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 		for (int i = 0; i < v->nkids; i++)
 			snprintf(lt->vary + strlen(lt->vary), sizeof(lt->vary) - strlen(lt->vary),
 				 "%s%s", i ? "," : "", vary_symbols[which[i]]);
+	}
+	if ((v = lookup(map, "vary_min_m"))) {
+		if (get_long(L, v, 1, SPACE_MAX_M, "vary_min_m", &x))
+			return -1;
+		if (!lt->nsplitk && !*lt->vary)
+			return yfail(L, v, "vary_min_m without splitk or vary limits nothing");
+		lt->vary_min_m = (int)x;
 	}
 	return 0;
 }

@@ -64,7 +64,8 @@ struct sweep_settings {
  * stored by their attributes; with `splitk`, each of them also at every
  * split-K count listed that cuBLASLt accepts for it, and with `vary` at
  * every value of each attribute named there (one at a time) that it
- * accepts. gemmtab sweep asks the GPU for them. */
+ * accepts; with `vary_min_m`, those variants only at tuned Ms of at least
+ * that (the proposals at every M). gemmtab sweep asks the GPU for them. */
 #define SPACE_LT_TOP_MAX 32
 #define SPACE_LT_SPLITK_MAX 16          /* values in a splitk list */
 #define SPACE_LT_SPLITK_LIMIT 64        /* the largest split-K count */
@@ -76,6 +77,8 @@ struct lt_search {
 	int splitk[SPACE_LT_SPLITK_MAX];
 	char vary[32];                /* attributes also varied, comma-separated
 				       * (tile, stages, cluster, custom); "" none */
+	int vary_min_m;               /* splitk and vary at tuned ms >= this only
+				       * (0: at every m) */
 };
 
 struct space {

@@ -181,4 +181,17 @@ check "the long reply's last variant arrived" test "$(q "SELECT count(*) $lt AND
 	c.params LIKE '%tile=12,%cluster=249'")" = 1
 check "459 screens, all ok" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
 	r.status = 'ok'")" = 459
+# vary_min_m 8: at m = 1 the request carries neither list (the fake's
+# three alone), at m = 8 both (459, as above)
+db=$TMP/lt_min_m.db
+FAKE_WORKER_LOG=$TMP/lt_min_m.log expect_exit "cublaslt vary_min_m sweep: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_min_m.yaml --db "$db" --cache "$cache" --no-retest
+check "the sweep names 462 blas_lt candidates (3 + 459)" \
+	grep -q "named 462 blas_lt candidates" "$TMP/err"
+check "m=1's request has no lists" grep -qx "lt_algos qkv 1" "$TMP/lt_min_m.log"
+check "m=8's has both" grep -qx "lt_algos qkv 8 splitk=1,2,3 vary=cluster,stages" "$TMP/lt_min_m.log"
+check "m=1 has only the split-K 2 proposals" test "$(q "SELECT count(*) $lt AND r.m = 1")" = 3
+check "m=8 has its variants" test "$(q "SELECT count(*) $lt AND r.m = 8")" = 459
+expect_exit "dry run: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_min_m.yaml --dry-run
+check "the dry run says from which m" grep -q "each with its variants from m=8 on" "$TMP/out"
 finish

@@ -120,6 +120,8 @@ static const struct bad_case {
 	{ "lt_splitk_empty", "14:11: splitk must not be empty" },
 	{ "lt_splitk_dup", "14:18: duplicate splitk value 2" },
 	{ "lt_vary_unknown", "14:19: unknown vary value 'tiles' (expected tile, stages, cluster, custom)" },
+	{ "lt_vary_min_m_alone", "14:15: vary_min_m without splitk or vary limits nothing" },
+	{ "lt_vary_min_m_zero", "15:15: vary_min_m must be in [1, 65536], not 0" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -243,6 +245,10 @@ TEST(cublaslt_section)
 	CHECK_INT(sp.lt.splitk[0], 1);
 	CHECK_INT(sp.lt.splitk[2], 3);
 	CHECK_STR(sp.lt.vary, "cluster,stages");
+	CHECK_INT(sp.lt.vary_min_m, 0); /* the variants at every m */
+	space_free(&sp);
+	CHECK_INT(space_load("tests/spaces/fake_lt_vary_min_m.yaml", &sp), 0);
+	CHECK_INT(sp.lt.vary_min_m, 8);
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
