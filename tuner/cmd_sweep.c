@@ -259,6 +259,41 @@ static int lt_varies(const struct lt_search *lt)
 	return lt->nsplitk || *lt->vary;
 }
 
+/* The request's "seeds" for shape si at m in orientation orient: the
+ * attributes of the database's best blas_lt candidates there, as the
+ * worker's replies write them (comma-separated values, ';' between
+ * algorithms), into list; "" when there are none. Returns 0 or -1. */
+static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, size_t len)
+{
+	const struct tmpl *t = tmpl_find("blas_lt");
+	char *params[SPACE_LT_SEEDS_MAX];
+	long long shape;
+	size_t used = 0;
+	list[0] = '\0';
+	if (db_shape_id(sw->db, &sw->sp.shapes[si], &shape))
+		return -1;
+	int n = db_lt_seeds(sw->db, sw->env_id, shape, m, t->params[0].symbols[orient], params,
+			    sw->sp.lt.vary_seeds);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		/* "orient=t,algo=66,tile=15,...": the values after the orientation */
+		const char *p = strchr(params[i], ',');
+		for (int first = 1; p && used < len; first = 0) {
+			const char *eq = strchr(p, '='), *end;
+			if (!eq)
+				break;
+			end = eq + 1 + strcspn(eq + 1, ",");
+			used += (size_t)snprintf(list + used, len - used, "%s%.*s",
+						 first ? (i ? ";" : "") : ",", (int)(end - eq - 1),
+						 eq + 1);
+			p = *end ? end : NULL;
+		}
+		free(params[i]);
+	}
+	return used < len ? 0 : error("cublaslt: the seeds outgrow the request");
+}
+
 /* The most seconds one lt_algos request may take (a space's deadline_s
  * when longer). */
 #define LT_DEADLINE_S 120.0
@@ -293,6 +328,13 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	}
 	if (vary && *sw->sp.lt.vary)
 		kv_add(&req, "vary", sw->sp.lt.vary);
+	if (vary && sw->sp.lt.vary_seeds) {
+		char seeds[SPACE_LT_SEEDS_MAX * 128];  /* 9 values of a few digits each */
+		if (lt_seeds(sw, si, m, orient, seeds, sizeof(seeds)))
+			return -1;
+		if (*seeds)
+			kv_add(&req, "seeds", seeds);
+	}
 	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
 	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
 									  : LT_DEADLINE_S;

@@ -649,21 +649,46 @@ static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 	return 0;
 }
 
+/* The most seeds one lt_algos request may carry (get_seeds' message says
+ * so, and that a seed has LT_NATTRS values). */
+#define LT_SEEDS_MAX 16
+_Static_assert(LT_SEEDS_MAX == 16 && LT_NATTRS == 9, "get_seeds' message names both");
+
+/* The optional "seeds" of a request: up to LT_SEEDS_MAX algorithms'
+ * attributes (lt_attr_names order) comma-separated, ';' between them, into
+ * seeds; *n their count (0 without it). */
+static int get_seeds(const struct kv *r, long (*seeds)[LT_NATTRS], int *n, struct why *w)
+{
+	const char *list = kv_get(r, "seeds"), *p = list;
+	*n = 0;
+	if (!list)
+		return 0;
+	do {
+		if (*n == LT_SEEDS_MAX || lt_attrs_read(&p, seeds[*n], LT_NATTRS))
+			return bad(w, "bad %s '%s': at most 16 algorithms of 9 values, "
+				   "comma-separated, ';' between them", "seeds", list);
+		(*n)++;
+	} while (*p);
+	return 0;
+}
+
 /* Reply "count" and "algos": each algorithm's attributes (lt_attr_names
  * order) comma-separated, the algorithms ';'-separated, the heuristic's
- * best first, then their variants (lt_vary). */
+ * best first, then the request's seeds cuBLASLt accepts, then the
+ * variants of both (lt_vary). */
 static void handle_lt_algos(struct gpu *g, const struct kv *r)
 {
 	const char *id = kv_get(r, "id");
 	struct shape s;
 	struct why w;
 	struct lt_variation v;
-	int m, orient, max;
+	int m, orient, max, nseeds;
 	static long attrs[LT_NAMED_MAX][LT_NATTRS];
+	long seeds[LT_SEEDS_MAX][LT_NATTRS];
 	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
 	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) || get_splitk(r, &v, &w) ||
-	    get_vary(r, &v, &w)) {
+	    get_vary(r, &v, &w) || get_seeds(r, seeds, &nseeds, &w)) {
 		worker_reply_error(id, w.text);
 		return;
 	}
@@ -674,11 +699,16 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 		worker_reply_cuda_error(g, id);
 		return;
 	}
-	/* the proposals stand whatever becomes of their variants */
+	/* the proposals stand whatever becomes of the seeds and variants */
 	const int proposals = found;
 	const char *vary_failed = NULL;
-	cublasStatus_t st = lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs,
-				    &found, LT_NAMED_MAX);
+	cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+	for (int i = 0; i < nseeds && st == CUBLAS_STATUS_SUCCESS; i++)
+		st = lt_seed(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, seeds[i], attrs, &found,
+			     LT_NAMED_MAX);
+	if (st == CUBLAS_STATUS_SUCCESS)
+		st = lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs, &found,
+			     LT_NAMED_MAX);
 	if (st != CUBLAS_STATUS_SUCCESS) {
 		vary_failed = cublasGetStatusString(st);
 		found = proposals;

@@ -38,7 +38,7 @@ enum stmt_id {
 	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
 	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
 	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
-	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_SCREEN_BEST,
+	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_SCREEN_BEST, ST_LT_SEEDS,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
 	ST_BEST_ROWS, ST_RETEST_ROWS, ST_FLOORS,
 	NSTMT
@@ -79,6 +79,12 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
 		"AND shape_id = ?2 AND m = ?3 AND phase = 'screen' AND status = 'ok' "
 		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4 OFFSET ?5",
+	/* a candidate's retest ranks it where it has one, else its screen */
+	[ST_LT_SEEDS] = "SELECT c.params FROM result r JOIN candidate c ON c.id = "
+		"r.candidate_id WHERE r.env_id = ?1 AND r.shape_id = ?2 AND r.m = ?3 AND "
+		"r.status = 'ok' AND r.ratio IS NOT NULL AND c.template = 'blas_lt' AND "
+		"c.params LIKE ?4 GROUP BY c.id ORDER BY COALESCE(MAX(CASE WHEN r.phase = "
+		"'retest' THEN r.ratio END), MAX(r.ratio)) DESC, c.id LIMIT ?5",
 	[ST_PROBE_RECORD] = "INSERT INTO probe (env_id, what, family, bytes, us, "
 		"config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_BASELINE_RECORD] = "INSERT OR REPLACE INTO baseline (env_id, shape_id, "
@@ -507,6 +513,31 @@ int db_screen_best(struct db *db, long long env, long long shape, int m, int ski
 		cand_ids[n++] = sqlite3_column_int64(st, 0);
 	if (n < max && rc != SQLITE_DONE)
 		n = db_error(db, "screen best");
+	sqlite3_reset(st);
+	return n;
+}
+
+int db_lt_seeds(struct db *db, long long env, long long shape, int m, const char *orient,
+		char **params, int max)
+{
+	sqlite3_stmt *st = stmt(db, ST_LT_SEEDS);
+	char like[32];
+	int n = 0, rc = SQLITE_DONE;
+	if (!st)
+		return -1;
+	snprintf(like, sizeof(like), "orient=%s,%%", orient);
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int(st, 3, m);
+	bind_text(st, 4, like);
+	sqlite3_bind_int(st, 5, max);
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		params[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+	if (n < max && rc != SQLITE_DONE) {
+		while (n > 0)
+			free(params[--n]);
+		n = db_error(db, "cuBLASLt seeds");
+	}
 	sqlite3_reset(st);
 	return n;
 }

@@ -241,6 +241,17 @@ static cublasStatus_t values_of(const cublasLtMatmulAlgo_t *a, unsigned bit, uin
 	}
 }
 
+cublasStatus_t lt_seed(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
+		       const long seed[LT_NATTRS], long (*attrs)[LT_NATTRS], int *count,
+		       int cap)
+{
+	struct lt_call c;
+	if (*count >= cap)
+		return CUBLAS_STATUS_SUCCESS;
+	LT_TRY(lt_describe(&c, orient, n, k, m));
+	return try_variant(h, &c, ws_limit, seed, attrs, count);
+}
+
 cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
 		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int *count,
 		       int cap)

@@ -78,6 +78,13 @@ struct lt_variation {
 cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
 		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int *count,
 		       int cap);
+/* Append seed (attributes in lt_attr_names order, orientation o at m) to
+ * attrs as lt_vary appends a variant: when cuBLASLt accepts it within
+ * ws_limit, no algorithm before it has the same attributes and *count is
+ * below cap. A seed it refuses is left out, not an error. */
+cublasStatus_t lt_seed(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
+		       const long seed[LT_NATTRS], long (*attrs)[LT_NATTRS], int *count,
+		       int cap);
 /* The attributes of algo, in lt_attr_names order. The 32-bit ones come
  * back as signed values: none of today's reaches 2^31 (lt_algo_init and
  * tmpl_lt.c refuse what does). */

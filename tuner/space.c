@@ -466,7 +466,7 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
 {
 	static const char *const keys[] = { "orient", "top", "splitk", "vary", "vary_min_m",
-					     NULL };
+					     "vary_seeds", NULL };
 	static const char *const vary_symbols[] = { "tile", "stages", "cluster", "custom", NULL };
 	static const struct tmpl_param vary = { "vary", 0, 3, vary_symbols };
 	const struct tmpl *t = tmpl_find("blas_lt");
@@ -515,6 +515,13 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 		if (!lt->nsplitk && !*lt->vary)
 			return yfail(L, v, "vary_min_m without splitk or vary limits nothing");
 		lt->vary_min_m = (int)x;
+	}
+	if ((v = lookup(map, "vary_seeds"))) {
+		if (get_long(L, v, 0, SPACE_LT_SEEDS_MAX, "vary_seeds", &x))
+			return -1;
+		if (x && !*lt->vary)
+			return yfail(L, v, "vary_seeds without vary varies nothing");
+		lt->vary_seeds = (int)x;
 	}
 	return 0;
 }

@@ -65,10 +65,14 @@ struct sweep_settings {
  * split-K count listed that cuBLASLt accepts for it, and with `vary` at
  * every value of each attribute named there (one at a time) that it
  * accepts; with `vary_min_m`, those variants only at tuned Ms of at least
- * that (the proposals at every M). gemmtab sweep asks the GPU for them. */
+ * that (the proposals at every M); with `vary_seeds`, the best blas_lt
+ * candidates the database already holds at that point and orientation
+ * are varied too (a rerun climbs from what the last one found). gemmtab
+ * sweep asks the GPU for them. */
 #define SPACE_LT_TOP_MAX 32
 #define SPACE_LT_SPLITK_MAX 16          /* values in a splitk list */
 #define SPACE_LT_SPLITK_LIMIT 64        /* the largest split-K count */
+#define SPACE_LT_SEEDS_MAX 8            /* vary_seeds' largest value */
 struct lt_search {
 	int top;                      /* 0: no cuBLASLt search */
 	int norients;
@@ -79,6 +83,8 @@ struct lt_search {
 				       * (tile, stages, cluster, custom); "" none */
 	int vary_min_m;               /* splitk and vary at tuned ms >= this only
 				       * (0: at every m) */
+	int vary_seeds;               /* the database's best per orientation also
+				       * varied (0: the proposals only) */
 };
 
 struct space {

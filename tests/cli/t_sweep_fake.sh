@@ -194,4 +194,20 @@ check "m=1 has only the split-K 2 proposals" test "$(q "SELECT count(*) $lt AND 
 check "m=8 has its variants" test "$(q "SELECT count(*) $lt AND r.m = 8")" = 459
 expect_exit "dry run: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_min_m.yaml --dry-run
 check "the dry run says from which m" grep -q "each with its variants from m=8 on" "$TMP/out"
+# vary_seeds 2: the first sweep has nothing to send, the second sends the
+# 2 best blas_lt candidates of the first (retested first), which the fake
+# names again with one new variant each
+db=$TMP/lt_seeds.db
+FAKE_WORKER_LOG=$TMP/lt_seeds.log expect_exit "cublaslt vary_seeds sweep: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_seeds.yaml --db "$db" --cache "$cache"
+check "no seeds in an empty database" bash -c "! grep -q seeds= '$TMP/lt_seeds.log'"
+best=$(q "SELECT c.params $lt GROUP BY c.id ORDER BY MAX(r.ratio) DESC, c.id LIMIT 2" |
+	tr -d '"' | sed -E 's/^orient=[a-z]+,//; s/[a-z]+=//g' | paste -sd';')
+FAKE_WORKER_LOG=$TMP/lt_seeds2.log expect_exit "again: exit 0" 0 \
+	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_seeds.yaml --db "$db" --cache "$cache"
+check "the request carries the 2 best as seeds" \
+	grep -qx "lt_algos qkv 8 splitk=1,2,3 vary=cluster,stages seeds=$best" "$TMP/lt_seeds2.log"
+check "the seeds' 2 variants are named too (459 + 2)" grep -q "named 461 blas_lt candidates" "$TMP/err"
+check "and screened" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
+	c.params LIKE '%cluster=1___'")" = 2
 finish

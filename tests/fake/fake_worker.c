@@ -12,6 +12,7 @@
  * reply with status=fault, then exit 3 (worker_reply_cuda_error).
  */
 #include "proto.h"
+#include "tmpl.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -79,8 +80,9 @@ static void add_ok_figures(struct kv_out *o, const struct kv *r, double base)
  * list) each again at every listed split-K count it does not have, as the
  * worker's lt_vary names them (reduction 0 at 1, else 2), and (with any
  * vary list) each at 150 made-up cluster ids, 100 and up: a reply longer
- * than a kv_out holds, sent as the worker sends it; for orientation 1
- * (row) one record a value short, which the supervisor must refuse. */
+ * than a kv_out holds, sent as the worker sends it; with seeds, each seed
+ * and a variant of it (its cluster id plus 1000); for orientation 1 (row)
+ * one record a value short, which the supervisor must refuse. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
@@ -114,6 +116,14 @@ static void reply_lt_algos(const struct kv *r)
 		for (long i = 0; kv_get(r, "vary") && i < max && i < 3; i++)
 			for (long c = 100; c < 250; c++, count++)
 				ADD(";66,%ld,35,%ld,2,0,1,0,%ld", 10 + i, 1 + m % 3, c);
+		for (const char *p = kv_get(r, "seeds"); p && *p;) {
+			long a[9];
+			if (lt_attrs_read(&p, a, 9))
+				break;
+			for (int v = 0; v < 2; v++, count++)
+				ADD(";%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld", a[0], a[1], a[2], a[3], a[4],
+				    a[5], a[6], a[7], a[8] + 1000 * v);
+		}
 	}
 #undef ADD
 	kv_begin(&o, "lt_algos");
@@ -157,7 +167,7 @@ int main(void)
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
 	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
 	/* FAKE_WORKER_LOG=FILE: one line "op family m" per request (and
-	 * "splitk=LIST", "vary=LIST" when it has them), appended */
+	 * "splitk=LIST", "vary=LIST", "seeds=LIST" when it has them), appended */
 	const char *log_path = getenv("FAKE_WORKER_LOG");
 
 	while (getline(&line, &cap, stdin) > 0) {
@@ -170,13 +180,15 @@ int main(void)
 		}
 		FILE *log = log_path ? fopen(log_path, "a") : NULL;
 		if (log) {
-			fprintf(log, "%s %s %s%s%s%s%s\n", r.op,
+			fprintf(log, "%s %s %s%s%s%s%s%s%s\n", r.op,
 				kv_get(&r, "family") ? kv_get(&r, "family") : "-",
 				kv_get(&r, "m") ? kv_get(&r, "m") : "-",
 				kv_get(&r, "splitk") ? " splitk=" : "",
 				kv_get(&r, "splitk") ? kv_get(&r, "splitk") : "",
 				kv_get(&r, "vary") ? " vary=" : "",
-				kv_get(&r, "vary") ? kv_get(&r, "vary") : "");
+				kv_get(&r, "vary") ? kv_get(&r, "vary") : "",
+				kv_get(&r, "seeds") ? " seeds=" : "",
+				kv_get(&r, "seeds") ? kv_get(&r, "seeds") : "");
 			fclose(log);
 		}
 		struct kv_out o;

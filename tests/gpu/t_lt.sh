@@ -61,4 +61,16 @@ for a in cluster custom; do
 	check "vary: more than 2 $a values at a point and orientation ($(most $a))" \
 		test "$(most $a)" -gt 2
 done
+# vary_seeds 1: the second sweep also varies the best candidate of each
+# point and orientation the first measured (the ones the proposals'
+# variants already named are not new)
+expect_exit "gpu_lt_splitk.yaml again, with seeds: exit 0" 0 "$GEMMTAB" sweep \
+	--space tests/spaces/gpu_lt_splitk.yaml --db "$db"
+again=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+n=$(q "SELECT count(*) $lt")
+okc=$(q "SELECT count(*) $lt AND r.status='ok'")
+check "the seeded sweep names the first's and more or as many (${again:-none} >= $named)" \
+	test "${again:-0}" -ge "$named"
+check "every one screened ($n of $again) and validated ok ($okc)" \
+	test "$n" = "$again" -a "$okc" = "$n"
 finish

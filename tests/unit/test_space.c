@@ -122,6 +122,8 @@ static const struct bad_case {
 	{ "lt_vary_unknown", "14:19: unknown vary value 'tiles' (expected tile, stages, cluster, custom)" },
 	{ "lt_vary_min_m_alone", "14:15: vary_min_m without splitk or vary limits nothing" },
 	{ "lt_vary_min_m_zero", "15:15: vary_min_m must be in [1, 65536], not 0" },
+	{ "lt_vary_seeds_alone", "15:15: vary_seeds without vary varies nothing" },
+	{ "lt_vary_seeds_big", "15:15: vary_seeds must be in [0, 8], not 9" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -249,6 +251,10 @@ TEST(cublaslt_section)
 	space_free(&sp);
 	CHECK_INT(space_load("tests/spaces/fake_lt_vary_min_m.yaml", &sp), 0);
 	CHECK_INT(sp.lt.vary_min_m, 8);
+	CHECK_INT(sp.lt.vary_seeds, 0);
+	space_free(&sp);
+	CHECK_INT(space_load("tests/spaces/fake_lt_vary_seeds.yaml", &sp), 0);
+	CHECK_INT(sp.lt.vary_seeds, 2);
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
