@@ -9,6 +9,7 @@
  */
 #include "commands.h"
 #include "db.h"
+#include "emit.h"
 #include "options.h"
 #include "supervise.h"
 #include "tasks.h"
@@ -37,6 +38,7 @@ struct sweep {
 	char *done;              /* per task: screen result already recorded */
 	long counts[8];          /* per status, this run */
 	long evals_total, evals_done;
+	int lt_seeds;            /* seeds sent to the cuBLASLt search */
 	double started;
 };
 
@@ -262,13 +264,16 @@ static int lt_varies(const struct lt_search *lt)
 /* The request's "seeds" for shape si at m in orientation orient: the
  * attributes of the database's best blas_lt candidates there, as the
  * worker's replies write them (comma-separated values, ';' between
- * algorithms), into list; "" when there are none. Returns 0 or -1. */
+ * algorithms), into list ("" when there are none); a stored params text
+ * that does not parse is left out with a warning. Returns how many seeds
+ * list holds, or -1. */
 static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, size_t len)
 {
 	const struct tmpl *t = tmpl_find("blas_lt");
 	char *params[SPACE_LT_SEEDS_MAX];
 	long long shape;
 	size_t used = 0;
+	int seeds = 0;
 	list[0] = '\0';
 	if (db_shape_id(sw->db, &sw->sp.shapes[si], &shape))
 		return -1;
@@ -277,21 +282,21 @@ static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, si
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		/* "orient=t,algo=66,tile=15,...": the values after the orientation */
-		const char *p = strchr(params[i], ',');
-		for (int first = 1; p && used < len; first = 0) {
-			const char *eq = strchr(p, '='), *end;
-			if (!eq)
-				break;
-			end = eq + 1 + strcspn(eq + 1, ",");
-			used += (size_t)snprintf(list + used, len - used, "%s%.*s",
-						 first ? (i ? ";" : "") : ",", (int)(end - eq - 1),
-						 eq + 1);
-			p = *end ? end : NULL;
+		long v[MAX_PARAMS];
+		if (emit_params_parse(t, params[i], v)) {
+			warning("cublaslt %s m=%d: the stored blas_lt '%s' is no seed",
+				sw->sp.shapes[si].family, m, params[i]);
+			free(params[i]);
+			continue;
 		}
 		free(params[i]);
+		/* the values after the orientation (v[0]) */
+		for (int j = 1; j < t->nparams && used < len; j++)
+			used += (size_t)snprintf(list + used, len - used, "%s%ld",
+						 j > 1 ? "," : seeds ? ";" : "", v[j]);
+		seeds++;
 	}
-	return used < len ? 0 : error("cublaslt: the seeds outgrow the request");
+	return used < len ? seeds : error("cublaslt: the seeds outgrow the request");
 }
 
 /* The most seconds one lt_algos request may take (a space's deadline_s
@@ -329,11 +334,16 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	if (vary && *sw->sp.lt.vary)
 		kv_add(&req, "vary", sw->sp.lt.vary);
 	if (vary && sw->sp.lt.vary_seeds) {
-		char seeds[SPACE_LT_SEEDS_MAX * 128];  /* 9 values of a few digits each */
-		if (lt_seeds(sw, si, m, orient, seeds, sizeof(seeds)))
+		/* every value a long of up to 20 digits and its separator */
+		char seeds[SPACE_LT_SEEDS_MAX * (MAX_PARAMS - 1) * 21];
+		_Static_assert(SPACE_LT_SEEDS_MAX <= PROTO_LT_SEEDS_MAX,
+			       "the worker takes every seed a space may ask for");
+		int n = lt_seeds(sw, si, m, orient, seeds, sizeof(seeds));
+		if (n < 0)
 			return -1;
-		if (*seeds)
+		if (n)
 			kv_add(&req, "seeds", seeds);
+		sw->lt_seeds += n;
 	}
 	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
 	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
@@ -350,7 +360,7 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 			s->family, m, kv_get(&r, "vary_error"));
 	if (kv_get(&r, "truncated"))
 		warning("cublaslt %s m=%d: the worker's list of variants is full; the later "
-			"proposals' were left out", s->family, m);
+			"proposals' and seeds' were left out", s->family, m);
 	for (const char *p = algos; p && *p;) {
 		struct candidate c = { t, { orient } };
 		if (lt_attrs_read(&p, &c.params[1], t->nparams - 1)) {
@@ -682,9 +692,13 @@ int cmd_sweep(int argc, char **argv)
 		int added = resolve_lt(&sw, family);
 		if (added < 0)
 			goto out_worker;
+		char seeded[64] = "";
+		if (sw.sp.lt.vary_seeds)
+			snprintf(seeded, sizeof(seeded), "; %d seeds from the database varied too",
+				 sw.lt_seeds);
 		fprintf(stderr, "sweep: cuBLASLt's heuristic named %d blas_lt candidates "
-			"(top %d per orientation%s)\n", added, sw.sp.lt.top,
-			lt_varies(&sw.sp.lt) ? ", with the variants cuBLASLt takes" : "");
+			"(top %d per orientation%s%s)\n", added, sw.sp.lt.top,
+			lt_varies(&sw.sp.lt) ? ", with the variants cuBLASLt takes" : "", seeded);
 	}
 	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
 		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);

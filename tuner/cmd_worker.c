@@ -649,22 +649,21 @@ static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 	return 0;
 }
 
-/* The most seeds one lt_algos request may carry (get_seeds' message says
- * so, and that a seed has LT_NATTRS values). */
-#define LT_SEEDS_MAX 16
-_Static_assert(LT_SEEDS_MAX == 16 && LT_NATTRS == 9, "get_seeds' message names both");
-
-/* The optional "seeds" of a request: up to LT_SEEDS_MAX algorithms'
- * attributes (lt_attr_names order) comma-separated, ';' between them, into
- * seeds; *n their count (0 without it). */
+/* The optional "seeds" of a request: up to PROTO_LT_SEEDS_MAX algorithms'
+ * attributes (lt_attr_names order) comma-separated, ';' between them (none
+ * after the last), into seeds; *n their count (0 without it). */
 static int get_seeds(const struct kv *r, long (*seeds)[LT_NATTRS], int *n, struct why *w)
 {
 	const char *list = kv_get(r, "seeds"), *p = list;
+	/* bad() formats two strings: the message names the limits as text */
+	_Static_assert(PROTO_LT_SEEDS_MAX == 16 && LT_NATTRS == 9,
+		       "get_seeds' message names both limits");
 	*n = 0;
 	if (!list)
 		return 0;
 	do {
-		if (*n == LT_SEEDS_MAX || lt_attrs_read(&p, seeds[*n], LT_NATTRS))
+		if (*n == PROTO_LT_SEEDS_MAX || lt_attrs_read(&p, seeds[*n], LT_NATTRS) ||
+		    (p[-1] == ';' && !*p))
 			return bad(w, "bad %s '%s': at most 16 algorithms of 9 values, "
 				   "comma-separated, ';' between them", "seeds", list);
 		(*n)++;
@@ -684,7 +683,7 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 	struct lt_variation v;
 	int m, orient, max, nseeds;
 	static long attrs[LT_NAMED_MAX][LT_NATTRS];
-	long seeds[LT_SEEDS_MAX][LT_NATTRS];
+	long seeds[PROTO_LT_SEEDS_MAX][LT_NATTRS];
 	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
 	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) || get_splitk(r, &v, &w) ||

@@ -79,12 +79,17 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
 		"AND shape_id = ?2 AND m = ?3 AND phase = 'screen' AND status = 'ok' "
 		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4 OFFSET ?5",
-	/* a candidate's retest ranks it where it has one, else its screen */
+	/* one row per params (a candidate keeps its params across source
+	 * hashes); as the best view ranks them, the retested (>= 100 pairs)
+	 * before the rest, each by its retest where it has one, else its
+	 * best other figure */
 	[ST_LT_SEEDS] = "SELECT c.params FROM result r JOIN candidate c ON c.id = "
 		"r.candidate_id WHERE r.env_id = ?1 AND r.shape_id = ?2 AND r.m = ?3 AND "
 		"r.status = 'ok' AND r.ratio IS NOT NULL AND c.template = 'blas_lt' AND "
-		"c.params LIKE ?4 GROUP BY c.id ORDER BY COALESCE(MAX(CASE WHEN r.phase = "
-		"'retest' THEN r.ratio END), MAX(r.ratio)) DESC, c.id LIMIT ?5",
+		"substr(c.params, 1, length(?4)) = ?4 GROUP BY c.params ORDER BY "
+		"MAX(r.phase = 'retest' AND r.pairs >= 100) DESC, COALESCE(MAX(CASE WHEN "
+		"r.phase = 'retest' AND r.pairs >= 100 THEN r.ratio END), MAX(r.ratio)) DESC, "
+		"MIN(c.id) LIMIT ?5",
 	[ST_PROBE_RECORD] = "INSERT INTO probe (env_id, what, family, bytes, us, "
 		"config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_BASELINE_RECORD] = "INSERT OR REPLACE INTO baseline (env_id, shape_id, "
@@ -521,11 +526,11 @@ int db_lt_seeds(struct db *db, long long env, long long shape, int m, const char
 		char **params, int max)
 {
 	sqlite3_stmt *st = stmt(db, ST_LT_SEEDS);
-	char like[32];
+	char like[32];  /* the params' first field */
 	int n = 0, rc = SQLITE_DONE;
 	if (!st)
 		return -1;
-	snprintf(like, sizeof(like), "orient=%s,%%", orient);
+	snprintf(like, sizeof(like), "orient=%s,", orient);
 	sqlite3_bind_int64(st, 1, env);
 	sqlite3_bind_int64(st, 2, shape);
 	sqlite3_bind_int(st, 3, m);

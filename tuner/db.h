@@ -85,11 +85,12 @@ int db_has_result(struct db *db, long long env, long long shape,
  * page of the ranking). Returns the count or -1. */
 int db_screen_best(struct db *db, long long env, long long shape, int m, int skip,
 		   long long *cand_ids, int max);
-/* The params of up to max blas_lt candidates in orientation orient (its
- * symbol: t, row, n) measured ok at (env, shape, m), best first (by its
- * retest where it has one, else its screen), into params (caller frees
- * each): what a space's cublaslt vary_seeds varies. Returns the count or
- * -1. */
+/* The distinct params of up to max blas_lt candidates in orientation
+ * orient (its symbol: t, row, n) measured ok at (env, shape, m), best
+ * first (as the best view ranks them: the retested with >= 100 pairs
+ * before the rest, each by that retest, else its best figure), into
+ * params (caller frees each): what a space's cublaslt vary_seeds varies.
+ * Returns the count or -1. */
 int db_lt_seeds(struct db *db, long long env, long long shape, int m, const char *orient,
 		char **params, int max);
 /* The template and params of a candidate id (caller frees both). Returns

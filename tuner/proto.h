@@ -20,10 +20,13 @@
  *                                  lt_algo=   (cuBLASLt top heuristic, paired
  *                                  against cublasGemmEx)
  *   lt_algos id= family= n= k= w= x= y= m= orient= max= [splitk=1,2,..]
- *            [vary=tile,stages,cluster,custom]
+ *            [vary=tile,stages,cluster,custom] [seeds=a,b,..;a,b,..]
  *                               -> lt_algos id= count= algos=  (the cuBLASLt
  *                                  heuristic's first max algorithms in that
- *                                  orientation, best first, then each of
+ *                                  orientation, best first, then the seeds
+ *                                  (up to PROTO_LT_SEEDS_MAX algorithms'
+ *                                  attributes, as algos writes them) that
+ *                                  cuBLASLt accepts, then each of
  *                                  them at the other split-K counts listed
  *                                  and at every value of each attribute
  *                                  named in vary (one at a time) that
@@ -60,6 +63,8 @@
 /* lt_algos' splitk: at most this many counts, each in [1, the limit]. */
 #define PROTO_LT_SPLITK_MAX 16
 #define PROTO_LT_SPLITK_LIMIT 64
+/* The most seeds an lt_algos request may carry. */
+#define PROTO_LT_SEEDS_MAX 16
 
 /* A decoded message: op plus key/value pairs (decoded, NUL-terminated,
  * pointing into the message's own storage). */

@@ -519,8 +519,8 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 	if ((v = lookup(map, "vary_seeds"))) {
 		if (get_long(L, v, 0, SPACE_LT_SEEDS_MAX, "vary_seeds", &x))
 			return -1;
-		if (x && !*lt->vary)
-			return yfail(L, v, "vary_seeds without vary varies nothing");
+		if (x && !lt->nsplitk && !*lt->vary)
+			return yfail(L, v, "vary_seeds without splitk or vary varies nothing");
 		lt->vary_seeds = (int)x;
 	}
 	return 0;

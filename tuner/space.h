@@ -67,7 +67,8 @@ struct sweep_settings {
  * accepts; with `vary_min_m`, those variants only at tuned Ms of at least
  * that (the proposals at every M); with `vary_seeds`, the best blas_lt
  * candidates the database already holds at that point and orientation
- * are varied too (a rerun climbs from what the last one found). gemmtab
+ * (in the sweep's environment, at the Ms the variants are asked at) are
+ * varied too (a rerun climbs from what the last one found). gemmtab
  * sweep asks the GPU for them. */
 #define SPACE_LT_TOP_MAX 32
 #define SPACE_LT_SPLITK_MAX 16          /* values in a splitk list */

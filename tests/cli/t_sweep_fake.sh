@@ -201,13 +201,18 @@ db=$TMP/lt_seeds.db
 FAKE_WORKER_LOG=$TMP/lt_seeds.log expect_exit "cublaslt vary_seeds sweep: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_seeds.yaml --db "$db" --cache "$cache"
 check "no seeds in an empty database" bash -c "! grep -q seeds= '$TMP/lt_seeds.log'"
-best=$(q "SELECT c.params $lt GROUP BY c.id ORDER BY MAX(r.ratio) DESC, c.id LIMIT 2" |
+check "and the sweep says so" grep -q "; 0 seeds from the database varied too)" "$TMP/err"
+# the fake's retests read as their screens: the 2 retested ones, best first
+# (test_db's lt_seeds_rank checks the ranking itself)
+best=$(q "SELECT c.params $lt GROUP BY c.params ORDER BY MAX(r.phase = 'retest') DESC,
+	MAX(r.ratio) DESC, MIN(c.id) LIMIT 2" |
 	tr -d '"' | sed -E 's/^orient=[a-z]+,//; s/[a-z]+=//g' | paste -sd';')
 FAKE_WORKER_LOG=$TMP/lt_seeds2.log expect_exit "again: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_seeds.yaml --db "$db" --cache "$cache"
 check "the request carries the 2 best as seeds" \
 	grep -qx "lt_algos qkv 8 splitk=1,2,3 vary=cluster,stages seeds=$best" "$TMP/lt_seeds2.log"
 check "the seeds' 2 variants are named too (459 + 2)" grep -q "named 461 blas_lt candidates" "$TMP/err"
+check "from 2 seeds" grep -q "; 2 seeds from the database varied too)" "$TMP/err"
 check "and screened" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
 	c.params LIKE '%cluster=1___'")" = 2
 finish

@@ -423,6 +423,63 @@ TEST(refuses_what_it_must_not_touch)
 	free(path);
 }
 
+/* The seeds of a cuBLASLt search: blas_lt only, one orientation, one row
+ * per params whatever its source hash, the retested first */
+TEST(lt_seeds_rank)
+{
+	long long env, shape, c[8];
+	struct db *db = open_with("seeds.db", &env, &shape, c, 0);
+	static const struct {
+		const char *tmpl, *params, *hash;
+		int m;
+		double screen, retest;
+		int pairs;
+	} rows[] = {
+		{ "blas_lt", "orient=t,algo=66,tile=1", "h1", 1, 1.5, NAN, 0 },
+		{ "blas_lt", "orient=t,algo=66,tile=2", "h1", 1, 1.2, 1.3, 200 },
+		{ "blas_lt", "orient=t,algo=66,tile=3", "h1", 1, 1.4, 1.1, 200 },
+		/* tile 2 again under another source hash: one seed */
+		{ "blas_lt", "orient=t,algo=66,tile=2", "h2", 1, 1.25, NAN, 0 },
+		{ "blas_lt", "orient=row,algo=66,tile=5", "h1", 1, 2.0, NAN, 0 },
+		/* a short retest ranks with the screens, by its best figure */
+		{ "blas_lt", "orient=t,algo=66,tile=4", "h1", 1, 1.9, 1.8, 50 },
+		{ "blas_lt", "orient=t,algo=66,tile=6", "h1", 8, 3.0, NAN, 0 },
+		{ "gemv", "orient=t,warps=4", "h1", 1, 4.0, NAN, 0 },
+	};
+	for (int i = 0; i < 8; i++) {
+		struct result_row r = ok_row(rows[i].m, "screen", 10, 10 / rows[i].screen,
+					     rows[i].screen, 10);
+		CHECK_INT(db_candidate_id(db, rows[i].tmpl, rows[i].params, rows[i].hash, &c[i]), 0);
+		CHECK_INT(db_record_result(db, env, shape, c[i], &r), 0);
+		if (!isnan(rows[i].retest)) {
+			r = ok_row(rows[i].m, "retest", 10, 10 / rows[i].retest, rows[i].retest,
+				   rows[i].pairs);
+			CHECK_INT(db_record_result(db, env, shape, c[i], &r), 0);
+		}
+	}
+	char *got[8];
+	int n = db_lt_seeds(db, env, shape, 1, "t", got, 8);
+	CHECK_INT(n, 4);
+	static const char *const want[] = { "orient=t,algo=66,tile=2", "orient=t,algo=66,tile=3",
+					    "orient=t,algo=66,tile=4", "orient=t,algo=66,tile=1" };
+	for (int i = 0; i < n && i < 4; i++)
+		CHECK_STR(got[i], want[i]);
+	for (int i = 0; i < n; i++)
+		free(got[i]);
+	CHECK_INT(db_lt_seeds(db, env, shape, 1, "t", got, 2), 2);
+	CHECK_STR(got[1], "orient=t,algo=66,tile=3");
+	free(got[0]);
+	free(got[1]);
+	CHECK_INT(db_lt_seeds(db, env, shape, 1, "row", got, 8), 1);
+	CHECK_STR(got[0], "orient=row,algo=66,tile=5");
+	free(got[0]);
+	CHECK_INT(db_lt_seeds(db, env, shape, 1, "n", got, 8), 0);
+	CHECK_INT(db_lt_seeds(db, env, shape, 8, "t", got, 8), 1);
+	free(got[0]);
+	CHECK_INT(db_lt_seeds(db, env + 1, shape, 1, "t", got, 8), 0);
+	db_close(db);
+}
+
 TEST(best_view_prefers_retest)
 {
 	long long env, shape, c[4];
@@ -537,6 +594,6 @@ TEST(query_formats)
 
 TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
-      T(screen_best_order), T(absent_figures_are_null), T(migrates_version_1),
+      T(screen_best_order), T(lt_seeds_rank), T(absent_figures_are_null), T(migrates_version_1),
       T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
       T(fixture_views), T(query_formats))

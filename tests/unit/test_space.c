@@ -122,7 +122,7 @@ static const struct bad_case {
 	{ "lt_vary_unknown", "14:19: unknown vary value 'tiles' (expected tile, stages, cluster, custom)" },
 	{ "lt_vary_min_m_alone", "14:15: vary_min_m without splitk or vary limits nothing" },
 	{ "lt_vary_min_m_zero", "15:15: vary_min_m must be in [1, 65536], not 0" },
-	{ "lt_vary_seeds_alone", "15:15: vary_seeds without vary varies nothing" },
+	{ "lt_vary_seeds_alone", "14:15: vary_seeds without splitk or vary varies nothing" },
 	{ "lt_vary_seeds_big", "15:15: vary_seeds must be in [0, 8], not 9" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
