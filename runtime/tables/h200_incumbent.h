@@ -24,7 +24,7 @@
  *     M 1, 2, 3..7, 8 (4 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..32, 127, 128, 255, 256 (10 entries, 36 Ms)
+ *     M 1, 2, 3..7, 8, 9..16, 17..32, 127, 128, 255..256 (9 entries, 36 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
  *     M 1, 2, 3..7, 8, 9..16, 17..32, 33, 127..128, 255, 256 (10 entries, 37 Ms)
@@ -33,7 +33,7 @@
  *     M 1, 2..7, 8, 9..16, 17..31, 32, 127, 128, 255, 256, 512 (11 entries, 37 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler (n 8192, k 4096, bf16 x bf16 -> bf16):
- *     M 9..32, 127, 128, 255, 256, 512 (6 entries, 29 Ms)
+ *     M 9..32, 127, 128, 129, 255, 256, 512 (7 entries, 30 Ms)
  *     measured M 9 16 17 31 32 33 127 128 129 255 256 257 512
  */
 #ifndef GT_GENERATED_TABLE_H
@@ -136,14 +136,10 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 128: 1.061 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 3, 0, 7 },
 	  0, { 0 }, 1.061, 200 },
-	/* qkv, M 255: blas_lt orient=row,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
-	 *   M 255: 1.012 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 255, 255, "blas_lt", { 1 /* row */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
-	  0, { 0 }, 1.012, 200 },
-	/* qkv, M 256: blas_lt orient=t,algo=66,tile=27,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
-	 *   M 256: 1.016 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 256, 256, "blas_lt", { 0 /* t */, 66, 27, 35, 1, 0, 0, 2, 0, 9 },
-	  0, { 0 }, 1.016, 200 },
+	/* qkv, M 255..256: blas_lt orient=t,algo=66,tile=134,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
+	 *   M 255: 1.083 (200 pairs), M 256: 1.067 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 255, 256, "blas_lt", { 0 /* t */, 66, 134, 35, 1, 0, 0, 2, 0, 9 },
+	  0, { 0 }, 1.067, 200 },
 	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=cg
 	 *   M 1: 1.205 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 1 /* cg */ },
@@ -172,18 +168,18 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 33: 1.026 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 33, 33, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1, 0 },
 	  2, { 26, 32 }, 1.026, 200 },
-	/* pooler, M 127..128: blas_lt orient=n,algo=66,tile=15,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=5
-	 *   M 127: 1.065 (200 pairs), M 128: 1.224 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 127, 128, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 1, 0, 5 },
-	  0, { 0 }, 1.065, 200 },
+	/* pooler, M 127..128: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
+	 *   M 127: 1.108 (200 pairs), M 128: 1.297 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 127, 128, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 3 },
+	  0, { 0 }, 1.108, 200 },
 	/* pooler, M 255: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
 	 *   M 255: 1.424 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 0, 0, 2 },
 	  0, { 0 }, 1.424, 200 },
-	/* pooler, M 256: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=5
-	 *   M 256: 1.260 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 256, 256, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 0, 0, 5 },
-	  0, { 0 }, 1.260, 200 },
+	/* pooler, M 256: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=3
+	 *   M 256: 1.301 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 256, 256, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 0, 0, 3 },
+	  0, { 0 }, 1.301, 200 },
 	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
 	 *   M 1: 1.196 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 2 /* nc_na */ },
@@ -241,6 +237,10 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 128: 1.086 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 0, 0, 5 },
 	  0, { 0 }, 1.086, 200 },
+	/* unpooler, M 129: blas_lt orient=n,algo=66,tile=399,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
+	 *   M 129: 1.116 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 129, 129, "blas_lt", { 2 /* n */, 66, 399, 35, 1, 0, 0, 3, 0, 5 },
+	  0, { 0 }, 1.116, 200 },
 	/* unpooler, M 255: blas_lt orient=n,algo=66,tile=20,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
 	 *   M 255: 1.009 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },

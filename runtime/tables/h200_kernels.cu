@@ -33,13 +33,11 @@ extern "C" const void *const gt_table_kernels[] = {
 	/* 23 templates/mma_skinny.cuh */ (const void *)&mma_skinny_cluster_kernel<64, 32, 64, 4, 4, 8, 0, 0, 0, 2>,
 	/* 24 templates/mma_skinny.cuh */ (const void *)&mma_skinny_cluster_kernel<64, 8, 128, 4, 6, 2, 0, 1, 0, 0>,
 	/* 25 templates/mma_skinny.cuh */ (const void *)&mma_skinny_cluster_kernel<64, 8, 128, 4, 6, 2, 0, 1, 0, 2>,
-	/* 26 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<128, 128, 64, 8, 6, 4, 0, 0, 1, 1, 0>,
-	/* 27 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<32, 8, 128, 4, 6, 1, 0, 0, 1, 0, 0>,
-	/* 28 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
-	/* 29 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 1, 0, 2>,
-	/* 30 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
-	/* 31 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 6, 1, 0, 0, 1, 0, 2>,
-	/* 32 templates/mma_skinny.cuh */ (const void *)&mma_splitk_reduce,
-	/* 33 templates/mma_skinny.cuh */ (const void *)&mma_zero_f32,
+	/* 26 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<32, 8, 128, 4, 6, 1, 0, 0, 1, 0, 0>,
+	/* 27 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
+	/* 28 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 16, 128, 4, 4, 1, 0, 0, 1, 0, 2>,
+	/* 29 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 4, 1, 0, 0, 0, 0, 2>,
+	/* 30 templates/mma_skinny.cuh */ (const void *)&mma_skinny_kernel<64, 8, 128, 4, 6, 1, 0, 0, 1, 0, 2>,
+	/* 31 templates/mma_skinny.cuh */ (const void *)&mma_zero_f32,
 };
-extern "C" const int gt_table_nkernels = 34;
+extern "C" const int gt_table_nkernels = 32;
