@@ -455,10 +455,23 @@ static int retest_ms(const struct shape *s, int m, int *out)
 	return n;
 }
 
+/* Whether shape si at m has a task from index from on (every point has,
+ * from 0). */
+static int point_has_tasks(const struct sweep *sw, int si, int m, int from)
+{
+	if (from == 0)
+		return 1;
+	for (int i = from; i < sw->tl.n; i++)
+		if (sw->tl.t[i].shape == si && sw->tl.t[i].m == m)
+			return 1;
+	return 0;
+}
+
 /* The most retest evals a sweep runs: retest_top finalists at every M
  * retest_ms() names, for each tuned M of each shape (of family only, when
- * given). The progress total and the --dry-run estimate both use it. */
-static long planned_retests(const struct sweep *sw, const char *family)
+ * given) with a task from index from on. The progress total and the
+ * --dry-run estimate both use it. */
+static long planned_retests(const struct sweep *sw, const char *family, int from)
 {
 	long n = 0;
 	int ms[2 * MAX_MS + 3];
@@ -467,7 +480,8 @@ static long planned_retests(const struct sweep *sw, const char *family)
 		if (family && strcmp(family, s->family))
 			continue;
 		for (int j = 0; j < s->n_ms; j++)
-			n += (long)sw->sp.sweep.retest_top * retest_ms(s, s->ms[j], ms);
+			if (point_has_tasks(sw, si, s->ms[j], from))
+				n += (long)sw->sp.sweep.retest_top * retest_ms(s, s->ms[j], ms);
 	}
 	return n;
 }
@@ -521,6 +535,37 @@ static void retest(struct sweep *sw, int si, int m)
 	}
 }
 
+/* Screen every task from on that has no screen yet, point by point (the
+ * baseline first), and retest each point's best (when the sweep
+ * retests): the whole sweep, or what a cuBLASLt step added. */
+static void sweep_points(struct sweep *sw, const char *family, int from)
+{
+	for (int i = from; i < sw->tl.n; i++)
+		sw->evals_total += !sw->done[i];
+	sw->evals_total += sw->retest ? planned_retests(sw, family, from) : 0;
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		if (family && strcmp(family, s->family))
+			continue;
+		for (int j = 0; j < s->n_ms; j++) {
+			int m = s->ms[j], any = 0;
+			/* a later step screens and retests only where it added */
+			if (!point_has_tasks(sw, si, m, from))
+				continue;
+			for (int i = from; i < sw->tl.n; i++) {
+				if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])
+					continue;
+				if (!any++)
+					run_baseline(sw, si, m);
+				run_eval(sw, i, m, "screen", sw->sp.sweep.screen_pairs);
+				sw->done[i] = 1;
+			}
+			if (sw->retest)
+				retest(sw, si, m);
+		}
+	}
+}
+
 static void print_plan(const struct sweep *sw)
 {
 	long total = 0, pruned = 0;
@@ -549,7 +594,7 @@ static void print_plan(const struct sweep *sw)
 	 * per pair; retests likewise. Calibrated on GPU run 1 of docs/notes.md
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
-	long run = total - pruned, retests = planned_retests(sw, NULL);
+	long run = total - pruned, retests = planned_retests(sw, NULL, 0);
 	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
 		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
@@ -558,9 +603,14 @@ static void print_plan(const struct sweep *sw)
 	       "up to %ld retests of %d pairs)\n", sw->tl.nitems / 100.0, gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
 	if (sw->sp.lt.top) {
-		char from[48] = "";
+		char from[128] = "";
+		int used = 0;
 		if (sw->sp.lt.vary_min_m)
-			snprintf(from, sizeof(from), " from m=%d on", sw->sp.lt.vary_min_m);
+			used = snprintf(from, sizeof(from), " from m=%d on", sw->sp.lt.vary_min_m);
+		if (sw->sp.lt.vary_seeds)
+			snprintf(from + used, sizeof(from) - (size_t)used,
+				 ", the database's best %d also varied, in up to %d steps",
+				 sw->sp.lt.vary_seeds, sw->sp.lt.vary_steps > 1 ? sw->sp.lt.vary_steps : 1);
 		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
 		       "shape and tuned m, named by the heuristic on the GPU%s%s: not counted "
 		       "above\n", sw->sp.lt.top, sw->sp.lt.norients,
@@ -569,16 +619,20 @@ static void print_plan(const struct sweep *sw)
 	}
 }
 
-/* Ids for shapes and candidates; which screens the database already holds. */
-static void load_ids(struct sweep *sw)
+/* Ids for shapes (once) and for the candidates of tasks from on; which of
+ * their screens the database already holds. */
+static void load_ids(struct sweep *sw, int from)
 {
-	sw->shape_id = xcalloc((size_t)sw->sp.nshapes, sizeof(long long));
-	sw->cand_id = xcalloc((size_t)sw->tl.n, sizeof(long long));
-	sw->done = xcalloc((size_t)sw->tl.n, 1);
-	for (int si = 0; si < sw->sp.nshapes; si++)
-		if (db_shape_id(sw->db, &sw->sp.shapes[si], &sw->shape_id[si]))
-			die("%s: cannot record shapes", sw->db_path);
-	for (int i = 0; i < sw->tl.n; i++) {
+	if (!sw->shape_id) {
+		sw->shape_id = xcalloc((size_t)sw->sp.nshapes, sizeof(long long));
+		for (int si = 0; si < sw->sp.nshapes; si++)
+			if (db_shape_id(sw->db, &sw->sp.shapes[si], &sw->shape_id[si]))
+				die("%s: cannot record shapes", sw->db_path);
+	}
+	/* tasks [from, n): all of them, or what a climbing step added */
+	sw->cand_id = xrealloc(sw->cand_id, (size_t)sw->tl.n * sizeof(long long));
+	sw->done = xrealloc(sw->done, (size_t)sw->tl.n);
+	for (int i = from; i < sw->tl.n; i++) {
 		struct task *t = &sw->tl.t[i];
 		if (db_candidate_id(sw->db, t->cand.tmpl->stem, t->key, tmpl_source_hash(t->cand.tmpl),
 				    &sw->cand_id[i]))
@@ -706,7 +760,7 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "sweep: finalists retested before %s are retested again (to "
 			"resume, rerun with --retest-since %s)\n", sw.retest_since,
 			sw.retest_since);
-	load_ids(&sw);
+	load_ids(&sw, 0);
 	char *pending = xcalloc((size_t)sw.tl.n, 1);
 	for (int i = 0; i < sw.tl.n; i++)
 		pending[i] = !sw.done[i];
@@ -716,26 +770,21 @@ int cmd_sweep(int argc, char **argv)
 		goto out_worker;
 	record_static(&sw);
 
-	for (int i = 0; i < sw.tl.n; i++)
-		sw.evals_total += !sw.done[i];
-	sw.evals_total += sw.retest ? planned_retests(&sw, family) : 0;
-	for (int si = 0; si < sw.sp.nshapes; si++) {
-		const struct shape *s = &sw.sp.shapes[si];
-		if (family && strcmp(family, s->family))
-			continue;
-		for (int j = 0; j < s->n_ms; j++) {
-			int m = s->ms[j], any = 0;
-			for (int i = 0; i < sw.tl.n; i++) {
-				if (sw.tl.t[i].shape != si || sw.tl.t[i].m != m || sw.done[i])
-					continue;
-				if (!any++)
-					run_baseline(&sw, si, m);
-				run_eval(&sw, i, m, "screen", sw.sp.sweep.screen_pairs);
-				sw.done[i] = 1;
-			}
-			if (sw.retest)
-				retest(&sw, si, m);
-		}
+	sweep_points(&sw, family, 0);
+	/* the cuBLASLt search's later steps, each seeded by what the ones
+	 * before recorded */
+	for (int step = 2; step <= sw.sp.lt.vary_steps; step++) {
+		const int from = sw.tl.n;
+		sw.lt_seeds = 0;
+		if (resolve_lt(&sw, family) < 0)
+			goto out_worker;
+		progress_end();
+		fprintf(stderr, "sweep: cuBLASLt step %d of %d: %d seeds named %d new blas_lt "
+			"candidates\n", step, sw.sp.lt.vary_steps, sw.lt_seeds, sw.tl.n - from);
+		if (sw.tl.n == from)
+			break;
+		load_ids(&sw, from);
+		sweep_points(&sw, family, from);
 	}
 	progress_end();
 	print_summary(&sw);

@@ -466,7 +466,7 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
 {
 	static const char *const keys[] = { "orient", "top", "splitk", "vary", "vary_min_m",
-					     "vary_seeds", NULL };
+					     "vary_seeds", "vary_steps", NULL };
 	static const char *const vary_symbols[] = { "tile", "stages", "cluster", "custom", NULL };
 	static const struct tmpl_param vary = { "vary", 0, 3, vary_symbols };
 	const struct tmpl *t = tmpl_find("blas_lt");
@@ -522,6 +522,14 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 		if (x && !lt->nsplitk && !*lt->vary)
 			return yfail(L, v, "vary_seeds without splitk or vary varies nothing");
 		lt->vary_seeds = (int)x;
+	}
+	if ((v = lookup(map, "vary_steps"))) {
+		if (get_long(L, v, 1, SPACE_LT_STEPS_MAX, "vary_steps", &x))
+			return -1;
+		if (x > 1 && !lt->vary_seeds)
+			return yfail(L, v, "vary_steps past 1 needs vary_seeds: each step is "
+				     "seeded by the ones before");
+		lt->vary_steps = (int)x;
 	}
 	return 0;
 }

@@ -68,12 +68,15 @@ struct sweep_settings {
  * that (the proposals at every M); with `vary_seeds`, the best blas_lt
  * candidates the database already holds at that point and orientation
  * (in the sweep's environment, at the Ms the variants are asked at) are
- * varied too (a rerun climbs from what the last one found). gemmtab
+ * varied too (a rerun climbs from what the last one found); `vary_steps`
+ * climbs that many steps in one sweep, each seeded by the results of the
+ * ones before, stopping early at a step that names nothing new. gemmtab
  * sweep asks the GPU for them. */
 #define SPACE_LT_TOP_MAX 32
 #define SPACE_LT_SPLITK_MAX 16          /* values in a splitk list */
 #define SPACE_LT_SPLITK_LIMIT 64        /* the largest split-K count */
 #define SPACE_LT_SEEDS_MAX 8            /* vary_seeds' largest value */
+#define SPACE_LT_STEPS_MAX 16           /* vary_steps' largest value */
 struct lt_search {
 	int top;                      /* 0: no cuBLASLt search */
 	int norients;
@@ -86,6 +89,7 @@ struct lt_search {
 				       * (0: at every m) */
 	int vary_seeds;               /* the database's best per orientation also
 				       * varied (0: the proposals only) */
+	int vary_steps;               /* seeded steps in one sweep (0: one) */
 };
 
 struct space {

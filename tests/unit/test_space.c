@@ -124,6 +124,9 @@ static const struct bad_case {
 	{ "lt_vary_min_m_zero", "15:15: vary_min_m must be in [1, 65536], not 0" },
 	{ "lt_vary_seeds_alone", "14:15: vary_seeds without splitk or vary varies nothing" },
 	{ "lt_vary_seeds_big", "15:15: vary_seeds must be in [0, 8], not 9" },
+	{ "lt_vary_steps_unseeded", "15:15: vary_steps past 1 needs vary_seeds: each step is "
+		"seeded by the ones before" },
+	{ "lt_vary_steps_big", "16:15: vary_steps must be in [1, 16], not 17" },
 	{ "expr_plain", "21:30: constraint: expected ')' to close the '(' at character 5, "
 		"found end of expression" },
 	{ "expr_single", "21:33: constraint: '=' is not an operator (use '==')" },
@@ -255,6 +258,10 @@ TEST(cublaslt_section)
 	space_free(&sp);
 	CHECK_INT(space_load("tests/spaces/fake_lt_vary_seeds.yaml", &sp), 0);
 	CHECK_INT(sp.lt.vary_seeds, 2);
+	CHECK_INT(sp.lt.vary_steps, 0); /* one step */
+	space_free(&sp);
+	CHECK_INT(space_load("tests/spaces/fake_lt_vary_steps.yaml", &sp), 0);
+	CHECK_INT(sp.lt.vary_steps, 3);
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
