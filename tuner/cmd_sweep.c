@@ -455,22 +455,23 @@ static int retest_ms(const struct shape *s, int m, int *out)
 	return n;
 }
 
-/* Whether shape si at m has a task from index from on (every point has,
- * from 0). */
+/* How many tasks shape si at m has from index from on (any nonzero count
+ * for every point from 0). */
 static int point_has_tasks(const struct sweep *sw, int si, int m, int from)
 {
+	int n = 0;
 	if (from == 0)
 		return 1;
 	for (int i = from; i < sw->tl.n; i++)
-		if (sw->tl.t[i].shape == si && sw->tl.t[i].m == m)
-			return 1;
-	return 0;
+		n += sw->tl.t[i].shape == si && sw->tl.t[i].m == m;
+	return n;
 }
 
 /* The most retest evals a sweep runs: retest_top finalists at every M
  * retest_ms() names, for each tuned M of each shape (of family only, when
- * given) with a task from index from on. The progress total and the
- * --dry-run estimate both use it. */
+ * given); from a later cuBLASLt step (tasks from index from on), only
+ * as many finalists as it added at a point, up to retest_top. The
+ * progress total and the --dry-run estimate both use it. */
 static long planned_retests(const struct sweep *sw, const char *family, int from)
 {
 	long n = 0;
@@ -479,9 +480,13 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
 		const struct shape *s = &sw->sp.shapes[si];
 		if (family && strcmp(family, s->family))
 			continue;
-		for (int j = 0; j < s->n_ms; j++)
-			if (point_has_tasks(sw, si, s->ms[j], from))
-				n += (long)sw->sp.sweep.retest_top * retest_ms(s, s->ms[j], ms);
+		for (int j = 0; j < s->n_ms; j++) {
+			int added = from ? point_has_tasks(sw, si, s->ms[j], from) : 0;
+			int top = sw->sp.sweep.retest_top;
+			if (from && added < top)
+				top = added;
+			n += (long)top * retest_ms(s, s->ms[j], ms);
+		}
 	}
 	return n;
 }
@@ -608,9 +613,11 @@ static void print_plan(const struct sweep *sw)
 		if (sw->sp.lt.vary_min_m)
 			used = snprintf(from, sizeof(from), " from m=%d on", sw->sp.lt.vary_min_m);
 		if (sw->sp.lt.vary_seeds)
-			snprintf(from + used, sizeof(from) - (size_t)used,
-				 ", the database's best %d also varied, in up to %d steps",
-				 sw->sp.lt.vary_seeds, sw->sp.lt.vary_steps > 1 ? sw->sp.lt.vary_steps : 1);
+			used += snprintf(from + used, sizeof(from) - (size_t)used,
+					 ", the database's best %d also varied", sw->sp.lt.vary_seeds);
+		if (sw->sp.lt.vary_steps > 1)
+			snprintf(from + used, sizeof(from) - (size_t)used, ", in up to %d steps",
+				 sw->sp.lt.vary_steps);
 		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
 		       "shape and tuned m, named by the heuristic on the GPU%s%s: not counted "
 		       "above\n", sw->sp.lt.top, sw->sp.lt.norients,
@@ -645,10 +652,11 @@ static void load_ids(struct sweep *sw, int from)
 	}
 }
 
-/* Record what never reaches the GPU: static prunes and compile errors. */
-static void record_static(struct sweep *sw)
+/* Record what never reaches the GPU among tasks from on: static prunes
+ * and compile errors. */
+static void record_static(struct sweep *sw, int from)
 {
-	for (int i = 0; i < sw->tl.n; i++) {
+	for (int i = from; i < sw->tl.n; i++) {
 		struct task *t = &sw->tl.t[i];
 		if (sw->done[i])
 			continue;
@@ -768,27 +776,33 @@ int cmd_sweep(int argc, char **argv)
 	free(pending);
 	if (compiled)
 		goto out_worker;
-	record_static(&sw);
+	record_static(&sw, 0);
 
 	sweep_points(&sw, family, 0);
 	/* the cuBLASLt search's later steps, each seeded by what the ones
 	 * before recorded */
+	rc = 0;
 	for (int step = 2; step <= sw.sp.lt.vary_steps; step++) {
 		const int from = sw.tl.n;
 		sw.lt_seeds = 0;
-		if (resolve_lt(&sw, family) < 0)
-			goto out_worker;
 		progress_end();
+		if (resolve_lt(&sw, family) < 0) {
+			/* what the steps before recorded stands */
+			fprintf(stderr, "sweep: cuBLASLt step %d of %d failed; the steps before "
+				"are recorded\n", step, sw.sp.lt.vary_steps);
+			rc = 1;
+			break;
+		}
 		fprintf(stderr, "sweep: cuBLASLt step %d of %d: %d seeds named %d new blas_lt "
 			"candidates\n", step, sw.sp.lt.vary_steps, sw.lt_seeds, sw.tl.n - from);
 		if (sw.tl.n == from)
 			break;
 		load_ids(&sw, from);
+		record_static(&sw, from);
 		sweep_points(&sw, family, from);
 	}
 	progress_end();
 	print_summary(&sw);
-	rc = 0;
 out_worker:
 	worker_stop(&sw.w);
 out_db:

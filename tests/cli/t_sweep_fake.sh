@@ -215,23 +215,33 @@ check "the seeds' 2 variants are named too (459 + 2)" grep -q "named 461 blas_lt
 check "from 2 seeds" grep -q "; 2 seeds from the database varied too)" "$TMP/err"
 check "and screened" test "$(q "SELECT count(*) $lt AND r.phase = 'screen' AND \
 	c.params LIKE '%cluster=1___'")" = 2
-# vary_steps 3: one sweep climbs the steps three sweeps of one step each
-# take (a third on $db above), to the same candidates and retests
-FAKE_WORKER_LOG=$TMP/lt_seeds3.log expect_exit "a third one-step sweep: exit 0" 0 \
-	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_seeds.yaml --db "$db" --cache "$cache"
+# vary_steps 6: one sweep climbs the steps four sweeps of one step each
+# take (two more on $db above), to the same screens and retests; the
+# fake's seed variants win at steps 2 and 3 (each retested, then the next
+# step's seed), lose at 4, and step 5 names nothing
+for i in 3 4; do
+	FAKE_WORKER_LOG=$TMP/lt_seeds$i.log expect_exit "one-step sweep $i: exit 0" 0 \
+		"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_seeds.yaml --db "$db" --cache "$cache"
+done
+check "four one-step sweeps leave 459 + 3 x 2 screens" \
+	test "$(q "SELECT count(*) $lt AND r.phase = 'screen'")" = 465
 cands() { q "SELECT c.params || ' ' || r.phase $lt ORDER BY 1" | md5sum; }
-three=$(cands)
+four=$(cands)
 db=$TMP/lt_steps.db
-FAKE_WORKER_LOG=$TMP/lt_steps.log expect_exit "cublaslt vary_steps 3 sweep: exit 0" 0 \
+FAKE_WORKER_LOG=$TMP/lt_steps.log expect_exit "cublaslt vary_steps 6 sweep: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_steps.yaml --db "$db" --cache "$cache"
-check "it says what its second step named" \
-	grep -q "cuBLASLt step 2 of 3: 2 seeds named 2 new blas_lt candidates" "$TMP/err"
-check "its third step's seeds were the second's: nothing new, the climb stops" \
-	grep -q "cuBLASLt step 3 of 3: 2 seeds named 0 new blas_lt candidates" "$TMP/err"
-check "it asked 3 times" test "$(grep -c '^lt_algos' "$TMP/lt_steps.log")" = 3
-check "the same screens and retests as three sweeps of one step" test "$(cands)" = "$three"
-check "both steps' screens (459 + 2)" test "$(q "SELECT count(*) $lt AND r.phase = 'screen'")" = 461
+for s in "2 of 6: 2 seeds named 2" "3 of 6: 2 seeds named 2" "4 of 6: 2 seeds named 2" \
+	"5 of 6: 2 seeds named 0"; do
+	check "step $s new" grep -q "cuBLASLt step $s new blas_lt candidates" "$TMP/err"
+done
+check "it stopped there: 5 requests" test "$(grep -c '^lt_algos' "$TMP/lt_steps.log")" = 5
+check "step 3's seeds were step 2's winners" grep -q "seeds=66,11,35,3,2,0,1,0,1201;" "$TMP/lt_steps.log"
+check "the same screens and retests as four sweeps of one step" test "$(cands)" = "$four"
+check "every step's screens (459 + 3 x 2)" \
+	test "$(q "SELECT count(*) $lt AND r.phase = 'screen'")" = 465
+check "the winners of steps 2 and 3 retested" test "$(q "SELECT count(*) $lt AND \
+	r.phase = 'retest' AND c.params LIKE '%cluster=_2__'")" = 4
 expect_exit "dry run: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_steps.yaml --dry-run
 check "the dry run names the seeds and steps" \
-	grep -q "the database's best 2 also varied, in up to 3 steps: not counted" "$TMP/out"
+	grep -q "the database's best 2 also varied, in up to 6 steps: not counted" "$TMP/out"
 finish

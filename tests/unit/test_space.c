@@ -261,7 +261,7 @@ TEST(cublaslt_section)
 	CHECK_INT(sp.lt.vary_steps, 0); /* one step */
 	space_free(&sp);
 	CHECK_INT(space_load("tests/spaces/fake_lt_vary_steps.yaml", &sp), 0);
-	CHECK_INT(sp.lt.vary_steps, 3);
+	CHECK_INT(sp.lt.vary_steps, 6);
 	space_free(&sp);
 	CHECK_INT(space_load("search_spaces/tiny.yaml", &sp), 0);
 	CHECK_INT(sp.lt.top, 0);        /* no section: no search */
