@@ -8,7 +8,10 @@
 # only what it has not measured (a widened space; another H200 unit is
 # the same environment, db_env_id); RETEST_SINCE=T (with RESUME=1) retests
 # again every finalist retested before T (gemmtab sweep --retest-since,
-# e.g. now: every finalist on this machine). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
+# e.g. now: every finalist on this machine); INCUMBENT=1 emits with the
+# tree's runtime/tables/h200.h as the incumbent (copied to
+# h200_incumbent.h first: gemmtab emit --incumbent, near ties stay as
+# they were). DEPS holds lib/libsqlite3.a, lib/libyaml.a and
 # include/{sqlite3,yaml}.h, carried from the build machine (the GPU machine
 # has neither library); build/ is carried too. CACHE.tgz, if given, is a
 # cubin cache made here with `gemmtab compile --space search_spaces/h200.yaml
@@ -16,7 +19,8 @@
 # match), which saves the sweep's compile time. Results come back under
 # $OUT: log.txt, h200.db.gz (the device brings back no file over 16 MiB,
 # which the database outgrew in run 94: gunzip it into db/h200.db),
-# report.txt, h200.h, h200_kernels.cu, h200.md.
+# report.txt, h200.h, h200_kernels.cu, h200.md (and h200_incumbent.h
+# with INCUMBENT=1).
 # The GPU machine cannot link libgemmtab.so (its libstdc++.a is not PIC):
 # to test the new table, copy it back, `make test` here (which builds every
 # GPU test program) and run `make test-gpu PREBUILT=1` in another call.
@@ -56,7 +60,14 @@ $G report --db db/h200.db >"$OUT/report.txt" 2>&1
 gzip -c db/h200.db >"$OUT/h200.db.gz"
 
 step "emit, rebuild, bench"
-$G emit --db db/h200.db --out runtime/tables/h200.h >>"$log" 2>&1 &&
+incumbent=
+if [ "${INCUMBENT:-0}" = 1 ]; then
+	cp runtime/tables/h200.h runtime/tables/h200_incumbent.h
+	cp runtime/tables/h200_incumbent.h "$OUT/"
+	incumbent="--incumbent runtime/tables/h200_incumbent.h"
+fi
+# shellcheck disable=SC2086 # incumbent is two words or none
+$G emit --db db/h200.db --out runtime/tables/h200.h $incumbent >>"$log" 2>&1 &&
 	cp runtime/tables/h200.h runtime/tables/h200_kernels.cu "$OUT/" &&
 	make -j16 STATIC_LIBS="$DEPS/lib/libsqlite3.a $DEPS/lib/libyaml.a" build/bin/gemmtab >>"$log" 2>&1 &&
 	$G bench --table runtime/tables/h200.h --format md --out "$OUT/h200.md" >>"$log" 2>&1
