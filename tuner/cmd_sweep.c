@@ -571,7 +571,7 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 	}
 }
 
-static void print_plan(const struct sweep *sw)
+static void print_plan(const struct sweep *sw, const char *family)
 {
 	long total = 0, pruned = 0;
 	const struct sweep_settings *ss = &sw->sp.sweep;
@@ -599,7 +599,7 @@ static void print_plan(const struct sweep *sw)
 	 * per pair; retests likewise. Calibrated on GPU run 1 of docs/notes.md
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
-	long run = total - pruned, retests = planned_retests(sw, NULL, 0);
+	long run = total - pruned, retests = planned_retests(sw, family, 0);
 	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
 		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
@@ -738,7 +738,7 @@ int cmd_sweep(int argc, char **argv)
 	if (tasks_build(&sw.sp, family, &sw.tl))
 		goto out_space;
 	if (dry_run) {
-		print_plan(&sw);
+		print_plan(&sw, family);
 		rc = 0;
 		goto out_tasks;
 	}
