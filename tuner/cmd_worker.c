@@ -848,11 +848,18 @@ static const struct {
 
 static const char worker_usage[] = "usage: gemmtab worker [--device N]";
 
+/* The GPU of --device N (0 without it); -1 after --help, which prints
+ * the usage. */
 static int parse_device(int argc, char **argv)
 {
 	long device = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("%s\n  (internal: gemmtab sweep, bench and probe start it and talk "
+			       "to it over a pipe; tuner/proto.h has the protocol)\n", worker_usage);
+			return -1;
+		}
 		if (!strcmp(argv[i], "--device") && i + 1 < argc)
 			v = argv[++i];
 		else if (!strncmp(argv[i], "--device=", 9))
@@ -874,6 +881,8 @@ int cmd_worker(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	int device = parse_device(argc, argv);
+	if (device < 0)
+		return 0;
 	const char *only = getenv("GEMMTAB_CHECK_ONLY");
 	check_only = only && !strcmp(only, "1");
 	if (gpu_open(&g, device))

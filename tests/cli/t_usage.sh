@@ -16,4 +16,7 @@ expect_exit "sweep missing space file: exit 2" 2 "$GEMMTAB" sweep --space "$TMP/
 check "missing file is named" grep -q "$TMP/none.yaml" "$TMP/err"
 expect_exit "compile bad --jobs: exit 2" 2 "$GEMMTAB" compile --space x.yaml --jobs 0
 expect_exit "probe unknown option: exit 2" 2 "$GEMMTAB" probe --frob 1
+# the internal worker too says how it is called, without a GPU
+expect_exit "worker --help: exit 0" 0 "$GEMMTAB" worker --help
+check "worker --help prints its usage" grep -q '^usage: gemmtab worker \[--device N\]' "$TMP/out"
 finish
