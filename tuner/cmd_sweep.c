@@ -38,7 +38,9 @@ struct sweep {
 	char *done;              /* per task: screen result already recorded */
 	long counts[8];          /* per status, this run */
 	long evals_total, evals_done;
-	int lt_seeds;            /* seeds sent to the cuBLASLt search */
+	int lt_seeds;            /* seeds the cuBLASLt search found this step */
+	uint64_t *lt_sent;       /* per shape, tuned m and orientation: a hash of
+				  * the seeds its last lt_algos request carried */
 	double started;
 };
 
@@ -255,12 +257,6 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	kv_free(&r);
 }
 
-/* Whether the space's cuBLASLt search names variants of the proposals. */
-static int lt_varies(const struct lt_search *lt)
-{
-	return lt->nsplitk || *lt->vary;
-}
-
 /* The request's "seeds" for shape si at m in orientation orient: the
  * attributes of the database's best blas_lt candidates there, as the
  * worker's replies write them (comma-separated values, ';' between
@@ -271,14 +267,11 @@ static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, si
 {
 	const struct tmpl *t = tmpl_find("blas_lt");
 	char *params[SPACE_LT_SEEDS_MAX];
-	long long shape;
 	size_t used = 0;
 	int seeds = 0;
 	list[0] = '\0';
-	if (db_shape_id(sw->db, &sw->sp.shapes[si], &shape))
-		return -1;
-	int n = db_lt_seeds(sw->db, sw->env_id, shape, m, t->params[0].symbols[orient], params,
-			    sw->sp.lt.vary_seeds);
+	int n = db_lt_seeds(sw->db, sw->env_id, sw->shape_id[si], m, t->params[0].symbols[orient],
+			    params, sw->sp.lt.vary_seeds);
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -305,12 +298,30 @@ static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, si
 
 /* The first top algorithms cuBLASLt's heuristic proposes for shape si at
  * m in orientation orient, added as blas_lt tasks (tmpl_lt.c) named by
- * their attributes. Returns how many were new, or -1 when the worker
- * does not answer. */
-static int ask_lt(struct sweep *sw, int si, int m, long orient)
+ * their attributes, with their variants and the seeds'. *sent holds a
+ * hash of the seeds this point and orientation last sent: a later step
+ * (step > 1) whose seeds are none or the same asks nothing (the answer
+ * would be the last one's). Returns how many were new, or -1 when the
+ * worker does not answer. */
+static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64_t *sent)
 {
 	const struct tmpl *t = tmpl_find("blas_lt");
 	const struct shape *s = &sw->sp.shapes[si];
+	/* the variants and seeds only from the space's vary_min_m on */
+	const int vary = m >= sw->sp.lt.vary_min_m;
+	/* every value a long of up to 20 digits and its separator */
+	char seeds[SPACE_LT_SEEDS_MAX * (MAX_PARAMS - 1) * 21] = "";
+	_Static_assert(SPACE_LT_SEEDS_MAX <= PROTO_LT_SEEDS_MAX,
+		       "the worker takes every seed a space may ask for");
+	int nseeds = vary && sw->sp.lt.vary_seeds ? lt_seeds(sw, si, m, orient, seeds,
+							     sizeof(seeds)) : 0;
+	if (nseeds < 0)
+		return -1;
+	sw->lt_seeds += nseeds;
+	const uint64_t h = hash_str(HASH_INIT, seeds);
+	if (step > 1 && (!nseeds || *sent == h))
+		return 0;
+	*sent = h;
 	struct kv_out req;
 	struct kv r;
 	kv_begin(&req, "lt_algos");
@@ -321,8 +332,6 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	_Static_assert(SPACE_LT_SPLITK_MAX <= PROTO_LT_SPLITK_MAX &&
 			       SPACE_LT_SPLITK_LIMIT <= PROTO_LT_SPLITK_LIMIT,
 		       "the worker takes every splitk list a space may hold");
-	/* the variants only from the space's vary_min_m on */
-	const int vary = m >= sw->sp.lt.vary_min_m;
 	if (vary && sw->sp.lt.nsplitk) {
 		char list[SPACE_LT_SPLITK_MAX * 4];
 		size_t used = 0;
@@ -333,18 +342,8 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	}
 	if (vary && *sw->sp.lt.vary)
 		kv_add(&req, "vary", sw->sp.lt.vary);
-	if (vary && sw->sp.lt.vary_seeds) {
-		/* every value a long of up to 20 digits and its separator */
-		char seeds[SPACE_LT_SEEDS_MAX * (MAX_PARAMS - 1) * 21];
-		_Static_assert(SPACE_LT_SEEDS_MAX <= PROTO_LT_SEEDS_MAX,
-			       "the worker takes every seed a space may ask for");
-		int n = lt_seeds(sw, si, m, orient, seeds, sizeof(seeds));
-		if (n < 0)
-			return -1;
-		if (n)
-			kv_add(&req, "seeds", seeds);
-		sw->lt_seeds += n;
-	}
+	if (nseeds)
+		kv_add(&req, "seeds", seeds);
 	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
 	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
 									  : LT_DEADLINE_S;
@@ -373,12 +372,15 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient)
 	return added;
 }
 
-/* The cuBLASLt search (the space's cublaslt section): ask_lt for every
- * bf16 shape, tuned m and orientation. Returns how many candidates it
- * added, or -1. */
-static int resolve_lt(struct sweep *sw, const char *family)
+/* The cuBLASLt search (the space's cublaslt section), step step of the
+ * climb: ask_lt for every bf16 shape, tuned m and orientation. Returns how
+ * many candidates it added, or -1. */
+static int resolve_lt(struct sweep *sw, const char *family, int step)
 {
 	int added = 0;
+	if (!sw->lt_sent)
+		sw->lt_sent = xcalloc((size_t)sw->sp.nshapes * MAX_MS * ARRAY_SIZE(sw->sp.lt.orient),
+				      sizeof(uint64_t));
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
 		if ((family && strcmp(family, s->family)) || s->w != DT_BF16 || s->x != DT_BF16 ||
@@ -386,7 +388,9 @@ static int resolve_lt(struct sweep *sw, const char *family)
 			continue;
 		for (int j = 0; j < s->n_ms; j++)
 			for (int o = 0; o < sw->sp.lt.norients; o++) {
-				int n = ask_lt(sw, si, s->ms[j], sw->sp.lt.orient[o]);
+				uint64_t *sent = &sw->lt_sent[((size_t)si * MAX_MS + (size_t)j) *
+							      ARRAY_SIZE(sw->sp.lt.orient) + (size_t)o];
+				int n = ask_lt(sw, si, s->ms[j], sw->sp.lt.orient[o], step, sent);
 				if (n < 0)
 					return -1;
 				added += n;
@@ -626,16 +630,18 @@ static void print_plan(const struct sweep *sw, const char *family)
 	}
 }
 
-/* Ids for shapes (once) and for the candidates of tasks from on; which of
- * their screens the database already holds. */
+/* Ids for the candidates of tasks from on (load_shape_ids first); which
+ * of their screens the database already holds. */
+static void load_shape_ids(struct sweep *sw)
+{
+	sw->shape_id = xcalloc((size_t)sw->sp.nshapes, sizeof(long long));
+	for (int si = 0; si < sw->sp.nshapes; si++)
+		if (db_shape_id(sw->db, &sw->sp.shapes[si], &sw->shape_id[si]))
+			die("%s: cannot record shapes", sw->db_path);
+}
+
 static void load_ids(struct sweep *sw, int from)
 {
-	if (!sw->shape_id) {
-		sw->shape_id = xcalloc((size_t)sw->sp.nshapes, sizeof(long long));
-		for (int si = 0; si < sw->sp.nshapes; si++)
-			if (db_shape_id(sw->db, &sw->sp.shapes[si], &sw->shape_id[si]))
-				die("%s: cannot record shapes", sw->db_path);
-	}
 	/* tasks [from, n): all of them, or what a climbing step added */
 	sw->cand_id = xrealloc(sw->cand_id, (size_t)sw->tl.n * sizeof(long long));
 	sw->done = xrealloc(sw->done, (size_t)sw->tl.n);
@@ -710,18 +716,15 @@ int cmd_sweep(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	sw.retest = !no_retest;
 	if (since) {
-		if (no_retest) {
-			fprintf(stderr, "gemmtab sweep: --retest-since needs retests: drop "
-				"--no-retest\n");
-			return 2;
-		}
+		if (no_retest)
+			return usage_error("sweep", usage_text, "--retest-since needs retests: drop "
+					   "--no-retest");
 		if (!strcmp(since, "now")) {
 			utc_now(since_now, sizeof(since_now));
 			since = since_now;
 		} else if (!utc_time_valid(since)) {
-			fprintf(stderr, "gemmtab sweep: --retest-since: '%s' is not a UTC time "
-				"YYYY-MM-DD[THH[:MM[:SS]]] or now\n", since);
-			return 2;
+			return usage_error("sweep", usage_text, "--retest-since: '%s' is not a UTC "
+					   "time YYYY-MM-DD[THH[:MM[:SS]]] or now", since);
 		}
 		sw.retest_since = since;
 	}
@@ -750,8 +753,9 @@ int cmd_sweep(int argc, char **argv)
 		goto out_db;
 	if (db_env_id(sw.db, &env, &sw.env_id))
 		goto out_worker;
+	load_shape_ids(&sw);
 	if (sw.sp.lt.top) {
-		int added = resolve_lt(&sw, family);
+		int added = resolve_lt(&sw, family, 1);
 		if (added < 0)
 			goto out_worker;
 		char seeded[64] = "";
@@ -786,7 +790,7 @@ int cmd_sweep(int argc, char **argv)
 		const int from = sw.tl.n;
 		sw.lt_seeds = 0;
 		progress_end();
-		if (resolve_lt(&sw, family) < 0) {
+		if (resolve_lt(&sw, family, step) < 0) {
 			/* what the steps before recorded stands */
 			fprintf(stderr, "sweep: cuBLASLt step %d of %d failed; the steps before "
 				"are recorded\n", step, sw.sp.lt.vary_steps);
@@ -809,6 +813,7 @@ out_db:
 	db_close(sw.db);
 out_tasks:
 	free(sw.shape_id);
+	free(sw.lt_sent);
 	free(sw.cand_id);
 	free(sw.done);
 	tasks_free(&sw.tl);

@@ -512,14 +512,14 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 	if ((v = lookup(map, "vary_min_m"))) {
 		if (get_long(L, v, 1, SPACE_MAX_M, "vary_min_m", &x))
 			return -1;
-		if (!lt->nsplitk && !*lt->vary)
+		if (!lt_varies(lt))
 			return yfail(L, v, "vary_min_m without splitk or vary limits nothing");
 		lt->vary_min_m = (int)x;
 	}
 	if ((v = lookup(map, "vary_seeds"))) {
 		if (get_long(L, v, 0, SPACE_LT_SEEDS_MAX, "vary_seeds", &x))
 			return -1;
-		if (x && !lt->nsplitk && !*lt->vary)
+		if (x && !lt_varies(lt))
 			return yfail(L, v, "vary_seeds without splitk or vary varies nothing");
 		lt->vary_seeds = (int)x;
 	}

@@ -92,6 +92,13 @@ struct lt_search {
 	int vary_steps;               /* seeded steps in one sweep (0: one) */
 };
 
+/* Whether a cuBLASLt search names variants of its proposals (and so can
+ * vary seeds). */
+static inline int lt_varies(const struct lt_search *lt)
+{
+	return lt->nsplitk || *lt->vary;
+}
+
 struct space {
 	char *path;
 	struct sweep_settings sweep;
