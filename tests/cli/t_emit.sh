@@ -90,6 +90,7 @@ expect_exit "emit with its own table as the incumbent: exit 0" 0 \
 	"$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/inc.h" --incumbent "$TMP/first.h"
 check "it says how many incumbent entries matched" \
 	grep -qE '^gemmtab emit: ([0-9]+) of the incumbent.s \1 entries have their candidate.s retests here, preferred by 2%$' "$TMP/err"
+check "the table has entries to compare" test -n "$(entries "$TMP/first.h")"
 check "the same entries" cmp -s <(entries "$TMP/first.h") <(entries "$W/inc.h")
 check "the command line records it" grep -q -- "--incumbent $TMP/first.h" "$W/inc.h"
 expect_exit "--incumbent the --out itself: exit 2" 2 \
