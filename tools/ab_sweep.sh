@@ -26,19 +26,20 @@ W=$(mktemp -d)
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 q="SELECT s.family, r.m, c.template || ' ' || c.params, round(r.cand_us, 2) FROM result r
    JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id
-   WHERE r.phase = 'retest' AND r.status = 'ok' ORDER BY 1, 2, 3"
+   WHERE r.phase = 'retest' AND r.status = 'ok'"
+# "family,m,candidate|us", sorted as join reads it
+keyed() { sed 's/,\([^,]*\)$/|\1/' "$1" | sort -t '|' -k1,1; }
 for i in $(seq 1 "$n"); do
 	if [ $((i % 2)) = 1 ]; then order="a b"; else order="b a"; fi
 	for side in $order; do
 		build/ab/$side/gemmtab sweep --space "$space" --db "$W/${side}_$i.db" \
 			>"$W/${side}_$i.log" 2>&1 || echo "ab_sweep: $side's sweep $i failed" >&2
 		build/ab/$side/gemmtab query --db "$W/${side}_$i.db" --format csv "$q" |
-			tail -n +2 | sort >"$W/${side}_$i.csv"
+			tail -n +2 >"$W/${side}_$i.csv"
 	done
 	# side by side where both retested the same (family, m, candidate)
 	echo "== round $i ($order): family,m,candidate|a_us|b_us" >>"$W/sweeps.txt"
-	join -t '|' <(sed 's/,\([^,]*\)$/|\1/' "$W/a_$i.csv" | sort -t '|' -k1,1) \
-		<(sed 's/,\([^,]*\)$/|\1/' "$W/b_$i.csv" | sort -t '|' -k1,1) >>"$W/sweeps.txt" || true
+	join -t '|' <(keyed "$W/a_$i.csv") <(keyed "$W/b_$i.csv") >>"$W/sweeps.txt" || true
 	tail -n 1 "$W/a_$i.log" "$W/b_$i.log" >>"$W/sweeps.txt"
 done
 cp "$W/sweeps.txt" "$OUT/"
