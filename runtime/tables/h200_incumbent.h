@@ -24,10 +24,10 @@
  *     M 1, 2, 3..7, 8 (4 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..32, 127, 128, 255..256 (9 entries, 36 Ms)
+ *     M 1, 2, 3..7, 8, 9..16, 17..32, 33..127, 128, 255..256 (9 entries, 130 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..32, 33, 127..128, 255, 256 (10 entries, 37 Ms)
+ *     M 1, 2, 3..7, 8, 9..16, 17..32, 33..127, 128, 255, 256 (10 entries, 130 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
  *     M 1, 2..7, 8, 9..16, 17..31, 32, 127, 128, 255, 256, 512 (11 entries, 37 Ms)
@@ -87,7 +87,7 @@ static const struct gt_table_entry gt_table_entries[] = {
 	/* router, M 257..512: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
 	 *   M 257: 3.635 (200 pairs), M 512: 5.055 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 257, 512, "mma_hilo", { 128, 128, 64, 8, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
-	  2, { 5, 33 }, 3.635, 200 },
+	  2, { 5, 31 }, 3.635, 200 },
 	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
 	 *   M 1: 1.951 (200 pairs) */
 	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
@@ -128,14 +128,14 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 17: 1.197 (200 pairs), M 31: 1.186 (200 pairs), M 32: 1.189 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 2 },
 	  1, { 23 }, 1.186, 200 },
-	/* qkv, M 127: blas_lt orient=n,algo=66,tile=28,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=4
-	 *   M 127: 1.058 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 28, 35, 4, 2, 0, 0, 0, 4 },
-	  0, { 0 }, 1.058, 200 },
-	/* qkv, M 128: blas_lt orient=n,algo=66,tile=15,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=7
-	 *   M 128: 1.061 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 3, 0, 7 },
-	  0, { 0 }, 1.061, 200 },
+	/* qkv, M 33..127: blas_lt orient=t,algo=66,tile=188,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=2
+	 *   M 33: 1.047 (200 pairs), M 127: 1.080 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 33, 127, "blas_lt", { 0 /* t */, 66, 188, 35, 4, 2, 0, 0, 0, 2 },
+	  0, { 0 }, 1.047, 200 },
+	/* qkv, M 128: blas_lt orient=n,algo=66,tile=15,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=6
+	 *   M 128: 1.095 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 3, 0, 6 },
+	  0, { 0 }, 1.095, 200 },
 	/* qkv, M 255..256: blas_lt orient=t,algo=66,tile=134,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=9
 	 *   M 255: 1.083 (200 pairs), M 256: 1.067 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 255, 256, "blas_lt", { 0 /* t */, 66, 134, 35, 1, 0, 0, 2, 0, 9 },
@@ -164,14 +164,14 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 17: 1.135 (200 pairs), M 31: 1.143 (200 pairs), M 32: 1.130 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
 	  1, { 22 }, 1.130, 200 },
-	/* pooler, M 33: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=4,cache=cg,combine=partials,layout=tiles,mma=wgmma,pdl=1,wk=0
-	 *   M 33: 1.026 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 33, 33, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1, 0 },
-	  2, { 26, 32 }, 1.026, 200 },
-	/* pooler, M 127..128: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
-	 *   M 127: 1.108 (200 pairs), M 128: 1.297 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 127, 128, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 3 },
-	  0, { 0 }, 1.108, 200 },
+	/* pooler, M 33..127: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=2
+	 *   M 33: 1.004 (200 pairs), M 127: 1.139 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 33, 127, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 2 },
+	  0, { 0 }, 1.004, 200 },
+	/* pooler, M 128: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=3
+	 *   M 128: 1.297 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 3 },
+	  0, { 0 }, 1.297, 200 },
 	/* pooler, M 255: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
 	 *   M 255: 1.424 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 0, 0, 2 },
@@ -187,31 +187,31 @@ static const struct gt_table_entry gt_table_entries[] = {
 	/* oproj, M 2..7: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
 	 *   M 2: 1.134 (200 pairs), M 3: 1.130 (200 pairs), M 7: 1.123 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 2, 7, "mma_skinny", { 32, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 27 }, 1.123, 200 },
+	  1, { 26 }, 1.123, 200 },
 	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
 	 *   M 8: 1.085 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 31 }, 1.085, 200 },
+	  1, { 30 }, 1.085, 200 },
 	/* oproj, M 9..16: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
 	 *   M 9: 1.100 (200 pairs), M 16: 1.081 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 9, 16, "mma_skinny", { 64, 8, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 30 }, 1.081, 200 },
+	  1, { 29 }, 1.081, 200 },
 	/* oproj, M 17..31: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
 	 *   M 17: 1.106 (200 pairs), M 31: 1.057 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 17, 31, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 28 }, 1.057, 200 },
+	  1, { 27 }, 1.057, 200 },
 	/* oproj, M 32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
 	 *   M 32: 1.038 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 32, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 29 }, 1.038, 200 },
+	  1, { 28 }, 1.038, 200 },
 	/* oproj, M 127: blas_lt orient=row,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
 	 *   M 127: 1.042 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 18, 35, 1, 0, 0, 4, 0, 5 },
 	  0, { 0 }, 1.042, 200 },
-	/* oproj, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
-	 *   M 128: 1.028 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 4, 0, 5 },
-	  0, { 0 }, 1.028, 200 },
+	/* oproj, M 128: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=2
+	 *   M 128: 1.055 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 4, 0, 2 },
+	  0, { 0 }, 1.055, 200 },
 	/* oproj, M 255: blas_lt orient=t,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
 	 *   M 255: 1.055 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 17, 35, 1, 0, 0, 0, 0, 2 },
@@ -228,7 +228,7 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 9: 1.056 (200 pairs), M 16: 1.027 (200 pairs), M 17: 1.034 (200 pairs)
 	 *   M 31: 1.035 (200 pairs), M 32: 1.034 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 9, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 29 }, 1.027, 200 },
+	  1, { 28 }, 1.027, 200 },
 	/* unpooler, M 127: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=6,inner=0,cluster=5
 	 *   M 127: 1.078 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 6, 0, 5 },
