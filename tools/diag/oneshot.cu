@@ -645,6 +645,9 @@ struct variant {
 			 * shorter list: the segfault of run 87) */
 	int xbuf = 0;   /* the third argument is the copy's own 64 KiB of
 			 * activations (k_cpxs, k_cpxd) instead of out */
+	int policy = 0; /* cluster scheduling policy preference: 0 the
+			 * default, 1 spread, 2 load balancing; -1 a cluster
+			 * attribute of 1 x 1 x 1 (the attribute path alone) */
 };
 
 static unsigned long long *g_count;
@@ -653,18 +656,25 @@ static uint4 *g_x[COPIES];     /* 64 KiB of activations per copy */
 static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out, cudaStream_t s)
 {
 	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
+	cudaLaunchAttribute attr[2];
 	cfg.gridDim = dim3(v.blocks);
 	cfg.blockDim = dim3(v.threads);
 	cfg.dynamicSmemBytes = v.smem;
 	cfg.stream = s;
-	if (v.cluster > 1) {
+	if (v.cluster > 1 || v.policy < 0) {
 		attr[0].id = cudaLaunchAttributeClusterDimension;
 		attr[0].val.clusterDim.x = v.cluster;
 		attr[0].val.clusterDim.y = 1;
 		attr[0].val.clusterDim.z = 1;
 		cfg.attrs = attr;
 		cfg.numAttrs = 1;
+		if (v.policy > 0) {
+			attr[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+			attr[1].val.clusterSchedulingPolicyPreference =
+				v.policy == 1 ? cudaClusterSchedulingPolicySpread
+					      : cudaClusterSchedulingPolicyLoadBalancing;
+			cfg.numAttrs = 2;
+		}
 	}
 	if (v.zmode == 2) {
 		k_zero<<<8, 256, 0, s>>>(out);
@@ -827,6 +837,16 @@ int main(int argc, char **argv)
 		{ "cpg 512 x128 L8", (const void *)k_cpz<8, 1>, 512, 128, 1, 16384, 0, 0, 1 },
 		{ "cpr 256 x128 L16", (const void *)k_cpz<16, 3>, 256, 128, 1, 32768, 0, 0, 3 },
 		{ "cpr 512 x128 L8", (const void *)k_cpz<8, 3>, 512, 128, 1, 16384, 0, 0, 3 },
+		/* the cluster launch's own cost (cpc against cp: +0.25 us in
+		 * runs 83 and 88): the scheduling policy, the cluster size, and
+		 * a 1 x 1 x 1 cluster attribute (session 14) */
+		{ "cpc 256 x128 L16 spread", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 0, 0, 0, 1 },
+		{ "cpc 256 x128 L16 lb", (const void *)k_cp<16, 0>, 256, 128, CLUSTER, 32768, 0, 0, 0, 0, 2 },
+		{ "cpc1 256 x128 L16 spread", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0, 0, 0, 0, 1 },
+		{ "cpc1 256 x128 L16 lb", (const void *)k_cp<16, 2>, 256, 128, CLUSTER, 32768, 0, 0, 0, 0, 2 },
+		{ "cpc 256 x128 L16 (cluster 2)", (const void *)k_cp<16, 0>, 256, 128, 2, 32768, 0 },
+		{ "cpc 256 x128 L16 (cluster 4)", (const void *)k_cp<16, 0>, 256, 128, 4, 32768, 0 },
+		{ "cpc 256 x128 L16 (cluster 1 attr)", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 0, 0, 0, -1 },
 	};
 	/* each kernel's largest dynamic shared memory over its variants (one
 	 * kernel serves several sizes: the last set must not be a smaller) */
