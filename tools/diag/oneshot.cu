@@ -152,6 +152,116 @@ __device__ __forceinline__ void combine_skinny(float seed, float *out)
 	owner_sum(slots, per, out);
 }
 
+/* Where the push's +0.55 us goes (session 14): COMBINE 5 the release/
+ * acquire barrier alone (no remote stores), 6 the stores and a relaxed
+ * barrier (no release: wrong as a combine, a measure only), 7 one relaxed
+ * barrier at the end and nothing at the start. */
+template <int MODE>
+__device__ __forceinline__ void combine_part(float seed, float *out)
+{
+	__shared__ float4 slots[64];
+	const unsigned rank = ctarank();
+	const int per = 64 / CLUSTER;
+	if (MODE != 7)
+		asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+	if (MODE == 6)
+		for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+			const int owner = u / per;
+			unsigned dst = mapa(smem_u32(&slots[rank * per + u - owner * per]), owner);
+			asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+				     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
+				     : "memory");
+		}
+	if (MODE == 5)
+		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+			     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+	else
+		asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\t"
+			     "barrier.cluster.wait.aligned;" ::: "memory");
+	owner_sum(slots, per, out);
+}
+
+/* The push without a closing barrier (COMBINE 9): every receive slot
+ * holds a NaN sentinel written before the start barrier (arrive.release,
+ * so a peer's store after its wait.acquire lands after it); each rank
+ * stores its partials into its owners' slots with plain remote stores and
+ * then polls its own slots (volatile, local) until no 32-bit word is the
+ * sentinel: the data is the flag, as in NCCL's LL protocol. No rank
+ * touches a peer after its own slots are full, so it may leave. */
+#define SENTINEL 0x7fbadbadu
+__device__ __forceinline__ void combine_sentinel(float seed, float *out, uint4 *sslots)
+{
+	const unsigned rank = ctarank();
+	const int per = 64 / CLUSTER;
+	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+		const int owner = u / per;
+		unsigned dst = mapa(smem_u32(&sslots[rank * per + u - owner * per]), owner);
+		asm volatile("st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+			     "r"(__float_as_uint(seed + u)), "r"(__float_as_uint(seed)),
+			     "r"(__float_as_uint(seed)), "r"(__float_as_uint(seed))
+			     : "memory");
+	}
+	if ((int)threadIdx.x < per) {
+		float4 t = make_float4(0, 0, 0, 0);
+		for (int r = 0; r < CLUSTER; r++) {
+			unsigned a, b, c, d;
+			const unsigned at = smem_u32(&sslots[r * per + threadIdx.x]);
+			do {
+				asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+					     : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(at) : "memory");
+			} while (a == SENTINEL || b == SENTINEL || c == SENTINEL || d == SENTINEL);
+			t.x += __uint_as_float(a);
+			t.y += __uint_as_float(b);
+			t.z += __uint_as_float(c);
+			t.w += __uint_as_float(d);
+		}
+		if (t.x == 1234.5f)
+			out[blockIdx.x] = t.y;
+	}
+}
+
+/* One owner (rank 0) per cluster: the peers store all 64 float4s into
+ * its slots, then one thread of each arrives (release, cluster scope) on
+ * its mbarrier (count CLUSTER - 1) and the peer leaves; the owner waits
+ * (acquire) and sums. The caller's start: rank 0 initialized `bar`,
+ * fenced it, and every block arrived (release) on the cluster barrier. */
+__device__ __forceinline__ void combine_owner(float seed, float *out, float4 *oslots,
+					      unsigned long long *bar)
+{
+	const unsigned rank = ctarank();
+	if (rank != 0) {
+		asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+		for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+			unsigned dst = mapa(smem_u32(&oslots[rank * 64 + u]), 0);
+			asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+				     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
+				     : "memory");
+		}
+		__syncthreads();
+		if (threadIdx.x == 0)
+			asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
+				     ::"r"(mapa(smem_u32(bar), 0)) : "memory");
+		return;
+	}
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(bar))
+		     : "memory");
+	if (threadIdx.x < 64) {
+		float4 t = make_float4(seed, seed, seed, seed);
+		for (int r = 1; r < CLUSTER; r++) {
+			const float4 v = oslots[r * 64 + threadIdx.x];
+			t.x += v.x;
+			t.y += v.y;
+			t.z += v.z;
+			t.w += v.w;
+		}
+		if (t.x == 1234.5f)
+			out[blockIdx.x] = t.y;
+	}
+}
+
 /* The mbarrier form: the caller's start initialized `bar` (one arrival,
  * expecting CLUSTER * per * 16 bytes), fenced the init to the cluster and
  * arrived (relaxed) on the cluster barrier. */
@@ -230,14 +340,25 @@ __device__ __forceinline__ unsigned ring_xor(const uint4 *ring)
  * memory by cp.async (all issued, then one wait and a block barrier), and
  * an XOR over a slice of it. */
 template <int L>
-__device__ __forceinline__ unsigned cp_chunk(const uint4 *p, uint4 *ring)
+__device__ __forceinline__ unsigned cp_chunk(const uint4 *p, uint4 *ring, uint4 *sslots = nullptr,
+					     int release = 0)
 {
 	const uint4 *q = p + (size_t)blockIdx.x * L * blockDim.x;
 	const unsigned base = (unsigned)__cvta_generic_to_shared(ring);
 #pragma unroll
 	for (int u = 0; u < L; u++)
 		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
-	asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+	asm volatile("cp.async.commit_group;" ::: "memory");
+	if (sslots) {
+		/* the sentinel push's start, its loads already in flight */
+		for (int u = threadIdx.x; u < 64; u += blockDim.x)
+			sslots[u] = make_uint4(0x7fbadbadu, 0x7fbadbadu, 0x7fbadbadu, 0x7fbadbadu);
+		if (release)
+			asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+		else
+			asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+	}
+	asm volatile("cp.async.wait_group 0;" ::: "memory");
 	__syncthreads();
 	const unsigned acc = ring_xor<L>(ring);
 	return acc;
@@ -550,9 +671,37 @@ __global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
 		}
 		__syncthreads();
 	}
-	if (COMBINE == 2 || COMBINE == 3)
+	__shared__ float4 oslots[COMBINE == 8 ? CLUSTER * 64 : 1];
+	__shared__ uint4 sslots[COMBINE >= 9 ? 64 : 1];
+	if (COMBINE == 9) {
+		for (int u = threadIdx.x; u < 64; u += blockDim.x)
+			sslots[u] = make_uint4(SENTINEL, SENTINEL, SENTINEL, SENTINEL);
+		asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+	}
+	if (COMBINE == 8) {
+		if (ctarank() == 0 && threadIdx.x == 0) {
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+				     ::"r"(smem_u32(&bar)), "r"(CLUSTER - 1) : "memory");
+			asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+		}
+		__syncthreads();
+		asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+	}
+	if (COMBINE == 2 || COMBINE == 3 || COMBINE == 5 || COMBINE == 6)
 		asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-	const unsigned acc = cp_chunk<L>(p, ring);
+	/* 10: the sentinel push with its start arrive (release) after the
+	 * loads are issued; 11: the same arrive relaxed (no order: a measure
+	 * of the release's cost only) */
+	const unsigned acc = COMBINE >= 10 ? cp_chunk<L>(p, ring, sslots, COMBINE == 10)
+					   : cp_chunk<L>(p, ring);
+	if (COMBINE >= 10)
+		combine_sentinel((float)(acc & 1), out, sslots);
+	if (COMBINE >= 5 && COMBINE <= 7)
+		combine_part<COMBINE>((float)(acc & 1), out);
+	if (COMBINE == 8)
+		combine_owner((float)(acc & 1), out, oslots, &bar);
+	if (COMBINE == 9)
+		combine_sentinel((float)(acc & 1), out, sslots);
 	if (COMBINE == 1)
 		push_combine((float)(acc & 1), out);
 	if (COMBINE == 2)
@@ -847,6 +996,15 @@ int main(int argc, char **argv)
 		{ "cpc 256 x128 L16 (cluster 2)", (const void *)k_cp<16, 0>, 256, 128, 2, 32768, 0 },
 		{ "cpc 256 x128 L16 (cluster 4)", (const void *)k_cp<16, 0>, 256, 128, 4, 32768, 0 },
 		{ "cpc 256 x128 L16 (cluster 1 attr)", (const void *)k_cp<16, 0>, 256, 128, 1, 32768, 0, 0, 0, 0, -1 },
+		/* where cpc1's +0.55 us goes, and a one-owner form (session 14) */
+		{ "cpcb 256 x128 L16 barrier alone", (const void *)k_cp<16, 5>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcr 256 x128 L16 stores, relaxed", (const void *)k_cp<16, 6>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcw 256 x128 L16 one relaxed barrier", (const void *)k_cp<16, 7>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpco 256 x128 L16 one owner", (const void *)k_cp<16, 8>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcs 256 x128 L16 sentinel push", (const void *)k_cp<16, 9>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcs 512 x128 L8 sentinel push", (const void *)k_cp<8, 9>, 512, 128, CLUSTER, 16384, 0 },
+		{ "cpcS 256 x128 L16 sentinel, late release", (const void *)k_cp<16, 10>, 256, 128, CLUSTER, 32768, 0 },
+		{ "cpcR 256 x128 L16 sentinel, late relaxed", (const void *)k_cp<16, 11>, 256, 128, CLUSTER, 32768, 0 },
 	};
 	/* each kernel's largest dynamic shared memory over its variants (one
 	 * kernel serves several sizes: the last set must not be a smaller) */
