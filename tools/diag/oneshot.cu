@@ -52,6 +52,7 @@
  *
  * Build: bash tools/diag/build.sh
  * Run: build/diag/oneshot [reps [names: parts separated by |]]
+ * (DIAG_PER_COPY=1: each variant timed on each weight copy alone)
  */
 #include "diag.cuh"
 
@@ -1018,6 +1019,8 @@ int main(int argc, char **argv)
 						   (int)most));
 	}
 	std::vector<diag_case> cs;
+	const bool per_copy = getenv("DIAG_PER_COPY") && atoi(getenv("DIAG_PER_COPY"));
+	std::vector<std::string> copy_names;
 	for (const variant &v : vs) {
 		if (only && !name_matches(v.name, only))
 			continue;
@@ -1031,8 +1034,26 @@ int main(int argc, char **argv)
 				k_primer<<<sms, 256, PRIMER_SMEM, st>>>(sink);
 			};
 		c.bytes = BYTES;
-		cs.push_back(c);
+		if (!per_copy) {
+			cs.push_back(c);
+			continue;
+		}
+		/* DIAG_PER_COPY=1: one case per weight copy, so that a copy
+		 * whose pages read slower than the others shows (session 14:
+		 * is the process effect of runs 119 and 195 where the memory
+		 * lies?) */
+		for (int i = 0; i < COPIES; i++) {
+			diag_case ci = c;
+			copy_names.push_back(std::string(v.name) + " #" + std::to_string(i));
+			ci.run = [=](int, cudaStream_t st) {
+				launch(v, bufs[i], sink, v.xbuf ? (float *)g_x[i] : out, st);
+			};
+			cs.push_back(ci);
+		}
 	}
+	if (per_copy)   /* named once every name is in place */
+		for (size_t i = 0; i < cs.size(); i++)
+			cs[i].name = copy_names[i].c_str();
 	char title[64];
 	snprintf(title, sizeof(title), "oneshot: %zu bytes", BYTES);
 	diag_time(title, cs, COPIES, reps, s);
