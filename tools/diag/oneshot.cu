@@ -133,21 +133,29 @@ __device__ __forceinline__ unsigned ctarank()
 	return r;
 }
 
+/* Every thread's share of the push: float4 u of this rank's 64 partials
+ * into slot (rank, u) of its owner's slots (per = 64 / CLUSTER each). */
+__device__ __forceinline__ void push_slots(float seed, const void *slots)
+{
+	const unsigned rank = ctarank();
+	const int per = 64 / CLUSTER;
+	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+		const int owner = u / per;
+		unsigned dst = mapa(smem_u32((const float4 *)slots + rank * per + u - owner * per), owner);
+		asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+			     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
+			     : "memory");
+	}
+}
+
 /* mma_skinny's scheme (COMBINE 2): start arrive (relaxed) is done by the
  * caller at the kernel's start. */
 __device__ __forceinline__ void combine_skinny(float seed, float *out)
 {
 	__shared__ float4 slots[64];
-	const unsigned rank = ctarank();
 	const int per = 64 / CLUSTER;
 	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
-		const int owner = u / per;
-		unsigned dst = mapa(smem_u32(&slots[rank * per + u - owner * per]), owner);
-		asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
-			     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
-			     : "memory");
-	}
+	push_slots(seed, slots);
 	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 	owner_sum(slots, per, out);
@@ -161,18 +169,11 @@ template <int MODE>
 __device__ __forceinline__ void combine_part(float seed, float *out)
 {
 	__shared__ float4 slots[64];
-	const unsigned rank = ctarank();
 	const int per = 64 / CLUSTER;
 	if (MODE != 7)
 		asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 	if (MODE == 6)
-		for (int u = threadIdx.x; u < 64; u += blockDim.x) {
-			const int owner = u / per;
-			unsigned dst = mapa(smem_u32(&slots[rank * per + u - owner * per]), owner);
-			asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
-				     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
-				     : "memory");
-		}
+		push_slots(seed, slots);
 	if (MODE == 5)
 		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
 			     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
@@ -192,17 +193,9 @@ __device__ __forceinline__ void combine_part(float seed, float *out)
 #define SENTINEL 0x7fbadbadu
 __device__ __forceinline__ void combine_sentinel(float seed, float *out, uint4 *sslots)
 {
-	const unsigned rank = ctarank();
 	const int per = 64 / CLUSTER;
 	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-	for (int u = threadIdx.x; u < 64; u += blockDim.x) {
-		const int owner = u / per;
-		unsigned dst = mapa(smem_u32(&sslots[rank * per + u - owner * per]), owner);
-		asm volatile("st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
-			     "r"(__float_as_uint(seed + u)), "r"(__float_as_uint(seed)),
-			     "r"(__float_as_uint(seed)), "r"(__float_as_uint(seed))
-			     : "memory");
-	}
+	push_slots(seed, sslots);
 	if ((int)threadIdx.x < per) {
 		float4 t = make_float4(0, 0, 0, 0);
 		for (int r = 0; r < CLUSTER; r++) {
