@@ -7,7 +7,11 @@
  * method). Prints per family and M, per load, and the score: the
  * geometric mean over the six loads of sum(t_baseline) / sum(t_library).
  * With --floors DB, every point and load also shows the practical read
- * floor that `gemmtab probe` recorded in DB over the library's time.
+ * floor that `gemmtab probe` recorded in DB over the library's time; with
+ * --paired too, the worker also times that read (the probe's configuration
+ * of it) paired against the library's graphs, so the fraction comes from
+ * the bench's own process and batch (run 199: the replay overhead each
+ * process subtracts moves by ~0.2 us, a few percent of a 3 us kernel).
  */
 #include "commands.h"
 #include "db.h"
@@ -38,7 +42,8 @@
 
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
-	"                     [--rounds N] [--floors DB] [--format text|md] [--out FILE]\n"
+	"                     [--rounds N] [--floors DB [--paired]] [--format text|md]\n"
+	"                     [--out FILE]\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
 	"  --device N     GPU [0]\n"
@@ -48,6 +53,10 @@ static const char usage_text[] =
 	"  --floors DB    also show each point's and load's floor_frac: the\n"
 	"                 practical read floor gemmtab probe recorded in DB (its\n"
 	"                 newest environment) over the library's time\n"
+	"  --paired       with --floors: also time the probe's read of each point's\n"
+	"                 weight bytes (its configuration in DB) paired against the\n"
+	"                 library, in the same batch: the 'paired' column is the\n"
+	"                 median of the per-pair ratios floor / library\n"
 	"  --format F     text or md [text]\n"
 	"  --out FILE     write the report there (atomically) instead of stdout\n";
 
@@ -57,6 +66,11 @@ struct point {
 	char status[16];
 	double base_us, lib_us, ratio, lo, hi, err;
 	double floor_us;        /* the family's probed floor (--floors), or NaN */
+	/* --paired: the probe's read configuration (0: none), and the read's
+	 * median net time and the median floor / library ratio of its pairs
+	 * with the library (NaN when not measured) */
+	int floor_blocks, floor_unroll;
+	double pfloor_us, pfrac, plo, phi;
 	char explain[512];
 };
 
@@ -85,12 +99,24 @@ static int load_floors(const char *path, struct floor_row **out, char *label, si
 	return n;
 }
 
-static double floor_of(const struct floor_row *f, int n, const char *family)
+static const struct floor_row *floor_of(const struct floor_row *f, int n, const char *family)
 {
 	for (int i = 0; i < n; i++)
 		if (!strcmp(f[i].family, family))
-			return f[i].us;
-	return NAN;
+			return &f[i];
+	return NULL;
+}
+
+/* The blocks per SM and loads in flight of a probe's configuration
+ * ("blocks_per_sm=8,threads=256,unroll=4,copies=15"). Returns 0 or -1. */
+static int floor_config(const char *config, int *blocks, int *unroll)
+{
+	const char *b = strstr(config, "blocks_per_sm="), *u = strstr(config, "unroll=");
+	if (!b || !u || sscanf(b, "blocks_per_sm=%d", blocks) != 1 ||
+	    sscanf(u, "unroll=%d", unroll) != 1 || *blocks < 1 || *blocks > 64 ||
+	    (*unroll != 4 && *unroll != 8))
+		return -1;
+	return 0;
 }
 
 static int find_point(const struct point *p, int n, const char *family, int m)
@@ -113,12 +139,17 @@ static void measure(struct worker *w, struct point *p, int pairs, int round, int
 	kv_addf(&o, "round", "%d", round);
 	if (round > 0)  /* fresh random inputs in each later round */
 		kv_addf(&o, "seed", "%d", round);
+	if (p->floor_blocks) {
+		kv_addf(&o, "floor_blocks", "%d", p->floor_blocks);
+		kv_addf(&o, "floor_unroll", "%d", p->floor_unroll);
+	}
 	char *req = kv_string(&o);
 	if (w->pid <= 0 && worker_start(w, device))
 		die("cannot start the GPU worker");
 	enum call_result cr = worker_call(w, req, 120 + pairs * 0.05, &r, NULL);
 	free(req);
 	p->base_us = p->lib_us = p->ratio = p->lo = p->hi = p->err = NAN;
+	p->pfloor_us = p->pfrac = p->plo = p->phi = NAN;
 	if (cr != CALL_OK) {
 		snprintf(p->status, sizeof(p->status), "%s", cr == CALL_TIMEOUT ? "timeout" : "fault");
 		snprintf(p->explain, sizeof(p->explain), "the worker %s",
@@ -134,6 +165,10 @@ static void measure(struct worker *w, struct point *p, int pairs, int round, int
 	p->lo = kv_get_double(&r, "ratio_lo", NAN);
 	p->hi = kv_get_double(&r, "ratio_hi", NAN);
 	p->err = kv_get_double(&r, "err_global", NAN);
+	p->pfloor_us = kv_get_double(&r, "floor_us", NAN);
+	p->pfrac = kv_get_double(&r, "floor_frac", NAN);
+	p->plo = kv_get_double(&r, "floor_frac_lo", NAN);
+	p->phi = kv_get_double(&r, "floor_frac_hi", NAN);
 	const char *ex = kv_get(&r, "explain");
 	const char *why = kv_get(&r, "reason");
 	snprintf(p->explain, sizeof(p->explain), "%s%s%s", ex ? ex : "", why ? ": " : "",
@@ -156,6 +191,7 @@ static double median_of(const double *v, int n)
 static void combine_rounds(struct point *out, const struct point *q, int n)
 {
 	double base[MAX_ROUNDS], lib[MAX_ROUNDS], ratio[MAX_ROUNDS];
+	double pfloor[MAX_ROUNDS], pfrac[MAX_ROUNDS];
 	*out = q[0];
 	for (int r = 0; r < n; r++) {
 		if (strcmp(q[r].status, "ok")) {
@@ -168,7 +204,13 @@ static void combine_rounds(struct point *out, const struct point *q, int n)
 		out->lo = fmin(out->lo, q[r].lo);
 		out->hi = fmax(out->hi, q[r].hi);
 		out->err = fmax(out->err, q[r].err);
+		pfloor[r] = q[r].pfloor_us;
+		pfrac[r] = q[r].pfrac;
+		out->plo = fmin(out->plo, q[r].plo);
+		out->phi = fmax(out->phi, q[r].phi);
 	}
+	out->pfloor_us = median_of(pfloor, n);
+	out->pfrac = median_of(pfrac, n);
 	out->base_us = median_of(base, n);
 	out->lib_us = median_of(lib, n);
 	out->ratio = median_of(ratio, n);
@@ -182,17 +224,19 @@ static int runs_baseline(const struct point *q)
 	return strstr(q->explain, ": baseline (") != NULL;
 }
 
-/* floors: the floor_frac column is printed (after the spread) */
-static void print_points(const struct point *p, int n, int floors, enum table_format f,
-			 FILE *out)
+/* floors: the floor_frac column is printed (after the spread); paired:
+ * the paired one too, with its spread */
+static void print_points(const struct point *p, int n, int floors, int paired,
+			 enum table_format f, FILE *out)
 {
 	struct table t;
-	const int cols = floors ? 10 : 9;
+	const int cols = 9 + (floors != 0) + 2 * (paired != 0);
 	table_init(&t, cols);
 	const char *head[] = { "family", "M", "base_us", "lib_us", "speedup", "spread",
-			       "floor_frac", "err/tol", "check", "dispatch" };
-	for (int i = 0; i < 10; i++)
-		if (floors || i != 6)
+			       "floor_frac", "paired", "paired_spread", "err/tol", "check",
+			       "dispatch" };
+	for (int i = 0; i < 12; i++)
+		if ((floors || i != 6) && (paired || (i != 7 && i != 8)))
 			table_add(&t, head[i]);
 	for (int i = 0; i < n; i++) {
 		const struct point *q = &p[i];
@@ -207,6 +251,13 @@ static void print_points(const struct point *p, int n, int floors, enum table_fo
 			table_add(&t, "-");
 		else if (floors)
 			table_addf(&t, "%.2f", q->floor_us / q->lib_us);
+		if (paired && isnan(q->pfrac)) {
+			table_add(&t, "-");
+			table_add(&t, "-");
+		} else if (paired) {
+			table_addf(&t, "%.2f", q->pfrac);
+			table_addf(&t, "%.2f..%.2f", q->plo, q->phi);
+		}
 		table_addf(&t, "%.3f", q->err / q->s->tol);
 		table_add(&t, !ok ? q->status
 			       : q->ratio >= REGRESSION_RATIO ? "ok"
@@ -220,22 +271,24 @@ static void print_points(const struct point *p, int n, int floors, enum table_fo
 /* Per load: sums over the workload's families at that M. Returns the
  * score over the complete loads (report_score: NaN if none); *covered
  * counts them. */
-static double print_loads(const struct point *p, int n, int floors,
+static double print_loads(const struct point *p, int n, int floors, int paired,
 			  enum table_format f, FILE *out, int *covered)
 {
 	struct table t;
 	struct load_figures loads[REPORT_NLOADS];
-	table_init(&t, floors ? 6 : 5);
+	table_init(&t, 5 + (floors != 0) + (paired != 0));
 	table_add(&t, "M");
 	table_add(&t, "base_us");
 	table_add(&t, "lib_us");
 	table_add(&t, "speedup");
 	if (floors)
 		table_add(&t, "floor_frac");
+	if (paired)
+		table_add(&t, "paired");
 	table_add(&t, "note");
 	for (int l = 0; l < REPORT_NLOADS; l++) {
 		int m = report_loads[l], complete = 1;
-		double base = 0, lib = 0, floor_sum = 0;
+		double base = 0, lib = 0, floor_sum = 0, pfloor_sum = 0;
 		char missing[128] = "";
 		for (int j = 0; j < REPORT_NFAMILIES; j++) {
 			const char *fam = load_family(report_families[j], m);
@@ -249,6 +302,7 @@ static double print_loads(const struct point *p, int n, int floors,
 			base += p[i].base_us;
 			lib += p[i].lib_us;
 			floor_sum += p[i].floor_us;
+			pfloor_sum += p[i].pfloor_us;
 		}
 		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
 						  .speedup = base / lib, .complete = complete };
@@ -262,6 +316,10 @@ static double print_loads(const struct point *p, int n, int floors,
 		if (floors && complete && !isnan(floor_sum))
 			table_addf(&t, "%.2f", floor_sum / lib);
 		else if (floors)
+			table_add(&t, "-");
+		if (paired && complete && !isnan(pfloor_sum))
+			table_addf(&t, "%.2f", pfloor_sum / lib);
+		else if (paired)
 			table_add(&t, "-");
 		table_add(&t, missing);
 	}
@@ -302,7 +360,7 @@ int cmd_bench(int argc, char **argv)
 	int nfloors = 0;
 	char floors_label[256] = "";
 	enum table_format f = TABLE_TEXT;
-	int device = 0, pairs = 100, rounds = 1;
+	int device = 0, pairs = 100, rounds = 1, paired = 0;
 	struct space sp;
 	const struct opt opts[] = {
 		OPT_STRING("table", &table_path, 0),
@@ -311,6 +369,7 @@ int cmd_bench(int argc, char **argv)
 		OPT_INT("pairs", &pairs, 1, MAX_PAIRS),
 		OPT_INT("rounds", &rounds, 1, MAX_ROUNDS),
 		OPT_STRING("floors", &floors_path, 0),
+		OPT_FLAG("paired", &paired),
 		OPT_FORMAT("format", &f, 1 << TABLE_TEXT | 1 << TABLE_MD),
 		OPT_STRING("out", &out_path, 0),
 		OPT_END(),
@@ -319,6 +378,8 @@ int cmd_bench(int argc, char **argv)
 	int st = parse_options("bench", argc, argv, opts, usage_text);
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
+	if (paired && !floors_path)
+		return usage_error("bench", usage_text, "--paired needs --floors");
 	if (table_path && check_table(table_path))
 		return 2;
 	if (floors_path &&
@@ -333,7 +394,15 @@ int cmd_bench(int argc, char **argv)
 	struct point *p = NULL;
 	for (int si = 0; si < sp.nshapes; si++) {
 		const struct shape *s = &sp.shapes[si];
-		const double floor_us = floor_of(floors, nfloors, s->family);
+		const struct floor_row *fr = floor_of(floors, nfloors, s->family);
+		const double floor_us = fr ? fr->us : NAN;
+		int fblocks = 0, funroll = 0;
+		if (paired && fr && floor_config(fr->config, &fblocks, &funroll)) {
+			warning("--floors %s: %s's floor has no read configuration gemmtab can "
+				"time ('%s'); its paired column reads '-'", floors_path, s->family,
+				fr->config);
+			fblocks = funroll = 0;
+		}
 		for (int j = 0; j < s->n_ms + s->n_neighbours; j++) {
 			if (n == cap)
 				p = xrealloc(p, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*p));
@@ -341,6 +410,8 @@ int cmd_bench(int argc, char **argv)
 			p[n].s = s;
 			p[n].m = j < s->n_ms ? s->ms[j] : s->neighbours[j - s->n_ms];
 			p[n].floor_us = floor_us;
+			p[n].floor_blocks = fblocks;
+			p[n].floor_unroll = funroll;
 			n++;
 		}
 		if (floors_path && nfloors && isnan(floor_us))
@@ -393,9 +464,14 @@ int cmd_bench(int argc, char **argv)
 	if (floors_path)
 		fprintf(out, "floor_frac: the practical read floor of the family (gemmtab probe "
 			"in %s) over lib_us\n\n", floors_label);
-	print_points(p, n, floors_path != NULL, f, out);
+	if (paired)
+		fprintf(out, "paired: the same read of the point's weight bytes (the probe's "
+			"configuration) timed by this bench, paired with the library in one "
+			"batch: the median of the per-pair ratios floor / library (per load: "
+			"the sum of the reads' median times over lib_us)\n\n");
+	print_points(p, n, floors_path != NULL, paired, f, out);
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
-	double score = print_loads(p, n, floors_path != NULL, f, out, &covered);
+	double score = print_loads(p, n, floors_path != NULL, paired, f, out, &covered);
 	fprintf(out, "\n%d points, %d failed the FP64 check, %d slower than the baseline by "
 		     "more than %.0f%% (%d of them running the baseline's own call); %d of %d "
 		     "loads complete\n", n, bad, slower, (1 - REGRESSION_RATIO) * 100, same_call,

@@ -118,7 +118,7 @@ static const char *const stmt_sql[NSTMT] = {
 		"WHERE r.env_id = ?1 AND r.phase = 'retest' AND r.status = 'ok' "
 		"AND r.ratio IS NOT NULL "
 		"ORDER BY s.n, s.k, s.w, s.x, s.y, r.m, c.template, c.params, s.family",
-	[ST_FLOORS] = "SELECT family, bytes, us FROM floors WHERE env_id = ?1 "
+	[ST_FLOORS] = "SELECT family, bytes, us, config FROM floors WHERE env_id = ?1 "
 		"AND family IS NOT NULL ORDER BY family",
 };
 
@@ -761,6 +761,7 @@ static int read_floor_row(sqlite3_stmt *st, void *row)
 	col_text(st, 0, f->family, sizeof(f->family));
 	f->bytes = col_figure(st, 1);
 	f->us = col_figure(st, 2);
+	col_text(st, 3, f->config, sizeof(f->config));
 	return 0;
 }
 

@@ -169,6 +169,7 @@ struct floor_row {
 	char family[FAMILY_MAX];
 	double bytes;               /* NaN if absent */
 	double us;
+	char config[128];           /* how the probe read it ("" if absent) */
 };
 /* Every family's floor under env, ordered by family, into a heap array
  * *out (caller frees). Returns the count or -1. */

@@ -6,11 +6,22 @@
  * times candidates.
  *
  *   rt id= family= n= k= w= x= y= tol= m= pairs= seed=
+ *      [floor_blocks= floor_unroll=]
  *   -> result id= status=ok|fail err_global= err_row= base_us= cand_us=
  *      ratio= ratio_lo= ratio_hi= pairs= explain=
+ *      [floor_us= floor_frac= floor_frac_lo= floor_frac_hi=]
+ *
+ * With floor_blocks (blocks per SM) and floor_unroll (4 or 8), the probe's
+ * streaming read of the weight's bytes (harness_stream_read over the same
+ * weight copies, that configuration) is also timed paired against the
+ * library's graphs, in a second batch right after the first: floor_us is
+ * its median net time and floor_frac the median of the per-pair ratios
+ * floor / library, so the floor fraction comes from one process, one
+ * batch and one overhead figure, as a speedup does.
  */
-#include "worker.h"
+#include "harness.h"
 #include "util.h"
+#include "worker.h"
 
 #include "../runtime/gemmtab.h"
 
@@ -95,16 +106,43 @@ void worker_rt_release(void **w, int n)
 }
 
 static void reply(const char *id, const char *status, const struct verdict *v,
-		  const struct pair_stats *ps, const char *explain)
+		  const struct pair_stats *ps, const struct pair_stats *fs, const char *explain)
 {
 	struct kv_out o;
 	worker_begin(&o, "result", id);
 	kv_add(&o, "status", status);
 	worker_add_figures(&o, v, ps);
+	if (fs) {
+		kv_addf(&o, "floor_us", "%.4f", fs->base_us);
+		kv_addf(&o, "floor_frac", "%.5f", fs->ratio);
+		kv_addf(&o, "floor_frac_lo", "%.5f", fs->ratio_lo);
+		kv_addf(&o, "floor_frac_hi", "%.5f", fs->ratio_hi);
+	}
 	if (!ps)
 		kv_add(&o, "reason", v->reason);
 	kv_add(&o, "explain", explain);
 	worker_send(&o);
+}
+
+/* The probe's streaming read of each weight copy's bytes (blocks_per_sm
+ * blocks per SM, unroll loads in flight), one graph per copy. */
+static int capture_floor(struct gpu *g, const struct bench *b, int blocks_per_sm, int unroll,
+			 cudaGraphExec_t *out)
+{
+	const int blocks = blocks_per_sm * g->sm_count;
+	/* eager first: module loading stays out of the capture */
+	if (CUDA_CHECK(harness_stream_read(b->w[0], b->w_bytes, g->sink, blocks, unroll,
+					   g->stream)))
+		return -1;
+	for (int i = 0; i < b->ncopies; i++) {
+		if (gpu_capture_begin(g))
+			return -1;
+		int failed = CUDA_CHECK(harness_stream_read(b->w[i], b->w_bytes, g->sink, blocks,
+							    unroll, g->stream)) != 0;
+		if (gpu_capture_end(g, failed, &out[i]))
+			return -1;
+	}
+	return 0;
 }
 
 void worker_handle_rt(struct gpu *g, const struct kv *r)
@@ -115,14 +153,23 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 	int m, pairs;
 	struct bench *b;
 	struct verdict v;
-	struct pair_stats ps;
+	struct pair_stats ps, fs;
 	char explain[512] = "";
+	int floor_blocks = 0, floor_unroll = 0;
 	gt_weight *check_wt = NULL, *wts[BENCH_MAX_COPIES] = { 0 };
 	cudaGraphExec_t check = NULL, timed[BENCH_MAX_COPIES] = { 0 };
+	cudaGraphExec_t floor[BENCH_MAX_COPIES] = { 0 };
 
 	if (worker_get_shape(r, &s, 1, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
-	    worker_get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w)) {
+	    worker_get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w) ||
+	    ((kv_get(r, "floor_blocks") || kv_get(r, "floor_unroll")) &&
+	     (worker_get_int(r, "floor_blocks", 1, 64, &floor_blocks, &w) ||
+	      worker_get_int(r, "floor_unroll", 4, 8, &floor_unroll, &w)))) {
 		worker_reply_error(id, w.text);
+		return;
+	}
+	if (floor_unroll && floor_unroll != 4 && floor_unroll != 8) {
+		worker_reply_error(id, "floor_unroll must be 4 or 8");
 		return;
 	}
 	gpu_error_clear();
@@ -135,7 +182,7 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 		goto cuda_error;
 	gt_weight_explain(check_wt, m, explain, sizeof(explain));
 	if (!v.pass) {
-		reply(id, "fail", &v, NULL, explain);
+		reply(id, "fail", &v, NULL, NULL, explain);
 		goto cleanup;
 	}
 	if (bench_baseline_graphs(g, b))
@@ -145,7 +192,11 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 			goto cuda_error;
 	if (timing_pairs(g, b->base_graph, timed, b->ncopies, pairs, &ps))
 		goto cuda_error;
-	reply(id, "ok", &v, &ps, explain);
+	if (floor_blocks && capture_floor(g, b, floor_blocks, floor_unroll, floor))
+		goto cuda_error;
+	if (floor_blocks && timing_pairs(g, floor, timed, b->ncopies, pairs, &fs))
+		goto cuda_error;
+	reply(id, "ok", &v, &ps, floor_blocks ? &fs : NULL, explain);
 	goto cleanup;
 cuda_error:
 	worker_reply_cuda_error(g, id);
@@ -154,6 +205,7 @@ cleanup:
 	gt_weight_destroy(check_wt);
 	for (int i = 0; i < BENCH_MAX_COPIES; i++) {
 		gpu_graph_destroy(&timed[i]);
+		gpu_graph_destroy(&floor[i]);
 		gt_weight_destroy(wts[i]);
 	}
 }

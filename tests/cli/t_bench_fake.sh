@@ -69,7 +69,7 @@ check "the same score" test "$(grep '^score: ' "$TMP/rounds.txt")" = "$(grep '^s
 # --floors DB: the fake probe's floors (4 TB/s) over each point's lib_us,
 # and per load the floors' sum over lib_us's
 expect_exit "probe (fake) for --floors: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl.db" --space search_spaces/h200.yaml --pairs 5
-awk '$5 == "fake" { print $1, $3 }' "$TMP/out" >"$TMP/floors"
+awk '$5 ~ /,fake$/ { print $1, $3 }' "$TMP/out" >"$TMP/floors"
 check "the probe named six floors" test "$(wc -l <"$TMP/floors")" = 6
 expect_exit "bench --floors: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db"
 cp "$TMP/out" "$TMP/floors.txt"
@@ -98,6 +98,36 @@ sed 's/^/    /' "$TMP/recompute"
 check "the same score as without floors" test "$(grep '^score: ' "$TMP/floors.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
 # the fake floors differ by family (1% a letter), so a swapped family shows
 check "the probe's floors differ by family" test "$(awk '{ print $2 }' "$TMP/floors" | sort -u | wc -l)" = 6
+# --paired: the worker also times the probe's read of the point's weight
+# bytes (the probe's configuration) paired with the library; the fake
+# reads it 2% slower than its probe's floor, so the columns differ
+expect_exit "bench --floors --paired: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired
+cp "$TMP/out" "$TMP/paired.txt"
+check "it says what the paired column is" grep -q "^paired: the same read of the point's weight bytes" "$TMP/paired.txt"
+awk 'NR == FNR { fl[$1] = $2 * 1.02; fp[$1] = $2; next }
+	/^Per family and M/ { sec = 1; next }
+	/^Per load/ { sec = 2; next }
+	function off(a, b, lib) { t = 0.006 + 0.006 * b / lib; return a - b > t || b - a > t }
+	sec == 1 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ {
+		pts++; f[$1, $2] = fl[$1]
+		if (off(fp[$1] / $4, $7, $4)) { printf "%s %s: floor_frac %s, recomputed %.3f\n", $1, $2, $7, fp[$1] / $4; bad++ }
+		if (off(fl[$1] / $4, $8, $4)) { printf "%s %s: paired %s, recomputed %.3f\n", $1, $2, $8, fl[$1] / $4; bad++ }
+		if ($9 !~ /^[0-9]+\.[0-9][0-9]\.\.[0-9]+\.[0-9][0-9]$/) { printf "%s %s: paired spread %s\n", $1, $2, $9; bad++ }
+	}
+	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 6 {
+		m = $1; fs = 0; n = split("qkv oproj pooler router", fam, " ")
+		fam[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
+		for (i = 1; i <= n; i++) fs += f[fam[i], m]
+		loads++
+		if (off(fs / $3, $6, $3)) { printf "load %s: paired %s, recomputed %.3f\n", m, $6, fs / $3; bad++ }
+	}
+	END { if (pts != 90 || loads != 6) { print pts " points, " loads " loads"; bad++ }; exit bad ? 1 : 0 }' \
+	"$TMP/floors" "$TMP/paired.txt" >"$TMP/recompute" 2>&1
+check "every point's and load's paired column is the worker's read over lib_us, floor_frac as before" test $? -eq 0
+sed 's/^/    /' "$TMP/recompute"
+check "the same score as without --paired" test "$(grep '^score: ' "$TMP/paired.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+expect_exit "bench --paired without --floors: exit 2" 2 "$GEMMTAB" bench --paired
+check "the error says --paired needs --floors" grep -q -- "--paired needs --floors" "$TMP/err"
 # a probe of some families only: the others read '-', and so does every
 # load that holds one of them
 expect_exit "probe of fake.yaml's families only: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl2.db" --space tests/spaces/fake.yaml --pairs 5

@@ -56,7 +56,7 @@ static double fake_ratio(const struct kv *r)
 		if (!strcmp(r->keys[i], "id") || !strcmp(r->keys[i], "seed") ||
 		    !strcmp(r->keys[i], "phase") || !strcmp(r->keys[i], "pairs") ||
 		    !strcmp(r->keys[i], "round") ||
-		    !strncmp(r->keys[i], "cubin", 5))
+		    !strncmp(r->keys[i], "cubin", 5) || !strncmp(r->keys[i], "floor_", 6))
 			continue;
 		h = hash_str(hash_str(h, r->keys[i]), r->vals[i]);
 	}
@@ -68,7 +68,7 @@ static double fake_ratio(const struct kv *r)
  * rounds (gemmtab bench --rounds) read the library 10% slower in round 1,
  * 10% faster in round 2 (mod 3) and as is in round 0, so the median of
  * three rounds is round 0's figure. */
-static void add_ok_figures(struct kv_out *o, const struct kv *r, double base)
+static double add_ok_figures(struct kv_out *o, const struct kv *r, double base)
 {
 	static const double round_factor[3] = { 1.0, 0.9, 1.1 };
 	double ratio = fake_ratio(r) * round_factor[kv_get_long(r, "round", 0) % 3];
@@ -81,6 +81,15 @@ static void add_ok_figures(struct kv_out *o, const struct kv *r, double base)
 	kv_addf(o, "ratio_lo", "%.5f", ratio * 0.97);
 	kv_addf(o, "ratio_hi", "%.5f", ratio * 1.03);
 	kv_addf(o, "pairs", "%ld", kv_get_long(r, "pairs", 1));
+	return base / ratio;
+}
+
+/* The fake probe's floor of a family's bytes: 4 TB/s for a six-letter
+ * family (the router), 1% more per letter beyond, so that families of
+ * equal bytes get different floors and a test can tell them apart. */
+static double fake_floor_us(const char *family, double bytes)
+{
+	return bytes / (4.0e12 * (1 + 0.01 * ((double)strlen(family ? family : "") - 6))) * 1e6;
 }
 
 /* gemmtab sweep's cuBLASLt search: for orientation 0 (t), min(max, 3)
@@ -212,7 +221,20 @@ int main(void)
 			/* gemmtab bench: the library "timed" like a candidate */
 			kv_begin(&o, "result");
 			kv_add(&o, "id", kv_get(&r, "id"));
-			add_ok_figures(&o, &r, 5.0 + kv_get_long(&r, "m", 1) / 10.0);
+			const double lib = add_ok_figures(&o, &r, 5.0 + kv_get_long(&r, "m", 1) / 10.0);
+			if (kv_get(&r, "floor_blocks")) {
+				/* bench --paired: the probe's read of the weight
+				 * bytes, timed here 2% slower than the probe's own
+				 * floor (so the two columns differ), over lib */
+				const char *w = kv_get(&r, "w");
+				double bytes = (double)kv_get_long(&r, "n", 0) * kv_get_long(&r, "k", 0) *
+					       (w && !strcmp(w, "fp32") ? 4 : 2);
+				double fl = fake_floor_us(kv_get(&r, "family"), bytes) * 1.02;
+				kv_addf(&o, "floor_us", "%.4f", fl);
+				kv_addf(&o, "floor_frac", "%.5f", fl / lib);
+				kv_addf(&o, "floor_frac_lo", "%.5f", fl / lib * 0.95);
+				kv_addf(&o, "floor_frac_hi", "%.5f", fl / lib * 1.05);
+			}
 			/* gt_weight_explain's two forms: the made-up library
 			 * "ran the baseline" where it is 0-10% slower, an
 			 * entry everywhere else (10-20% slower included) */
@@ -245,18 +267,16 @@ int main(void)
 			kv_add(&o, "us", "3.5");
 			kv_send(&o, stdout);
 		} else if (!strcmp(r.op, "floor")) {
-			/* 4 TB/s for a six-letter family (the router), 1% more
-			 * per letter beyond: families of equal bytes get
-			 * different floors, so a test can tell them apart */
 			double bytes = kv_get_double(&r, "bytes", 0);
 			const char *fam = kv_get(&r, "family");
-			double bps = 4.0e12 * (1 + 0.01 * ((double)strlen(fam ? fam : "") - 6));
+			const double us = fake_floor_us(fam, bytes);
 			kv_begin(&o, "floor");
 			kv_add(&o, "family", fam);
 			kv_addf(&o, "bytes", "%.0f", bytes);
-			kv_addf(&o, "us", "%.4f", bytes / bps * 1e6);
-			kv_addf(&o, "gbps", "%.0f", bps / 1e9);
-			kv_add(&o, "config", "fake");
+			kv_addf(&o, "us", "%.4f", us);
+			kv_addf(&o, "gbps", "%.0f", bytes / us * 1e-3);
+			/* a configuration bench --paired can read, marked fake */
+			kv_add(&o, "config", "blocks_per_sm=8,threads=256,unroll=4,copies=4,fake");
 			kv_send(&o, stdout);
 		} else {
 			kv_begin(&o, "error");
