@@ -67,10 +67,10 @@ struct point {
 	double base_us, lib_us, ratio, lo, hi, err;
 	double floor_us;        /* the family's probed floor (--floors), or NaN */
 	/* --paired: the probe's read configuration (0: none), and the read's
-	 * median net time and the median floor / library ratio of its pairs
-	 * with the library (NaN when not measured) */
+	 * and the library's median net times in their batch and the median
+	 * floor / library ratio of its pairs (NaN when not measured) */
 	int floor_blocks, floor_unroll;
-	double pfloor_us, pfrac, plo, phi;
+	double pfloor_us, plib_us, pfrac, plo, phi;
 	char explain[512];
 };
 
@@ -149,7 +149,7 @@ static void measure(struct worker *w, struct point *p, int pairs, int round, int
 	enum call_result cr = worker_call(w, req, 120 + pairs * 0.05, &r, NULL);
 	free(req);
 	p->base_us = p->lib_us = p->ratio = p->lo = p->hi = p->err = NAN;
-	p->pfloor_us = p->pfrac = p->plo = p->phi = NAN;
+	p->pfloor_us = p->plib_us = p->pfrac = p->plo = p->phi = NAN;
 	if (cr != CALL_OK) {
 		snprintf(p->status, sizeof(p->status), "%s", cr == CALL_TIMEOUT ? "timeout" : "fault");
 		snprintf(p->explain, sizeof(p->explain), "the worker %s",
@@ -166,6 +166,7 @@ static void measure(struct worker *w, struct point *p, int pairs, int round, int
 	p->hi = kv_get_double(&r, "ratio_hi", NAN);
 	p->err = kv_get_double(&r, "err_global", NAN);
 	p->pfloor_us = kv_get_double(&r, "floor_us", NAN);
+	p->plib_us = kv_get_double(&r, "floor_lib_us", NAN);
 	p->pfrac = kv_get_double(&r, "floor_frac", NAN);
 	p->plo = kv_get_double(&r, "floor_frac_lo", NAN);
 	p->phi = kv_get_double(&r, "floor_frac_hi", NAN);
@@ -191,7 +192,7 @@ static double median_of(const double *v, int n)
 static void combine_rounds(struct point *out, const struct point *q, int n)
 {
 	double base[MAX_ROUNDS], lib[MAX_ROUNDS], ratio[MAX_ROUNDS];
-	double pfloor[MAX_ROUNDS], pfrac[MAX_ROUNDS];
+	double pfloor[MAX_ROUNDS], plib[MAX_ROUNDS], pfrac[MAX_ROUNDS];
 	*out = q[0];
 	for (int r = 0; r < n; r++) {
 		if (strcmp(q[r].status, "ok")) {
@@ -205,11 +206,13 @@ static void combine_rounds(struct point *out, const struct point *q, int n)
 		out->hi = fmax(out->hi, q[r].hi);
 		out->err = fmax(out->err, q[r].err);
 		pfloor[r] = q[r].pfloor_us;
+		plib[r] = q[r].plib_us;
 		pfrac[r] = q[r].pfrac;
 		out->plo = fmin(out->plo, q[r].plo);
 		out->phi = fmax(out->phi, q[r].phi);
 	}
 	out->pfloor_us = median_of(pfloor, n);
+	out->plib_us = median_of(plib, n);
 	out->pfrac = median_of(pfrac, n);
 	out->base_us = median_of(base, n);
 	out->lib_us = median_of(lib, n);
@@ -288,7 +291,7 @@ static double print_loads(const struct point *p, int n, int floors, int paired,
 	table_add(&t, "note");
 	for (int l = 0; l < REPORT_NLOADS; l++) {
 		int m = report_loads[l], complete = 1;
-		double base = 0, lib = 0, floor_sum = 0, pfloor_sum = 0;
+		double base = 0, lib = 0, floor_sum = 0, pfloor_sum = 0, plib_sum = 0;
 		char missing[128] = "";
 		for (int j = 0; j < REPORT_NFAMILIES; j++) {
 			const char *fam = load_family(report_families[j], m);
@@ -303,6 +306,7 @@ static double print_loads(const struct point *p, int n, int floors, int paired,
 			lib += p[i].lib_us;
 			floor_sum += p[i].floor_us;
 			pfloor_sum += p[i].pfloor_us;
+			plib_sum += p[i].plib_us;
 		}
 		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
 						  .speedup = base / lib, .complete = complete };
@@ -317,8 +321,8 @@ static double print_loads(const struct point *p, int n, int floors, int paired,
 			table_addf(&t, "%.2f", floor_sum / lib);
 		else if (floors)
 			table_add(&t, "-");
-		if (paired && complete && !isnan(pfloor_sum))
-			table_addf(&t, "%.2f", pfloor_sum / lib);
+		if (paired && complete && !isnan(pfloor_sum / plib_sum))
+			table_addf(&t, "%.2f", pfloor_sum / plib_sum);
 		else if (paired)
 			table_add(&t, "-");
 		table_add(&t, missing);
@@ -415,8 +419,8 @@ int cmd_bench(int argc, char **argv)
 			n++;
 		}
 		if (floors_path && nfloors && isnan(floor_us))
-			warning("--floors %s: no floor for %s; its floor_frac reads '-'",
-				floors_path, s->family);
+			warning("--floors %s: no floor for %s; its floor_frac%s reads '-'",
+				floors_path, s->family, paired ? " and paired" : "");
 	}
 	struct worker w = { 0 };
 	if (worker_start(&w, device))
@@ -467,8 +471,9 @@ int cmd_bench(int argc, char **argv)
 	if (paired)
 		fprintf(out, "paired: the same read of the point's weight bytes (the probe's "
 			"configuration) timed by this bench, paired with the library in one "
-			"batch: the median of the per-pair ratios floor / library (per load: "
-			"the sum of the reads' median times over lib_us)\n\n");
+			"batch of its own: the median of the per-pair ratios floor / library "
+			"(per load: the sum of the reads' median times over the sum of the "
+			"library's in those batches)\n\n");
 	print_points(p, n, floors_path != NULL, paired, f, out);
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
 	double score = print_loads(p, n, floors_path != NULL, paired, f, out, &covered);
