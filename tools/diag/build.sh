@@ -2,7 +2,8 @@
 # tools/diag/build.sh: builds the diagnostics of tools/diag into build/diag
 # (nvcc, sm_90a; not part of `make`): oneshot (one-shot reads of 8.4 MB
 # in several shapes), clusters (how many clusters of each size this unit
-# holds at once), twokernel (the two-kernel slowdown after side work,
+# holds at once), dsmem (the cycles of a hand-over between a cluster's
+# blocks: distributed shared memory, the cluster barrier), twokernel (the two-kernel slowdown after side work,
 # docs/notes.md run 159) and ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which fails loudly once the template has moved on;
@@ -21,8 +22,9 @@ fi
 # these link the tuner's own device kernels (flush, fills, streaming read)
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
+$NVCC -O2 -std=c++17 $ARCH -o build/diag/dsmem tools/diag/dsmem.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
-echo "built build/diag/oneshot, build/diag/clusters and build/diag/twokernel"
+echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem and build/diag/twokernel"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch; then
 	$NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -Ituner -o build/diag/ablate tools/diag/ablate.cu \
