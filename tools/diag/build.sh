@@ -22,7 +22,7 @@ fi
 # these link the tuner's own device kernels (flush, fills, streaming read)
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
-$NVCC -O2 -std=c++17 $ARCH -o build/diag/dsmem tools/diag/dsmem.cu
+$NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu tuner/harness.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem and build/diag/twokernel"
 # ablate last: its patch fails on any template it was not written for

@@ -50,6 +50,29 @@ __device__ __forceinline__ uint4 diag_ld_nc(const uint4 *p)
 	return v;
 }
 
+/* A shared-memory pointer as a 32-bit shared-window address. */
+__device__ __forceinline__ unsigned smem_u32(const void *p)
+{
+	return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* The address of this block's shared-memory address addr in the block of
+ * cluster rank rank (distributed shared memory). */
+__device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank)
+{
+	unsigned r;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
+	return r;
+}
+
+/* This block's rank in its cluster. */
+__device__ __forceinline__ unsigned ctarank()
+{
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	return r;
+}
+
 /* N(0, stddev^2) bf16 values, the tuner's fill (harness_fill_normal):
  * weights with stddev 0.02, activations with 1, as WORKLOAD.md's checks
  * use, so an output check of a variant compares real numbers. */

@@ -20,38 +20,9 @@
  * alone, then as many clusters as fill the GPU at two blocks per SM).
  * Usage: build/diag/dsmem (no arguments). Build: bash tools/diag/build.sh
  */
-#include <cstdio>
-#include <cuda_runtime.h>
-
-#define CHECK(x)                                                                  \
-	do {                                                                      \
-		cudaError_t e_ = (x);                                             \
-		if (e_ != cudaSuccess) {                                          \
-			fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));   \
-			return 1;                                                 \
-		}                                                                 \
-	} while (0)
+#include "diag.cuh"     /* CHECK, smem_u32, mapa, ctarank */
 
 static const int ITERS = 1000;
-
-__device__ __forceinline__ unsigned smem_u32(const void *p)
-{
-	return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank)
-{
-	unsigned r;
-	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-	return r;
-}
-
-__device__ __forceinline__ unsigned ctarank()
-{
-	unsigned r;
-	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-	return r;
-}
 
 __device__ __forceinline__ unsigned ctasize()
 {
@@ -122,7 +93,7 @@ __global__ void k_dsmem(double *out)
 }
 
 template <int MODE>
-static int run(const char *name, int cluster, int clusters, double *d_out, double *h_out)
+static void run(const char *name, int cluster, int clusters, double *d_out, double *h_out)
 {
 	cudaLaunchConfig_t cfg = {};
 	cudaLaunchAttribute attr;
@@ -153,7 +124,6 @@ static int run(const char *name, int cluster, int clusters, double *d_out, doubl
 	mhz /= 1000;
 	printf("%-9s cluster %d x %3d: %7.1f cycles (%.3f us at %d MHz), blocks %.1f..%.1f\n", name,
 	       cluster, clusters, sum / counted, sum / counted / mhz, mhz, lo, hi);
-	return 0;
 }
 
 int main()
@@ -169,11 +139,10 @@ int main()
 			/* alone, or 2 blocks per SM's worth of clusters (256 blocks
 			 * on 132 SMs: the slice at 8's grid) */
 			const int clusters = full ? 256 / c : 1;
-			if (run<0>("pingpong", c, clusters, d_out, h_out) ||
-			    run<1>("barrier", c, clusters, d_out, h_out) ||
-			    run<2>("relaxed", c, clusters, d_out, h_out) ||
-			    run<3>("push", c, clusters, d_out, h_out))
-				return 1;
+			run<0>("pingpong", c, clusters, d_out, h_out);
+			run<1>("barrier", c, clusters, d_out, h_out);
+			run<2>("relaxed", c, clusters, d_out, h_out);
+			run<3>("push", c, clusters, d_out, h_out);
 		}
 	CHECK(cudaFree(d_out));
 	return 0;

@@ -114,25 +114,6 @@ __device__ __forceinline__ void push_combine(float seed, float *out)
 	owner_sum(slots, per, out);
 }
 
-__device__ __forceinline__ unsigned smem_u32(const void *p)
-{
-	return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank)
-{
-	unsigned r;
-	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-	return r;
-}
-
-__device__ __forceinline__ unsigned ctarank()
-{
-	unsigned r;
-	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-	return r;
-}
-
 /* Every thread's share of the push: float4 u of this rank's 64 partials
  * into slot (rank, u) of its owner's slots (per = 64 / CLUSTER each). */
 __device__ __forceinline__ void push_slots(float seed, const void *slots)
