@@ -630,8 +630,7 @@ static void print_plan(const struct sweep *sw, const char *family)
 	}
 }
 
-/* Ids for the candidates of tasks from on (load_shape_ids first); which
- * of their screens the database already holds. */
+/* The database's id of every shape of the space. */
 static void load_shape_ids(struct sweep *sw)
 {
 	sw->shape_id = xcalloc((size_t)sw->sp.nshapes, sizeof(long long));
@@ -640,9 +639,11 @@ static void load_shape_ids(struct sweep *sw)
 			die("%s: cannot record shapes", sw->db_path);
 }
 
+/* Ids for the candidates of tasks from on (all of them, or what a
+ * climbing step added; load_shape_ids first), and which of their screens
+ * the database already holds. */
 static void load_ids(struct sweep *sw, int from)
 {
-	/* tasks [from, n): all of them, or what a climbing step added */
 	sw->cand_id = xrealloc(sw->cand_id, (size_t)sw->tl.n * sizeof(long long));
 	sw->done = xrealloc(sw->done, (size_t)sw->tl.n);
 	for (int i = from; i < sw->tl.n; i++) {

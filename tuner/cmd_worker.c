@@ -12,6 +12,7 @@
 #include "worker.h"
 #include "jit.h"
 #include "proto.h"
+#include "space.h"
 #include "tmpl.h"
 #include "util.h"
 
@@ -621,15 +622,14 @@ static int get_splitk(const struct kv *r, struct lt_variation *v, struct why *w)
 	return 0;
 }
 
-/* The optional "vary" of a request: attribute names (tile, stages,
- * cluster, custom), comma-separated, into v->what. */
+/* The optional "vary" of a request: attribute names (a space's
+ * cublaslt.vary: tile, stages, cluster, custom), comma-separated, into
+ * v->what. */
 static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = { { "tile", LT_VARY_TILE }, { "stages", LT_VARY_STAGES },
-		      { "cluster", LT_VARY_CLUSTER }, { "custom", LT_VARY_CUSTOM } };
+	_Static_assert(LT_VARY_TILE == 1 << 0 && LT_VARY_STAGES == 1 << 1 &&
+			       LT_VARY_CLUSTER == 1 << 2 && LT_VARY_CUSTOM == 1 << 3,
+		       "space_lt_vary_names[i] is bit 1 << i");
 	const char *list = kv_get(r, "vary"), *p = list;
 	v->what = 0;
 	if (!list)
@@ -637,9 +637,10 @@ static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 	do {
 		size_t len = strcspn(p, ",");
 		unsigned bit = 0;
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
-				bit = names[i].bit;
+		for (unsigned i = 0; space_lt_vary_names[i]; i++)
+			if (strlen(space_lt_vary_names[i]) == len &&
+			    !strncmp(p, space_lt_vary_names[i], len))
+				bit = 1u << i;
 		if (!bit || (v->what & bit) || (p[len] == ',' && !p[len + 1]))
 			return bad(w, "bad %s '%s': distinct names of tile, stages, cluster, custom",
 				   "vary", list);

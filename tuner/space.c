@@ -463,12 +463,13 @@ static int load_templates(const struct loader *L, const struct ynode *map, struc
 	return 0;
 }
 
+const char *const space_lt_vary_names[] = { "tile", "stages", "cluster", "custom", NULL };
+
 static int load_cublaslt(const struct loader *L, const struct ynode *map, struct lt_search *lt)
 {
 	static const char *const keys[] = { "orient", "top", "splitk", "vary", "vary_min_m",
 					     "vary_seeds", "vary_steps", NULL };
-	static const char *const vary_symbols[] = { "tile", "stages", "cluster", "custom", NULL };
-	static const struct tmpl_param vary = { "vary", 0, 3, vary_symbols };
+	static const struct tmpl_param vary = { "vary", 0, 3, space_lt_vary_names };
 	const struct tmpl *t = tmpl_find("blas_lt");
 	const struct ynode *v;
 	long x;
@@ -507,7 +508,7 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 			return -1;
 		for (int i = 0; i < v->nkids; i++)
 			snprintf(lt->vary + strlen(lt->vary), sizeof(lt->vary) - strlen(lt->vary),
-				 "%s%s", i ? "," : "", vary_symbols[which[i]]);
+				 "%s%s", i ? "," : "", space_lt_vary_names[which[i]]);
 	}
 	if ((v = lookup(map, "vary_min_m"))) {
 		if (get_long(L, v, 1, SPACE_MAX_M, "vary_min_m", &x))

@@ -92,6 +92,11 @@ struct lt_search {
 	int vary_steps;               /* seeded steps in one sweep (0: one) */
 };
 
+/* cublaslt.vary's attribute names, NULL-terminated: the worker's
+ * lt_algos request takes the same names (name i is lt.h's LT_VARY_* bit
+ * 1 << i). */
+extern const char *const space_lt_vary_names[];
+
 /* Whether a cuBLASLt search names variants of its proposals (and so can
  * vary seeds). */
 static inline int lt_varies(const struct lt_search *lt)

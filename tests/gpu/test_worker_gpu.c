@@ -628,7 +628,8 @@ static const struct test_case gpu_cases[] = {
 	T(reference_matches_cpu), T(activations_hold_probe_rows),
 	T(weights_are_seeded_normal_never_zero), T(baseline_validates_every_family),
 	T(planted_faults_fail_validation), T(candidate_kernels_from_a_cubin),
-	T(memset_steps_and_replays), T(counters_left_set_fail), T(static_limits_prune), T(cublaslt_top_algorithm_validates),
+	T(memset_steps_and_replays), T(counters_left_set_fail), T(static_limits_prune),
+	T(cublaslt_top_algorithm_validates),
 	T(timing_lands_in_sane_ranges), T(waves_follow_the_device_limits),
 };
 
