@@ -15,6 +15,7 @@ extern const struct tmpl tmpl_hilo;
 extern const struct tmpl tmpl_lt;
 extern const struct tmpl tmpl_mma;
 extern const struct tmpl tmpl_mma_hilo;
+extern const struct tmpl tmpl_mma_frag;
 extern const struct tmpl tmpl_planted;
 
 const struct tmpl *const tmpl_all[] = {
@@ -23,6 +24,7 @@ const struct tmpl *const tmpl_all[] = {
 	&tmpl_gemv,
 	&tmpl_mma,
 	&tmpl_mma_hilo,
+	&tmpl_mma_frag,
 	&tmpl_planted,
 	NULL,
 };

@@ -4,7 +4,7 @@
 # atomics and hi/lo also with programmatic dependent launch) and the
 # router's hi/lo kernels (atomics into the zeroed output, the cluster
 # that stores it, and atomics into an output an extra block of the
-# kernel zeroes behind a flag), run through the real sweep (worker process included):
+# kernel zeroes behind a flag) and mma_frag (no split-K), run through the real sweep (worker process included):
 # no error reported, and every candidate validated against the FP64
 # reference under the tool. The
 # tools watch our kernels only (mma_*): cuBLAS's baseline kernels are not
@@ -41,10 +41,10 @@ for tool in memcheck racecheck; do
 	check "$tool: no summary counts an error or hazard" bash -c "! grep -qE \
 		'ERROR SUMMARY: [1-9]|SUMMARY: [1-9][0-9]* hazards|\([1-9][0-9]* errors|, [1-9][0-9]* warnings\)' '$TMP/$tool.log'"
 	n=$(q "SELECT count(*) FROM result WHERE status = 'ok'")
-	check "$tool: 11 configurations validated ok ($n)" test "$n" = 11
+	check "$tool: 12 configurations validated ok ($n)" test "$n" = 12
 	check "$tool: 3 of them with pdl" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND c.params LIKE '%pdl=1%'")" = 3
 	grep -E "SUMMARY|Program hit|Race|Invalid" "$TMP/$tool.log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
-	if [ $rc != 0 ] || [ "$n" != 11 ]; then
+	if [ $rc != 0 ] || [ "$n" != 12 ]; then
 		echo "    $tool log (last 25 lines):"
 		tail -n 25 "$TMP/$tool.log" | cut -c1-200 | sed 's/^/    | /'
 		q "SELECT r.status, c.params, r.reason FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status <> 'ok'" | cut -c1-200 | sed 's/^/    | /'

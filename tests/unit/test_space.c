@@ -96,7 +96,7 @@ static const struct bad_case {
 	{ "dup_symbol", "19:28: duplicate cache value cg" },
 	{ "unknown_symbol", "19:24: unknown cache value 'fast' (expected default, cg, nc_na, "
 		"evict_first, nc_na_evict_first)" },
-	{ "unknown_template", "12:3: unknown template 'gemm' (known: blas_hilo, blas_lt, gemv, mma_skinny, mma_hilo, planted)" },
+	{ "unknown_template", "12:3: unknown template 'gemm' (known: blas_hilo, blas_lt, gemv, mma_skinny, mma_hilo, mma_frag, planted)" },
 	{ "unknown_param", "14:7: unknown parameter 'warp' of template gemv (expected warps, "
 		"rows, tokens, unroll, split, cache)" },
 	{ "param_not_list", "15:13: rows must be a list, not a scalar" },
@@ -292,10 +292,12 @@ TEST(tiny_space)
 		CHECK_INT(r->y, DT_FP32);
 		CHECK_NEAR(r->tol, 1e-4, 1e-12);
 	}
-	CHECK_INT(sp.ngrids, 2);
+	CHECK_INT(sp.ngrids, 3);
 	CHECK_STR(sp.grids[0].tmpl->stem, "gemv");
-	if (sp.ngrids > 1)
+	if (sp.ngrids > 2) {
 		CHECK_STR(sp.grids[1].tmpl->stem, "mma_skinny");
+		CHECK_STR(sp.grids[2].tmpl->stem, "mma_frag");
+	}
 	/* between them the candidates use every cache policy and split 1, > 1 */
 	int cache = tmpl_param_index(sp.grids[0].tmpl, "cache");
 	int split = tmpl_param_index(sp.grids[0].tmpl, "split");
@@ -314,8 +316,9 @@ TEST(tiny_space)
 	 * only): 2 token tiles x 2 layouts x (split 1, split 2 partials and
 	 * cluster, split 4 atomic) = 16 at each m with mma.sync, the 8
 	 * partials and atomic ones again with pdl, and the 4 split 2 clusters
-	 * again with wgmma */
-	CHECK_INT(total, 28 + 2 * (16 + 8 + 4));
+	 * again with wgmma; mma_frag: 2 at each m of each shape (the
+	 * space has no dtype constraint: its adapter refuses the router) */
+	CHECK_INT(total, 28 + 2 * (16 + 8 + 4) + 8);
 	space_free(&sp);
 	CHECK(!sp.shapes && !sp.grids && !sp.path);
 }

@@ -47,6 +47,11 @@
  *           copies block 0's share, its first piece rotated or not)
  *   bxC     every byte by bulk copies: the block's own share, and 1/C of
  *           the shared bytes multicast to its cluster of C (run 134)
+ *   cpso    one owner per cluster with a larger share LO (the peers LP
+ *           each), rotated over the ranks or not (k_cps, session 15)
+ *   reg8    no split-K: 8 (or 16) weight rows a block over all of K, each
+ *           lane's 16-byte weight and token loads straight into mma.sync
+ *           registers, k permuted alike on both sides (k_reg8, session 15)
  *   +pri    after the flush (untimed) a kernel that holds 200 KiB of shared
  *           memory on every SM: does the SMs' carveout change cost time?
  *
@@ -689,6 +694,153 @@ __global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
 		*sink = acc;
 }
 
+/* One owner per cluster with a larger share of the bytes (session 15):
+ * the owner (rank 0, or with ROT rank cluster % CLUSTER so that owners
+ * spread over the SMs) copies LO chunks per thread, each peer LP (LO + 7
+ * LP = 8 x 16: the cluster reads what 8 blocks of cp 256 x128 L16 read).
+ * The peers finish first, push their 64 float4s into the owner's slots
+ * and arrive (release, cluster scope) on its mbarrier, then leave; if the
+ * owner's extra share takes as long as that hand-over, the push's
+ * latency hides behind the owner's own stream. */
+template <int LO, int LP, int ROT>
+__global__ void k_cps(const uint4 *p, unsigned *sink, float *out)
+{
+	static_assert(LO + (CLUSTER - 1) * LP == CLUSTER * 16, "a cluster reads 8 x 16 chunks");
+	extern __shared__ uint4 ring[];
+	__shared__ float4 oslots[CLUSTER * 64];
+	__shared__ unsigned long long bar;
+	const unsigned rank = ctarank();
+	const int cluster = blockIdx.x / CLUSTER;
+	const unsigned owner = ROT ? cluster % CLUSTER : 0;
+	const int idx = (int)((rank - owner) & (CLUSTER - 1));
+	if (rank == owner && threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+			     ::"r"(smem_u32(&bar)), "r"(CLUSTER - 1) : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	}
+	__syncthreads();
+	asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+	const int first = cluster * CLUSTER * 16 + (idx == 0 ? 0 : LO + (idx - 1) * LP);
+	const int count = idx == 0 ? LO : LP;
+	const uint4 *q = p + (size_t)first * blockDim.x;
+	const unsigned base = smem_u32(ring);
+	for (int u = 0; u < count; u++)
+		cp16(base + (u * blockDim.x + threadIdx.x) * 16, q + u * blockDim.x + threadIdx.x);
+	asm volatile("cp.async.commit_group;" ::: "memory");
+	asm volatile("cp.async.wait_group 0;" ::: "memory");
+	__syncthreads();
+	unsigned acc = 0;
+	for (int u = 0; u < count; u++) {
+		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (count * blockDim.x)];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	const float seed = (float)(acc & 1);
+	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+	if (rank != owner) {
+		for (int u = threadIdx.x; u < 64; u += blockDim.x) {
+			unsigned dst = mapa(smem_u32(&oslots[idx * 64 + u]), owner);
+			asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+				     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
+				     : "memory");
+		}
+		__syncthreads();
+		if (threadIdx.x == 0)
+			asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
+				     ::"r"(mapa(smem_u32(&bar), owner)) : "memory");
+		return;
+	}
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(&bar))
+		     : "memory");
+	if (threadIdx.x < 64) {
+		float4 t = make_float4(seed, seed, seed, seed);
+		for (int r = 1; r < CLUSTER; r++) {
+			const float4 v = oslots[r * 64 + threadIdx.x];
+			t.x += v.x;
+			t.y += v.y;
+			t.z += v.z;
+			t.w += v.w;
+		}
+		if (t.x == 1234.5f)
+			out[blockIdx.x] = t.y;
+	}
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* The slice at M = 8 with no split-K and no shared memory in the loop
+ * (session 15): a block owns 8 * NT weight rows over all of K; its WARPS
+ * warps split K, each lane loading 16 bytes of a weight row and 16 bytes
+ * of a token row per 32 k straight into registers (every load issued
+ * before the first MMA). mma.sync m16n8k16 takes tokens on its M side (8
+ * of 16 rows: a1 = a3 = 0) and weights on its N side; lane (g, t) feeds
+ * k slots 2t, 2t+1, 2t+8, 2t+9 of two k16 steps with the real k 8t..8t+7
+ * of its 32, for the tokens (A, row g) and the weights (B, column g)
+ * alike: the same permutation of k on both sides leaves the product as
+ * it is, and both loads are 16 contiguous bytes of the row-major data.
+ * The warps' sums meet in shared memory once. ROT rotates each block's
+ * order of issue along K so that blocks ask the L2 for different token
+ * lines first (ROT 1: the order of a warp's steps; 2: which warp takes
+ * which part of K); PACK reads W as if packed per 8 rows and 32 k (512
+ * contiguous bytes a warp's load; the bytes are random, so the read is
+ * what is timed). out is the copy's 64 KiB of activations (8 x 4096 bf16). */
+__device__ __forceinline__ void mma16816(float *c, unsigned a0, unsigned a2, unsigned b0, unsigned b1)
+{
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+		     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		     : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
+}
+
+template <int WARPS, int NT, int ROT, int PACK = 0>
+__global__ void __launch_bounds__(WARPS * 32, 1) k_reg8(const uint4 *p, unsigned *sink, float *out)
+{
+	constexpr int KQ = 4096 / 8;                    /* 16-byte units per row */
+	constexpr int ITER = 4096 / (32 * WARPS);       /* 32-k steps per warp */
+	__shared__ float red[WARPS][8][8 * NT];
+	const uint4 *x = reinterpret_cast<const uint4 *>(out);
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int g = lane >> 2, t = lane & 3;
+	const int row0 = blockIdx.x * 8 * NT;
+	uint4 wv[ITER][NT], xv[ITER];
+#pragma unroll
+	for (int i = 0; i < ITER; i++) {
+		const int ii = ROT == 1 ? (i + blockIdx.x) % ITER : i;
+		const int wk = ROT == 2 ? (warp + blockIdx.x) % WARPS : warp;
+		const int chunk = wk * ITER + ii;       /* which 32 k */
+		const int kq = chunk * 4 + t;
+		xv[i] = diag_ld_nc(x + g * KQ + kq);
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			wv[i][j] = diag_ld_nc(p + (PACK ? ((size_t)(row0 / 8 + j) * (KQ / 4) + chunk) * 32 + lane
+						    : (size_t)(row0 + j * 8 + g) * KQ + kq));
+	}
+	float c[NT][4] = {};
+#pragma unroll
+	for (int i = 0; i < ITER; i++)
+#pragma unroll
+		for (int j = 0; j < NT; j++) {
+			mma16816(c[j], xv[i].x, xv[i].y, wv[i][j].x, wv[i][j].y);
+			mma16816(c[j], xv[i].z, xv[i].w, wv[i][j].z, wv[i][j].w);
+		}
+#pragma unroll
+	for (int j = 0; j < NT; j++) {
+		red[warp][g][j * 8 + 2 * t] = c[j][0];
+		red[warp][g][j * 8 + 2 * t + 1] = c[j][1];
+	}
+	__syncthreads();
+	if ((int)threadIdx.x < 64 * NT) {
+		const int tok = threadIdx.x / (8 * NT), r = threadIdx.x % (8 * NT);
+		float s = 0.0f;
+#pragma unroll
+		for (int w = 0; w < WARPS; w++)
+			s += red[w][tok][r];
+		if (s == 1234.5f)
+			*sink = (unsigned)row0 + r;
+	}
+}
+
 /* mma_zero_f32 in miniature: 2048 float4 = 32 KiB. */
 __global__ void k_zero(float *out)
 {
@@ -980,6 +1132,25 @@ int main(int argc, char **argv)
 		{ "cpcs 512 x128 L8 sentinel push", (const void *)k_cp<8, 9>, 512, 128, CLUSTER, 16384, 0 },
 		{ "cpcS 256 x128 L16 sentinel, late release", (const void *)k_cp<16, 10>, 256, 128, CLUSTER, 32768, 0 },
 		{ "cpcR 256 x128 L16 sentinel, late relaxed", (const void *)k_cp<16, 11>, 256, 128, CLUSTER, 32768, 0 },
+		/* no split-K, registers only (session 15): 8 x NT rows a block */
+		{ "reg8 128 w16", (const void *)k_reg8<16, 1, 0>, 128, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 128 w16 rot", (const void *)k_reg8<16, 1, 1>, 128, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 128 w8 rot", (const void *)k_reg8<8, 1, 1>, 128, 256, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 128 w32 rot", (const void *)k_reg8<32, 1, 1>, 128, 1024, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 64 nt2 w16 rot", (const void *)k_reg8<16, 2, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 64 nt2 w16 wrot", (const void *)k_reg8<16, 2, 2>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 64 nt2 w16 pack", (const void *)k_reg8<16, 2, 0, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 64 nt2 w16 wrot pack", (const void *)k_reg8<16, 2, 2, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 64 nt2 w16", (const void *)k_reg8<16, 2, 0>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 128 w16 pack", (const void *)k_reg8<16, 1, 0, 1>, 128, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 128 w16 wrot pack", (const void *)k_reg8<16, 1, 2, 1>, 128, 512, 1, 0, 0, 0, 0, 1 },
+		{ "reg8 64 nt2 w8 pack", (const void *)k_reg8<8, 2, 0, 1>, 64, 256, 1, 0, 0, 0, 0, 1 },
+		/* one owner with a larger share (session 15): LO / LP chunks */
+		{ "cpso 256 L16/16 rot", (const void *)k_cps<16, 16, 1>, 256, 128, CLUSTER, 16 * 2048, 0 },
+		{ "cpso 256 L30/14 rot", (const void *)k_cps<30, 14, 1>, 256, 128, CLUSTER, 30 * 2048, 0 },
+		{ "cpso 256 L44/12 rot", (const void *)k_cps<44, 12, 1>, 256, 128, CLUSTER, 44 * 2048, 0 },
+		{ "cpso 256 L44/12 r0", (const void *)k_cps<44, 12, 0>, 256, 128, CLUSTER, 44 * 2048, 0 },
+		{ "cpso 256 L51/11 rot", (const void *)k_cps<51, 11, 1>, 256, 128, CLUSTER, 51 * 2048, 0 },
 	};
 	/* each kernel's largest dynamic shared memory over its variants (one
 	 * kernel serves several sizes: the last set must not be a smaller) */

@@ -1,0 +1,195 @@
+/*
+ * mma_frag.cuh: tensor-core GEMM for a handful of tokens with no split-K
+ * and no shared memory in its loop, Y[M,N] = X[M,K] * W[N,K]^T with W, X
+ * and Y bf16 and FP32 accumulation.
+ *
+ * A block owns NT groups of 8 weight rows over all of K and TOK (8 or 16)
+ * tokens; nothing is combined across blocks. mma.sync m16n8k16 takes the
+ * tokens on its M side (TOK 8: rows 8-15 are zero) and the weights on its
+ * N side. Lane (g, t) of a warp (g = lane / 4, t = lane % 4) feeds the k
+ * slots 2t, 2t+1, 2t+8, 2t+9 of two k16 steps with the real k 8t .. 8t+7
+ * of each 32: token g's 16 contiguous bytes there are its A registers
+ * a0, a2 (then a1, a3 from token g + 8), weight row g's its B registers.
+ * The same permutation of k on both sides leaves every product as it is,
+ * and every load is 16 contiguous bytes straight into the registers the
+ * MMA takes: no ldmatrix, no shared-memory ring.
+ *
+ * W is read packed in 8 x 8 tiles (RELAYOUT_TILES with rows 8, cols 8,
+ * runtime/pack.cuh; its swizzle is the identity at one chunk per row):
+ * tile (r, q) = rows 8r .. 8r+7, k 8q .. 8q+7 is 128 contiguous bytes at
+ * element (r * K/8 + q) * 64, so the 16 bytes lane (g, t) takes of 32 k
+ * at chunk c are at uint4 (r * K/8 + 4c + t) * 8 + g, and a warp's load
+ * is 512 contiguous bytes (run 205: 2.91 us against 3.30 for the rows as
+ * given, the slice's bytes at M = 8).
+ *
+ * The WARPS warps split K in equal contiguous ranges of 32-k chunks and
+ * walk theirs U chunks at a time: U chunks of weights and tokens are in
+ * flight from the start, and each chunk's registers are refilled with the
+ * next batch's chunk as soon as its MMAs have read them. At the end the
+ * warps' sums meet once in shared memory ([WARPS][TOK][8 NT] FP32) and
+ * leave as bf16 pairs.
+ *
+ * Tunable: WARPS, NT, TOK, U and the weights' cache policy (CACHE:
+ * MMA_FRAG_CACHE_NA = ld.global.nc.L1::no_allocate, MMA_FRAG_CACHE_EF =
+ * the same with an L2 evict_first policy).
+ *
+ * Launch (tuner/tmpl_mma_frag.c builds the plan):
+ *   mma_frag_kernel<WARPS, NT, TOK, U, CACHE>(W packed, X, Y, M, N, K):
+ *       grid (ceil(M/TOK), N/(8 NT)), block WARPS*32, no dynamic shared
+ *       memory. Requires N % (8 NT) == 0, K % (32 WARPS U) == 0, 16-byte
+ *       aligned W, X and Y rows (K % 8 == 0, N % 8 == 0), any M >= 1.
+ *
+ * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
+ * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
+ */
+#pragma once
+
+#include <cuda_bf16.h>
+
+/* Weight load policies (the adapter's "cache" symbols, same order). */
+#define MMA_FRAG_CACHE_NA 0
+#define MMA_FRAG_CACHE_EF 1
+
+__device__ __forceinline__ uint4 mma_frag_ld_na(const void *p)
+{
+	uint4 v;
+	asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+		     : "l"(p));
+	return v;
+}
+
+__device__ __forceinline__ uint4 mma_frag_ld_ef(const void *p, unsigned long long policy)
+{
+	uint4 v;
+	asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+		     : "l"(p), "l"(policy));
+	return v;
+}
+
+template <int CACHE>
+__device__ __forceinline__ uint4 mma_frag_ld_w(const uint4 *p, unsigned long long policy)
+{
+	if constexpr (CACHE == MMA_FRAG_CACHE_EF)
+		return mma_frag_ld_ef(p, policy);
+	else
+		return mma_frag_ld_na(p);
+}
+
+/* One m16n8k16 step: A = {a0, a1, a2, a3} (tokens g and g + 8), B = {b0, b1}. */
+__device__ __forceinline__ void mma_frag_16816(float *c, unsigned a0, unsigned a1, unsigned a2,
+					       unsigned a3, unsigned b0, unsigned b1)
+{
+	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+		     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+template <int WARPS, int NT, int TOK, int U, int CACHE>
+__global__ void __launch_bounds__(WARPS * 32, 1)
+mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M, int N,
+		int K)
+{
+	static_assert(WARPS >= 1 && WARPS <= 32, "warps in [1, 32]");
+	static_assert(NT >= 1 && NT <= 8, "nt in [1, 8]");
+	static_assert(TOK == 8 || TOK == 16, "tok is 8 or 16");
+	static_assert(U >= 1 && U <= 16, "u in [1, 16]");
+	constexpr int XT = TOK / 8;     /* token groups of 8 */
+	constexpr int ROWS = 8 * NT;
+	__shared__ float red[WARPS][TOK][ROWS];
+
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int g = lane >> 2, t = lane & 3;
+	const int t0 = blockIdx.x * TOK;
+	const int group0 = blockIdx.y * NT;     /* first 8-row group */
+	const int kq = K / 8;                   /* 16-byte units of a row */
+	const int per_warp = K / 32 / WARPS;    /* 32-k chunks of a warp */
+	const int batches = per_warp / U;
+	const int c0 = warp * per_warp;
+
+	unsigned long long policy = 0;
+	if constexpr (CACHE == MMA_FRAG_CACHE_EF)
+		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+
+	const uint4 *w4 = reinterpret_cast<const uint4 *>(W);
+	const uint4 *x4 = reinterpret_cast<const uint4 *>(X);
+	/* token rows past M read nothing: their registers stay zero */
+	const uint4 *xrow[XT];
+	bool xok[XT];
+#pragma unroll
+	for (int h = 0; h < XT; h++) {
+		xok[h] = t0 + h * 8 + g < M;
+		xrow[h] = x4 + (size_t)(xok[h] ? t0 + h * 8 + g : 0) * kq + t;
+	}
+	auto w_at = [&](int j, int c) {
+		return w4 + ((size_t)(group0 + j) * kq + 4 * c + t) * 8 + g;
+	};
+
+	uint4 wv[U][NT], xv[U][XT];
+#pragma unroll
+	for (int i = 0; i < U; i++) {
+#pragma unroll
+		for (int h = 0; h < XT; h++)
+			xv[i][h] = xok[h] ? mma_frag_ld_na(xrow[h] + (c0 + i) * 4) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			wv[i][j] = mma_frag_ld_w<CACHE>(w_at(j, c0 + i), policy);
+	}
+
+	float acc[NT][4];
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+
+	for (int b = 0; b < batches; b++) {
+		const bool more = b + 1 < batches;
+#pragma unroll
+		for (int i = 0; i < U; i++) {
+			const uint4 xa = xv[i][0];
+			const uint4 xb = XT > 1 ? xv[i][XT - 1] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+			for (int j = 0; j < NT; j++) {
+				mma_frag_16816(acc[j], xa.x, xb.x, xa.y, xb.y, wv[i][j].x, wv[i][j].y);
+				mma_frag_16816(acc[j], xa.z, xb.z, xa.w, xb.w, wv[i][j].z, wv[i][j].w);
+			}
+			if (more) {
+				const int c = c0 + (b + 1) * U + i;
+#pragma unroll
+				for (int h = 0; h < XT; h++)
+					if (xok[h])
+						xv[i][h] = mma_frag_ld_na(xrow[h] + c * 4);
+#pragma unroll
+				for (int j = 0; j < NT; j++)
+					wv[i][j] = mma_frag_ld_w<CACHE>(w_at(j, c), policy);
+			}
+		}
+	}
+
+	/* c0, c1: token g, rows 2t, 2t+1 of group j; c2, c3: token g + 8 */
+#pragma unroll
+	for (int j = 0; j < NT; j++) {
+		red[warp][g][j * 8 + 2 * t] = acc[j][0];
+		red[warp][g][j * 8 + 2 * t + 1] = acc[j][1];
+		if constexpr (TOK == 16) {
+			red[warp][g + 8][j * 8 + 2 * t] = acc[j][2];
+			red[warp][g + 8][j * 8 + 2 * t + 1] = acc[j][3];
+		}
+	}
+	__syncthreads();
+	/* one bf16 pair of Y per thread: the warps' sums added in warp order */
+	for (int u = threadIdx.x; u < TOK * ROWS / 2; u += WARPS * 32) {
+		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
+		if (t0 + tok >= M)
+			continue;
+		float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+		for (int w = 0; w < WARPS; w++) {
+			s0 += red[w][tok][r];
+			s1 += red[w][tok][r + 1];
+		}
+		*reinterpret_cast<__nv_bfloat162 *>(Y + (size_t)(t0 + tok) * N + group0 * 8 + r) =
+			__floats2bfloat162_rn(s0, s1);
+	}
+}

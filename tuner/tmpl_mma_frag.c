@@ -1,0 +1,125 @@
+/*
+ * tmpl_mma_frag.c: the adapter of templates/mma_frag.cuh, the tensor-core GEMM
+ * for a handful of tokens whose blocks each own whole rows of W over all
+ * of K (no split-K, nothing combined across blocks) and load W and X
+ * straight into mma.sync's registers: its parameters, static legality,
+ * NVRTC name expressions and launch plan. W is read packed in 8 x 8 tiles
+ * (RELAYOUT_TILES). Must agree with the launch contract written at the
+ * top of mma_frag.cuh.
+ */
+#include "tmpl.h"
+
+#include <stdio.h>
+
+enum { P_WARPS, P_NT, P_TOK, P_U, P_CACHE, NPARAMS };
+
+/* Same order as MMA_FRAG_CACHE_* in mma_frag.cuh. */
+static const char *const cache_symbols[] = { "nc_na", "evict_first", NULL };
+
+static const struct tmpl_param params[NPARAMS] = {
+	[P_WARPS] = { "warps", 1, 32, NULL },
+	[P_NT]    = { "nt", 1, 8, NULL },
+	[P_TOK]   = { "tok", 8, 16, NULL },
+	[P_U]     = { "u", 1, 16, NULL },
+	[P_CACHE] = { "cache", 0, 1, cache_symbols },
+};
+
+/* The packed tile (runtime/pack.cuh): 8 rows by one 16-byte chunk, whose
+ * swizzle is the identity. */
+#define TILE_ROWS 8
+#define TILE_COLS 8
+/* Registers a thread needs beside its load and accumulator arrays. */
+#define REG_OVERHEAD 24
+#define MAX_REGS_PER_THREAD 255
+#define REGS_PER_SM 65536
+/* Static shared memory of one block (the warps' sums). */
+#define MAX_STATIC_SMEM (48 * 1024)
+#define MAX_GRID_Y 65535
+
+static const char *frag_check(const struct shape *s, const long *p)
+{
+	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
+	if (bad)
+		return bad;
+	if (s->w != DT_BF16 || s->x != DT_BF16 || s->y != DT_BF16)
+		return "w, x and y must be bf16";
+	if (p[P_TOK] != 8 && p[P_TOK] != 16)
+		return "tok must be 8 or 16";
+	const long rows = TILE_ROWS * p[P_NT];
+	if (s->n % rows)
+		return "n not a multiple of 8*nt";
+	if (s->k % (32 * p[P_WARPS] * p[P_U]))
+		return "k not a multiple of 32*warps*u";
+	if (s->n / rows > MAX_GRID_Y)
+		return "n/(8*nt) exceeds the grid";
+	const long threads = p[P_WARPS] * 32;
+	long limit = REGS_PER_SM / threads;
+	if (limit > MAX_REGS_PER_THREAD)
+		limit = MAX_REGS_PER_THREAD;
+	/* a uint4 per weight group and per token group of each chunk in
+	 * flight, and 4 accumulators per weight group */
+	const long loads = 4 * p[P_U] * (p[P_NT] + p[P_TOK] / 8);
+	if (loads + 4 * p[P_NT] + REG_OVERHEAD > limit)
+		return "loads and accumulators do not fit in registers";
+	if (p[P_WARPS] * p[P_TOK] * rows * 4 > MAX_STATIC_SMEM)
+		return "the warps' sums exceed 48 KiB of shared memory";
+	return NULL;
+}
+
+static int frag_kernels(const struct shape *s, const long *p,
+			char names[][TMPL_NAME_MAX], int max)
+{
+	(void)s;
+	if (max < 1)
+		return -1;
+	snprintf(names[0], TMPL_NAME_MAX, "mma_frag_kernel<%ld, %ld, %ld, %ld, %ld>", p[P_WARPS],
+		 p[P_NT], p[P_TOK], p[P_U], p[P_CACHE]);
+	return 1;
+}
+
+static void add_arg(struct launch_step *st, enum arg_kind kind)
+{
+	st->args[st->nargs].kind = kind;
+	st->args[st->nargs].value = 0;
+	st->nargs++;
+}
+
+static int frag_plan(const struct shape *s, const long *p, int m, struct launch_plan *out)
+{
+	if (m < 1 || frag_check(s, p))
+		return -1;
+	*out = (struct launch_plan){ 0 };
+	struct launch_step *st = &out->steps[out->nsteps++];
+	st->kind = STEP_KERNEL;
+	st->kernel = 0;
+	st->grid[0] = (unsigned)((m + p[P_TOK] - 1) / p[P_TOK]);
+	st->grid[1] = (unsigned)(s->n / (TILE_ROWS * p[P_NT]));
+	st->grid[2] = 1;
+	st->block[0] = (unsigned)(p[P_WARPS] * 32);
+	st->block[1] = st->block[2] = 1;
+	add_arg(st, ARG_PREP);
+	add_arg(st, ARG_X);
+	add_arg(st, ARG_Y);
+	add_arg(st, ARG_M);
+	add_arg(st, ARG_N);
+	add_arg(st, ARG_K);
+	return 0;
+}
+
+static struct relayout frag_relayout(const long *p)
+{
+	(void)p;
+	return (struct relayout){ RELAYOUT_TILES, TILE_ROWS, TILE_COLS };
+}
+
+const struct tmpl tmpl_mma_frag = {
+	.stem = "mma_frag",
+	.source = "templates/mma_frag.cuh",
+	.adapter = "tuner/tmpl_mma_frag.c",
+	.params = params,
+	.nparams = NPARAMS,
+	.relayout = frag_relayout,
+	.check = frag_check,
+	.kernels = frag_kernels,
+	.plan = frag_plan,
+};
