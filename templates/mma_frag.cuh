@@ -6,7 +6,8 @@
  * A block owns NT groups of 8 weight rows over all of K and TOK (8 or 16)
  * tokens; nothing is combined across blocks. mma.sync m16n8k16 takes the
  * tokens on its M side (TOK 8: rows 8-15 are zero) and the weights on its
- * N side. Lane (g, t) of a warp (g = lane / 4, t = lane % 4) feeds the k
+ * N side (a token row past M repeats row M - 1: its sums are never
+ * stored). Lane (g, t) of a warp (g = lane / 4, t = lane % 4) feeds the k
  * slots 2t, 2t+1, 2t+8, 2t+9 of two k16 steps with the real k 8t .. 8t+7
  * of each 32: token g's 16 contiguous bytes there are its A registers
  * a0, a2 (then a1, a3 from token g + 8), weight row g's its B registers.
@@ -14,13 +15,15 @@
  * and every load is 16 contiguous bytes straight into the registers the
  * MMA takes: no ldmatrix, no shared-memory ring.
  *
- * W is read packed in 8 x 8 tiles (RELAYOUT_TILES with rows 8, cols 8,
- * runtime/pack.cuh; its swizzle is the identity at one chunk per row):
- * tile (r, q) = rows 8r .. 8r+7, k 8q .. 8q+7 is 128 contiguous bytes at
- * element (r * K/8 + q) * 64, so the 16 bytes lane (g, t) takes of 32 k
- * at chunk c are at uint4 (r * K/8 + 4c + t) * 8 + g, and a warp's load
- * is 512 contiguous bytes (run 205: 2.91 us against 3.30 for the rows as
- * given, the slice's bytes at M = 8).
+ * W is read packed in 8 x 32 tiles (RELAYOUT_TILES with rows 8, cols 32,
+ * runtime/pack.cuh): tile (r, c) = rows 8r .. 8r+7, k 32c .. 32c+31 is
+ * 512 contiguous bytes at element (r * K/32 + c) * 256, row g's 16-byte
+ * chunk q at byte 64 g + 16 (q ^ ((g >> 1) & 3)) (the swizzle of a
+ * 4-chunk row). Lane (g, t) takes chunk t of row g, so the eight lanes
+ * of each quarter of a warp read one 128-byte line (rows 2p, 2p+1) and
+ * the warp 512 contiguous bytes (run 205: 2.91 us for the slice's bytes
+ * at M = 8 read so, against 3.30 for the rows as given; run 209: 8 x 8
+ * tiles, a quarter-warp's lanes on four lines, 4.4).
  *
  * The WARPS warps split K in equal contiguous ranges of 32-k chunks and
  * walk theirs U chunks at a time: U chunks of weights and tokens are in
@@ -87,6 +90,21 @@ __device__ __forceinline__ void mma_frag_16816(float *c, unsigned a0, unsigned a
 		     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+/* The two k16 steps of one 32-k chunk for every weight group: xv[h] holds
+ * token rows h * 8 + g, wv[j] weight row g of group j. */
+template <int NT, int XT>
+__device__ __forceinline__ void mma_frag_step(float (*acc)[4], const uint4 *xv, const uint4 *wv)
+{
+	const uint4 xa = xv[0];
+	/* one token group: rows 8-15 of A are zero */
+	const uint4 xb = XT > 1 ? xv[XT - 1] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+	for (int j = 0; j < NT; j++) {
+		mma_frag_16816(acc[j], xa.x, xb.x, xa.y, xb.y, wv[j].x, wv[j].y);
+		mma_frag_16816(acc[j], xa.z, xb.z, xa.w, xb.w, wv[j].z, wv[j].w);
+	}
+}
+
 template <int WARPS, int NT, int TOK, int U, int CACHE>
 __global__ void __launch_bounds__(WARPS * 32, 1)
 mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M, int N,
@@ -115,27 +133,33 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 
 	const uint4 *w4 = reinterpret_cast<const uint4 *>(W);
 	const uint4 *x4 = reinterpret_cast<const uint4 *>(X);
-	/* token rows past M read nothing: their registers stay zero */
-	const uint4 *xrow[XT];
-	bool xok[XT];
+	/* A token row past M reads row M - 1 again: row m of the product
+	 * depends on row m of A only, and the rows past M are never stored.
+	 * (Zeroing them instead puts a use of each load right after it, and
+	 * the warp then waits for every load in turn: run 206.) */
+	/* one pointer per token group and per weight group at this warp's
+	 * first chunk; a chunk i further is a constant offset (64 bytes of a
+	 * token row, 512 of a weight group), so each load takes an immediate
+	 * offset and no address registers of its own (ptxas kept 24 64-bit
+	 * addresses and all 128 registers for the 16 x 2 x 8 tile before) */
+	const uint4 *xp[XT], *wp[NT];
 #pragma unroll
-	for (int h = 0; h < XT; h++) {
-		xok[h] = t0 + h * 8 + g < M;
-		xrow[h] = x4 + (size_t)(xok[h] ? t0 + h * 8 + g : 0) * kq + t;
-	}
-	auto w_at = [&](int j, int c) {
-		return w4 + ((size_t)(group0 + j) * kq + 4 * c + t) * 8 + g;
-	};
+	for (int h = 0; h < XT; h++)
+		xp[h] = x4 + (size_t)min(t0 + h * 8 + g, M - 1) * kq + c0 * 4 + t;
+	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		wp[j] = w4 + ((size_t)(group0 + j) * (kq / 4) + c0) * 32 + wlane;
 
 	uint4 wv[U][NT], xv[U][XT];
 #pragma unroll
 	for (int i = 0; i < U; i++) {
 #pragma unroll
 		for (int h = 0; h < XT; h++)
-			xv[i][h] = xok[h] ? mma_frag_ld_na(xrow[h] + (c0 + i) * 4) : make_uint4(0, 0, 0, 0);
+			xv[i][h] = mma_frag_ld_na(xp[h] + i * 4);
 #pragma unroll
 		for (int j = 0; j < NT; j++)
-			wv[i][j] = mma_frag_ld_w<CACHE>(w_at(j, c0 + i), policy);
+			wv[i][j] = mma_frag_ld_w<CACHE>(wp[j] + i * 32, policy);
 	}
 
 	float acc[NT][4];
@@ -143,29 +167,32 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	for (int j = 0; j < NT; j++)
 		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 
-	for (int b = 0; b < batches; b++) {
-		const bool more = b + 1 < batches;
+	/* steady state: each chunk's registers refilled from the next batch
+	 * as soon as its MMAs have read them; then the last batch straight
+	 * (no branch between the first loads and their MMAs when one batch
+	 * covers the warp's K: run 208, a loop with the refill behind a
+	 * branch ran the slice 2 us slower than straight-line code) */
+	for (int b = 1; b < batches; b++) {
+#pragma unroll
+		for (int h = 0; h < XT; h++)
+			xp[h] += U * 4;
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			wp[j] += U * 32;
 #pragma unroll
 		for (int i = 0; i < U; i++) {
-			const uint4 xa = xv[i][0];
-			const uint4 xb = XT > 1 ? xv[i][XT - 1] : make_uint4(0, 0, 0, 0);
+			mma_frag_step<NT, XT>(acc, xv[i], wv[i]);
 #pragma unroll
-			for (int j = 0; j < NT; j++) {
-				mma_frag_16816(acc[j], xa.x, xb.x, xa.y, xb.y, wv[i][j].x, wv[i][j].y);
-				mma_frag_16816(acc[j], xa.z, xb.z, xa.w, xb.w, wv[i][j].z, wv[i][j].w);
-			}
-			if (more) {
-				const int c = c0 + (b + 1) * U + i;
+			for (int h = 0; h < XT; h++)
+				xv[i][h] = mma_frag_ld_na(xp[h] + i * 4);
 #pragma unroll
-				for (int h = 0; h < XT; h++)
-					if (xok[h])
-						xv[i][h] = mma_frag_ld_na(xrow[h] + c * 4);
-#pragma unroll
-				for (int j = 0; j < NT; j++)
-					wv[i][j] = mma_frag_ld_w<CACHE>(w_at(j, c), policy);
-			}
+			for (int j = 0; j < NT; j++)
+				wv[i][j] = mma_frag_ld_w<CACHE>(wp[j] + i * 32, policy);
 		}
 	}
+#pragma unroll
+	for (int i = 0; i < U; i++)
+		mma_frag_step<NT, XT>(acc, xv[i], wv[i]);
 
 	/* c0, c1: token g, rows 2t, 2t+1 of group j; c2, c3: token g + 8 */
 #pragma unroll

@@ -3,7 +3,7 @@
  * for a handful of tokens whose blocks each own whole rows of W over all
  * of K (no split-K, nothing combined across blocks) and load W and X
  * straight into mma.sync's registers: its parameters, static legality,
- * NVRTC name expressions and launch plan. W is read packed in 8 x 8 tiles
+ * NVRTC name expressions and launch plan. W is read packed in 8 x 32 tiles
  * (RELAYOUT_TILES). Must agree with the launch contract written at the
  * top of mma_frag.cuh.
  */
@@ -24,10 +24,9 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_CACHE] = { "cache", 0, 1, cache_symbols },
 };
 
-/* The packed tile (runtime/pack.cuh): 8 rows by one 16-byte chunk, whose
- * swizzle is the identity. */
+/* The packed tile (runtime/pack.cuh): 8 rows by 32 k, one warp's load. */
 #define TILE_ROWS 8
-#define TILE_COLS 8
+#define TILE_COLS 32
 /* Registers a thread needs beside its load and accumulator arrays. */
 #define REG_OVERHEAD 24
 #define MAX_REGS_PER_THREAD 255

@@ -47,7 +47,7 @@ expect_exit "sweep gpu_hilo.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/space
 check "hi/lo: 612 results (153 with pdl, 153 cluster, 34 of 16 blocks, 153 zero-block), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%pdl=1%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%combine=cluster%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%split=16,%combine=cluster%'")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%combine=zblock%'")" = 612/612/153/153/34/153
 q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    hi\/lo status, count, worst global and row error: /'
 
-# mma_frag (tests/spaces/gpu_frag.yaml): no split-K, W packed in 8 x 8
+# mma_frag (tests/spaces/gpu_frag.yaml): no split-K, W packed in 8 x 32
 # tiles, both token tiles, both cache policies, one and many batches
 db=$TMP/frag.db
 expect_exit "sweep gpu_frag.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_frag.yaml --db "$db" --no-retest --deadline 10

@@ -20,7 +20,7 @@ else
 	cp templates/mma_skinny.cuh build/diag/mma_ablate.cuh
 fi
 # these link the tuner's own device kernels (flush, fills, streaming read)
-$NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
+$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
 $NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu tuner/harness.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu

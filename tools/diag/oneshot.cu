@@ -60,6 +60,7 @@
  * (DIAG_PER_COPY=1: each variant timed on each weight copy alone)
  */
 #include "diag.cuh"
+#include "mma_frag.cuh"
 
 #include <cstdio>
 #include <cstring>
@@ -793,7 +794,9 @@ __device__ __forceinline__ void mma16816(float *c, unsigned a0, unsigned a2, uns
 		     : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
 }
 
-template <int WARPS, int NT, int ROT, int PACK = 0>
+__device__ __nv_bfloat16 *d_y;  /* k_reg8 STORE's output (g_y) */
+
+template <int WARPS, int NT, int ROT, int PACK = 0, int STORE = 0>
 __global__ void __launch_bounds__(WARPS * 32, 1) k_reg8(const uint4 *p, unsigned *sink, float *out)
 {
 	constexpr int KQ = 4096 / 8;                    /* 16-byte units per row */
@@ -836,7 +839,9 @@ __global__ void __launch_bounds__(WARPS * 32, 1) k_reg8(const uint4 *p, unsigned
 #pragma unroll
 		for (int w = 0; w < WARPS; w++)
 			s += red[w][tok][r];
-		if (s == 1234.5f)
+		if (STORE)      /* Y as a real kernel leaves it (M = 8, N = 1024) */
+			d_y[tok * 1024 + row0 + r] = __float2bfloat16(s);
+		else if (s == 1234.5f)
 			*sink = (unsigned)row0 + r;
 	}
 }
@@ -924,7 +929,12 @@ struct variant {
 	int policy = 0; /* cluster scheduling policy preference: 0 the
 			 * default, 1 spread, 2 load balancing; -1 a cluster
 			 * attribute of 1 x 1 x 1 (the attribute path alone) */
+	int frag = 0;   /* templates/mma_frag.cuh's kernel itself: the bytes
+			 * as W (packed), the copy's activations as X (xbuf),
+			 * M = 8, N = 1024, K = 4096, Y in g_y; grid (1, blocks) */
 };
+
+static __nv_bfloat16 *g_y;
 
 static unsigned long long *g_count;
 static uint4 *g_x[COPIES];     /* 64 KiB of activations per copy */
@@ -958,6 +968,14 @@ static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out,
 		attr[0].val.programmaticStreamSerializationAllowed = 1;
 		cfg.attrs = attr;
 		cfg.numAttrs = 1;
+	}
+	if (v.frag) {
+		cfg.gridDim = dim3(1, v.blocks);
+		int m = 8, n = 1024, k = 4096;
+		const void *xp = out;
+		void *args[] = { (void *)&p, (void *)&xp, (void *)&g_y, (void *)&m, (void *)&n, (void *)&k };
+		CHECK(cudaLaunchKernelExC(&cfg, v.fn, args));
+		return;
 	}
 	if (v.zmode) {
 		/* one counter per grid size and mode: a ticket's round is
@@ -1009,6 +1027,8 @@ int main(int argc, char **argv)
 		CHECK(harness_fill_random_bytes(g_x[i], 65536, 777u + i, s));
 	}
 	CHECK(cudaMalloc(&sink, 64));
+	CHECK(cudaMalloc(&g_y, 8 * 1024 * sizeof(__nv_bfloat16)));
+	CHECK(cudaMemcpyToSymbol(d_y, &g_y, sizeof(g_y)));
 	CHECK(cudaMalloc(&g_count, 32));
 	CHECK(cudaMemset(g_count, 0, 32));
 	CHECK(cudaMalloc(&out, (4096 + 64 * 64 * 4) * sizeof(float)));
@@ -1138,6 +1158,11 @@ int main(int argc, char **argv)
 		{ "reg8 128 w8 rot", (const void *)k_reg8<8, 1, 1>, 128, 256, 1, 0, 0, 0, 0, 1 },
 		{ "reg8 128 w32 rot", (const void *)k_reg8<32, 1, 1>, 128, 1024, 1, 0, 0, 0, 0, 1 },
 		{ "reg8 64 nt2 w16 rot", (const void *)k_reg8<16, 2, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		{ "frag 64 w16 nt2 u8", (const void *)mma_frag_kernel<16, 2, 8, 8, 0>, 64, 512, 1, 0, 0, 0, 0, 1, 0, 1 },
+		{ "frag 64 w16 nt2 u4", (const void *)mma_frag_kernel<16, 2, 8, 4, 0>, 64, 512, 1, 0, 0, 0, 0, 1, 0, 1 },
+		{ "frag 128 w16 nt1 u4", (const void *)mma_frag_kernel<16, 1, 8, 4, 0>, 128, 512, 1, 0, 0, 0, 0, 1, 0, 1 },
+		{ "frag 128 w32 nt1 u4", (const void *)mma_frag_kernel<32, 1, 8, 4, 0>, 128, 1024, 1, 0, 0, 0, 0, 1, 0, 1 },
+		{ "reg8 64 nt2 w16 pack store", (const void *)k_reg8<16, 2, 0, 1, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
 		{ "reg8 64 nt2 w16 wrot", (const void *)k_reg8<16, 2, 2>, 64, 512, 1, 0, 0, 0, 0, 1 },
 		{ "reg8 64 nt2 w16 pack", (const void *)k_reg8<16, 2, 0, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
 		{ "reg8 64 nt2 w16 wrot pack", (const void *)k_reg8<16, 2, 2, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
