@@ -21,9 +21,9 @@
  * chunk q at byte 64 g + 16 (q ^ ((g >> 1) & 3)) (the swizzle of a
  * 4-chunk row). Lane (g, t) takes chunk t of row g, so the eight lanes
  * of each quarter of a warp read one 128-byte line (rows 2p, 2p+1) and
- * the warp 512 contiguous bytes (run 205: 2.91 us for the slice's bytes
- * at M = 8 read so, against 3.30 for the rows as given; run 209: 8 x 8
- * tiles, a quarter-warp's lanes on four lines, 4.4).
+ * the warp 512 contiguous bytes (run 205, a diagnostic kernel: 2.91 us
+ * for the slice's bytes at M = 8 read so, against 3.30 for the rows as
+ * given).
  *
  * The WARPS warps split K in equal contiguous ranges of 32-k chunks and
  * walk theirs U chunks at a time: U chunks of weights and tokens are in
@@ -31,6 +31,16 @@
  * next batch's chunk as soon as its MMAs have read them. At the end the
  * warps' sums meet once in shared memory ([WARPS][TOK][8 NT] FP32) and
  * leave as bf16 pairs.
+ *
+ * How it got here (tools/diag/oneshot.cu, the slice's bytes at M = 8 on
+ * 64 blocks of 16 rows and 16 warps, one batch of 8 chunks a warp): a
+ * form with 8 x 8 tiles (a quarter-warp's lanes on four lines) and the
+ * refill behind a branch in one loop ran 5.12 us against the diagnostic's
+ * straight-line kernel's 3.01 (run 208); the last batch straight-line,
+ * 4.35-4.42 (run 209); 8 x 32 tiles, 3.46-3.52 (run 211); the loads at
+ * immediate offsets from one pointer per group (below), 3.17 with U = 4,
+ * the same as the diagnostic kernel once it stores Y as this one does
+ * (3.17; 2.88 without the store: run 213).
  *
  * Tunable: WARPS, NT, TOK, U and the weights' cache policy (CACHE:
  * MMA_FRAG_CACHE_NA = ld.global.nc.L1::no_allocate, MMA_FRAG_CACHE_EF =
@@ -134,14 +144,13 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	const uint4 *w4 = reinterpret_cast<const uint4 *>(W);
 	const uint4 *x4 = reinterpret_cast<const uint4 *>(X);
 	/* A token row past M reads row M - 1 again: row m of the product
-	 * depends on row m of A only, and the rows past M are never stored.
-	 * (Zeroing them instead puts a use of each load right after it, and
-	 * the warp then waits for every load in turn: run 206.) */
-	/* one pointer per token group and per weight group at this warp's
-	 * first chunk; a chunk i further is a constant offset (64 bytes of a
-	 * token row, 512 of a weight group), so each load takes an immediate
-	 * offset and no address registers of its own (ptxas kept 24 64-bit
-	 * addresses and all 128 registers for the 16 x 2 x 8 tile before) */
+	 * depends on row m of A only, and the rows past M are never stored,
+	 * so no load waits behind a branch. One pointer per token group and
+	 * per weight group at this warp's first chunk; a chunk i further is
+	 * a constant offset (64 bytes of a token row, 512 of a weight
+	 * group), which each load takes as an immediate (the SASS of the
+	 * 16 x 2 x 8 tile: LDG [R.64+0x200] ...) instead of a 64-bit address
+	 * register of its own. */
 	const uint4 *xp[XT], *wp[NT];
 #pragma unroll
 	for (int h = 0; h < XT; h++)
@@ -168,10 +177,8 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 
 	/* steady state: each chunk's registers refilled from the next batch
-	 * as soon as its MMAs have read them; then the last batch straight
-	 * (no branch between the first loads and their MMAs when one batch
-	 * covers the warp's K: run 208, a loop with the refill behind a
-	 * branch ran the slice 2 us slower than straight-line code) */
+	 * as soon as its MMAs have read them; then the last batch straight,
+	 * with no branch between it and its loads */
 	for (int b = 1; b < batches; b++) {
 #pragma unroll
 		for (int h = 0; h < XT; h++)
