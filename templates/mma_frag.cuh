@@ -29,8 +29,8 @@
  * walk theirs U chunks at a time: U chunks of weights and tokens are in
  * flight from the start, and each chunk's registers are refilled with the
  * next batch's chunk as soon as its MMAs have read them. At the end the
- * warps' sums meet once in shared memory ([WARPS][TOK][8 NT] FP32) and
- * leave as bf16 pairs.
+ * warps' sums meet once in shared memory ([WARPS][TOK][LD] FP32, LD =
+ * mma_frag_ld(8 NT)) and leave as bf16 pairs.
  *
  * How it got here (tools/diag/oneshot.cu, the slice's bytes at M = 8 on
  * 64 blocks of 16 rows and 16 warps, one batch of 8 chunks a warp): a
@@ -115,6 +115,13 @@ __device__ __forceinline__ void mma_frag_step(float (*acc)[4], const uint4 *xv, 
 	}
 }
 
+/* The padded row of the warps' sums (floats): ROWS rounded up to 8 (mod
+ * 32). tuner/tmpl_mma_frag.c sizes the shared memory with the same rule. */
+__host__ __device__ constexpr int mma_frag_ld(int rows)
+{
+	return rows + (40 - rows % 32) % 32;
+}
+
 template <int WARPS, int NT, int TOK, int U, int CACHE>
 __global__ void __launch_bounds__(WARPS * 32, 1)
 mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M, int N,
@@ -126,7 +133,12 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	static_assert(U >= 1 && U <= 16, "u in [1, 16]");
 	constexpr int XT = TOK / 8;     /* token groups of 8 */
 	constexpr int ROWS = 8 * NT;
-	__shared__ float red[WARPS][TOK][ROWS];
+	/* the warps' sums, a token's row padded to LD = 8 (mod 32) floats so
+	 * that the 16 lanes of each half-warp's 8-byte stores (tokens g .. g+3
+	 * by t) fall on 32 distinct banks (with LD = ROWS the 8 lanes of one
+	 * t shared banks: 4-way at 16 rows, 8-way at 32) */
+	constexpr int LD = mma_frag_ld(ROWS);
+	__shared__ __align__(16) float red[WARPS][TOK][LD];
 
 	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 	const int g = lane >> 2, t = lane & 3;
@@ -155,6 +167,7 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 #pragma unroll
 	for (int h = 0; h < XT; h++)
 		xp[h] = x4 + (size_t)min(t0 + h * 8 + g, M - 1) * kq + c0 * 4 + t;
+	/* chunk t of row g: runtime/pack.cuh's gt_tile_swizzle(4, g, t) */
 	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
 #pragma unroll
 	for (int j = 0; j < NT; j++)
@@ -204,12 +217,11 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	/* c0, c1: token g, rows 2t, 2t+1 of group j; c2, c3: token g + 8 */
 #pragma unroll
 	for (int j = 0; j < NT; j++) {
-		red[warp][g][j * 8 + 2 * t] = acc[j][0];
-		red[warp][g][j * 8 + 2 * t + 1] = acc[j][1];
-		if constexpr (TOK == 16) {
-			red[warp][g + 8][j * 8 + 2 * t] = acc[j][2];
-			red[warp][g + 8][j * 8 + 2 * t + 1] = acc[j][3];
-		}
+		*reinterpret_cast<float2 *>(&red[warp][g][j * 8 + 2 * t]) =
+			make_float2(acc[j][0], acc[j][1]);
+		if constexpr (TOK == 16)
+			*reinterpret_cast<float2 *>(&red[warp][g + 8][j * 8 + 2 * t]) =
+				make_float2(acc[j][2], acc[j][3]);
 	}
 	__syncthreads();
 	/* one bf16 pair of Y per thread: the warps' sums added in warp order */
@@ -220,8 +232,9 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 		float s0 = 0.0f, s1 = 0.0f;
 #pragma unroll
 		for (int w = 0; w < WARPS; w++) {
-			s0 += red[w][tok][r];
-			s1 += red[w][tok][r + 1];
+			const float2 v = *reinterpret_cast<const float2 *>(&red[w][tok][r]);
+			s0 += v.x;
+			s1 += v.y;
 		}
 		*reinterpret_cast<__nv_bfloat162 *>(Y + (size_t)(t0 + tok) * N + group0 * 8 + r) =
 			__floats2bfloat162_rn(s0, s1);
