@@ -202,19 +202,21 @@ __device__ __forceinline__ void combine_sentinel(float seed, float *out, uint4 *
 	}
 }
 
-/* One owner (rank 0) per cluster: the peers store all 64 float4s into
- * its slots, then one thread of each arrives (release, cluster scope) on
- * its mbarrier (count CLUSTER - 1) and the peer leaves; the owner waits
- * (acquire) and sums. The caller's start: rank 0 initialized `bar`,
- * fenced it, and every block arrived (release) on the cluster barrier. */
+/* One owner per cluster (rank `owner`): the peers store all 64 float4s
+ * into its slots (slot (rank - owner) mod CLUSTER), then one thread of
+ * each arrives (release, cluster scope) on its mbarrier (count CLUSTER -
+ * 1) and the peer leaves; the owner waits (acquire) and sums. The
+ * caller's start: the owner initialized `bar`, fenced it, and every block
+ * arrived (release) on the cluster barrier. */
 __device__ __forceinline__ void combine_owner(float seed, float *out, float4 *oslots,
-					      unsigned long long *bar)
+					      unsigned long long *bar, unsigned owner = 0)
 {
 	const unsigned rank = ctarank();
-	if (rank != 0) {
+	if (rank != owner) {
+		const unsigned idx = (rank - owner) & (CLUSTER - 1);
 		asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 		for (int u = threadIdx.x; u < 64; u += blockDim.x) {
-			unsigned dst = mapa(smem_u32(&oslots[rank * 64 + u]), 0);
+			unsigned dst = mapa(smem_u32(&oslots[idx * 64 + u]), owner);
 			asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
 				     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
 				     : "memory");
@@ -222,7 +224,7 @@ __device__ __forceinline__ void combine_owner(float seed, float *out, float4 *os
 		__syncthreads();
 		if (threadIdx.x == 0)
 			asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
-				     ::"r"(mapa(smem_u32(bar), 0)) : "memory");
+				     ::"r"(mapa(smem_u32(bar), owner)) : "memory");
 		return;
 	}
 	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
@@ -699,10 +701,10 @@ __global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
  * the owner (rank 0, or with ROT rank cluster % CLUSTER so that owners
  * spread over the SMs) copies LO chunks per thread, each peer LP (LO + 7
  * LP = 8 x 16: the cluster reads what 8 blocks of cp 256 x128 L16 read).
- * The peers finish first, push their 64 float4s into the owner's slots
- * and arrive (release, cluster scope) on its mbarrier, then leave; if the
- * owner's extra share takes as long as that hand-over, the push's
- * latency hides behind the owner's own stream. */
+ * The peers finish first and hand over as cpco's do (combine_owner; run
+ * 203 measured a form whose owner also waited on the start barrier); if
+ * the owner's extra share took as long as that hand-over, the push's
+ * latency would hide behind the owner's own stream (it does not). */
 template <int LO, int LP, int ROT>
 __global__ void k_cps(const uint4 *p, unsigned *sink, float *out)
 {
@@ -735,37 +737,7 @@ __global__ void k_cps(const uint4 *p, unsigned *sink, float *out)
 		const uint4 v = ring[(u * blockDim.x + threadIdx.x + 7 * u) % (count * blockDim.x)];
 		acc ^= v.x ^ v.y ^ v.z ^ v.w;
 	}
-	const float seed = (float)(acc & 1);
-	asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-	if (rank != owner) {
-		for (int u = threadIdx.x; u < 64; u += blockDim.x) {
-			unsigned dst = mapa(smem_u32(&oslots[idx * 64 + u]), owner);
-			asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(dst),
-				     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed)
-				     : "memory");
-		}
-		__syncthreads();
-		if (threadIdx.x == 0)
-			asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
-				     ::"r"(mapa(smem_u32(&bar), owner)) : "memory");
-		return;
-	}
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(&bar))
-		     : "memory");
-	if (threadIdx.x < 64) {
-		float4 t = make_float4(seed, seed, seed, seed);
-		for (int r = 1; r < CLUSTER; r++) {
-			const float4 v = oslots[r * 64 + threadIdx.x];
-			t.x += v.x;
-			t.y += v.y;
-			t.z += v.z;
-			t.w += v.w;
-		}
-		if (t.x == 1234.5f)
-			out[blockIdx.x] = t.y;
-	}
+	combine_owner((float)(acc & 1), out, oslots, &bar, owner);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
 }
