@@ -1,4 +1,5 @@
-# GPU: every mma_skinny combine mode (mma.sync and wgmma) and the router's
+# GPU: every mma_skinny combine mode (mma.sync and wgmma), mma_frag (no
+# split-K: tests/spaces/gpu_frag.yaml) and the router's
 # hi/lo kernel (direct, partials + reduce, atomics
 # into a workspace zeroed inside the call, a cluster) under both weight
 # layouts, with and without programmatic dependent launch (pdl: the
