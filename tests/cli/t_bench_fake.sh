@@ -101,24 +101,36 @@ check "the probe's floors differ by family" test "$(awk '{ print $2 }' "$TMP/flo
 # --paired: the worker also times the probe's read of the point's weight
 # bytes (the probe's configuration) paired with the library; the fake
 # reads it 2% slower than its probe's floor (50% in a configuration other
-# than the probe's), and the library 1% slower in that batch
+# than the probe's), and the library 1% slower in that batch. Over three
+# rounds the fake scales the read by 1, 1.25, 1.05 and the library's time
+# by 1, 1/0.9, 1/1.1: the point's paired figure is then the median
+# fraction, 1.125 times round 0's; the load's the median reads (1.05
+# times round 0's) over the median library times (round 0's); the spread
+# from 0.95 times the least fraction to 1.05 times the largest (1 and
+# 1.155 times round 0's).
+# paired_check FILE POINT LOAD LO HI: the factors over round 0's figures
 paired_check() {
-awk 'NR == FNR { fl[$1] = $2 * 1.02; fp[$1] = $2; next }
+awk -v pf="$2" -v lf="$3" -v lof="$4" -v hif="$5" 'NR == FNR { fl[$1] = $2 * 1.02; fp[$1] = $2; next }
 	/^Per family and M/ { sec = 1; next }
 	/^Per load/ { sec = 2; next }
 	function off(a, b, lib) { t = 0.006 + 0.006 * b / lib; return a - b > t || b - a > t }
 	sec == 1 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ {
 		pts++; f[$1, $2] = fl[$1]
 		if (off(fp[$1] / $4, $7, $4)) { printf "%s %s: floor_frac %s, recomputed %.3f\n", $1, $2, $7, fp[$1] / $4; bad++ }
-		if (off(fl[$1] / ($4 * 1.01), $8, $4)) { printf "%s %s: paired %s, recomputed %.3f\n", $1, $2, $8, fl[$1] / ($4 * 1.01); bad++ }
-		if ($9 !~ /^[0-9]+\.[0-9][0-9]\.\.[0-9]+\.[0-9][0-9]$/) { printf "%s %s: paired spread %s\n", $1, $2, $9; bad++ }
+		p0 = fl[$1] / ($4 * 1.01)
+		if (off(p0 * pf, $8, $4)) { printf "%s %s: paired %s, recomputed %.3f\n", $1, $2, $8, p0 * pf; bad++ }
+		if ($9 !~ /^[0-9]+\.[0-9][0-9]\.\.[0-9]+\.[0-9][0-9]$/) { printf "%s %s: paired spread %s\n", $1, $2, $9; bad++; next }
+		split($9, sp, /\.\./)
+		if (off(p0 * lof, sp[1], $4) || off(p0 * hif, sp[2], $4) || sp[1] > $8 || sp[2] < $8) {
+			printf "%s %s: paired spread %s, recomputed %.2f..%.2f\n", $1, $2, $9, p0 * lof, p0 * hif; bad++
+		}
 	}
 	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 6 {
 		m = $1; fs = 0; n = split("qkv oproj pooler router", fam, " ")
 		fam[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
 		for (i = 1; i <= n; i++) fs += f[fam[i], m]
 		loads++
-		if (off(fs / ($3 * 1.01), $6, $3)) { printf "load %s: paired %s, recomputed %.3f\n", m, $6, fs / ($3 * 1.01); bad++ }
+		if (off(fs * lf / ($3 * 1.01), $6, $3)) { printf "load %s: paired %s, recomputed %.3f\n", m, $6, fs * lf / ($3 * 1.01); bad++ }
 	}
 	END { if (pts != 90 || loads != 6) { print pts " points, " loads " loads"; bad++ }; exit bad ? 1 : 0 }' \
 	"$TMP/floors" "$1" >"$TMP/recompute" 2>&1
@@ -126,13 +138,13 @@ awk 'NR == FNR { fl[$1] = $2 * 1.02; fp[$1] = $2; next }
 expect_exit "bench --floors --paired: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired
 cp "$TMP/out" "$TMP/paired.txt"
 check "it says what the paired column is" grep -q "^paired: the same read of the point's weight bytes" "$TMP/paired.txt"
-paired_check "$TMP/paired.txt"
-check "every point's and load's paired column is the worker's read (the probe's configuration) over the library of its batch, floor_frac as before" test $? -eq 0
+paired_check "$TMP/paired.txt" 1 1 0.95 1.05
+check "every point's and load's paired column is the worker's read (the probe's configuration) over the library of its batch, its spread 0.95..1.05 of it, floor_frac as before" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 expect_exit "bench --floors --paired --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired --rounds 3
 cp "$TMP/out" "$TMP/paired3.txt"
-paired_check "$TMP/paired3.txt"
-check "over three rounds, each paired figure is round 0's (the median)" test $? -eq 0
+paired_check "$TMP/paired3.txt" 1.125 1.05 0.95 1.21275
+check "over three rounds, a point's paired figure is the median fraction, a load's the median reads over the median library times, the spread over every round" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 expect_exit "bench --floors --paired --format md: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired --format md
 check "the md report has the paired columns" grep -q '^| family | M | base_us | lib_us | speedup | spread | floor_frac | paired | paired_spread | err/tol |' "$TMP/out"

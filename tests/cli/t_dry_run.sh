@@ -25,4 +25,21 @@ expect_exit "sweep of a shapes-only space: exit 2" 2 "$GEMMTAB" sweep --space te
 check "shapes-only: the error names the file and the missing section" \
 	grep -q "tests/spaces/diag_samecall.yaml: no templates or cublaslt section: nothing to sweep" "$TMP/err"
 check "shapes-only: no database written" test ! -e "$TMP/y.db"
+# every space the tests and diagnostics name loads: a dry run of it, or
+# for a space of shapes alone the error that says so (so a space no CPU
+# test sweeps cannot rot until a GPU run reads it)
+bad=
+for space in tests/spaces/*.yaml; do
+	"$GEMMTAB" sweep --space "$space" --dry-run >"$TMP/d.out" 2>"$TMP/d.err"
+	rc=$?
+	if [ $rc = 0 ] && grep -qE '^total: [0-9]+ candidates' "$TMP/d.out"; then
+		continue
+	fi
+	if [ $rc = 2 ] && grep -q "$space: no templates or cublaslt section: nothing to sweep" "$TMP/d.err"; then
+		continue
+	fi
+	bad="$bad $space"
+	sed 's/^/    /' "$TMP/d.err" | head -n 3
+done
+check "every tests/spaces/*.yaml loads ($(ls tests/spaces/*.yaml | wc -l) spaces)${bad:+: not$bad}" test -z "$bad"
 finish

@@ -115,6 +115,7 @@ expect_exit "--margin without --incumbent: exit 2" 2 \
 expect_line "says so" "$TMP/err" "gemmtab emit: --margin needs --incumbent"
 expect_exit "--margin past 1: exit 2" 2 "$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o.h" \
 	--incumbent "$TMP/first.h" --margin 2
+expect_line "says so" "$TMP/err" "gemmtab emit: --margin: '2' is more than 1"
 expect_exit "a missing incumbent: exit 1" 1 \
 	"$GEMMTAB" emit --db "$W/db/quick.db" --out "$W/o.h" --incumbent "$TMP/none.h"
 expect_line "names it" "$TMP/err" \

@@ -42,6 +42,7 @@ for tool in memcheck racecheck; do
 		'ERROR SUMMARY: [1-9]|SUMMARY: [1-9][0-9]* hazards|\([1-9][0-9]* errors|, [1-9][0-9]* warnings\)' '$TMP/$tool.log'"
 	n=$(q "SELECT count(*) FROM result WHERE status = 'ok'")
 	check "$tool: 12 configurations validated ok ($n)" test "$n" = 12
+	check "$tool: one of them mma_frag's" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND c.template = 'mma_frag'")" = 1
 	check "$tool: 3 of them with pdl" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND c.params LIKE '%pdl=1%'")" = 3
 	grep -E "SUMMARY|Program hit|Race|Invalid" "$TMP/$tool.log" | sort | uniq -c | head -n 5 | sed 's/^/    /'
 	if [ $rc != 0 ] || [ "$n" != 12 ]; then

@@ -446,7 +446,7 @@ TEST(lt_seeds_rank)
 		{ "blas_lt", "orient=t,algo=66,tile=6", "h1", 8, 3.0, NAN, 0 },
 		{ "gemv", "orient=t,warps=4", "h1", 1, 4.0, NAN, 0 },
 	};
-	for (int i = 0; i < 8; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct result_row r = ok_row(rows[i].m, "screen", 10, 10 / rows[i].screen,
 					     rows[i].screen, 10);
 		CHECK_INT(db_candidate_id(db, rows[i].tmpl, rows[i].params, rows[i].hash, &c[i]), 0);
@@ -466,16 +466,25 @@ TEST(lt_seeds_rank)
 		CHECK_STR(got[i], want[i]);
 	for (int i = 0; i < n; i++)
 		free(got[i]);
-	CHECK_INT(db_lt_seeds(db, env, shape, 1, "t", got, 2), 2);
-	CHECK_STR(got[1], "orient=t,algo=66,tile=3");
-	free(got[0]);
-	free(got[1]);
-	CHECK_INT(db_lt_seeds(db, env, shape, 1, "row", got, 8), 1);
-	CHECK_STR(got[0], "orient=row,algo=66,tile=5");
-	free(got[0]);
+	n = db_lt_seeds(db, env, shape, 1, "t", got, 2);
+	CHECK_INT(n, 2);
+	for (int i = 0; i < n && i < 2; i++)
+		CHECK_STR(got[i], want[i]);
+	for (int i = 0; i < n; i++)
+		free(got[i]);
+	n = db_lt_seeds(db, env, shape, 1, "row", got, 8);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK_STR(got[0], "orient=row,algo=66,tile=5");
+		free(got[0]);
+	}
 	CHECK_INT(db_lt_seeds(db, env, shape, 1, "n", got, 8), 0);
-	CHECK_INT(db_lt_seeds(db, env, shape, 8, "t", got, 8), 1);
-	free(got[0]);
+	n = db_lt_seeds(db, env, shape, 8, "t", got, 8);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		CHECK_STR(got[0], "orient=t,algo=66,tile=6");
+		free(got[0]);
+	}
 	CHECK_INT(db_lt_seeds(db, env + 1, shape, 1, "t", got, 8), 0);
 	db_close(db);
 }
