@@ -38,7 +38,7 @@ struct sweep {
 	char *done;              /* per task: screen result already recorded */
 	long counts[8];          /* per status, this run */
 	long evals_total, evals_done;
-	int lt_seeds;            /* seeds the cuBLASLt search found this step */
+	int lt_seeds;            /* seeds the cuBLASLt search sent this step */
 	uint64_t *lt_sent;       /* per shape, tuned m and orientation: a hash of
 				  * the seeds its last lt_algos request carried */
 	double started;
@@ -317,11 +317,11 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64
 							     sizeof(seeds)) : 0;
 	if (nseeds < 0)
 		return -1;
-	sw->lt_seeds += nseeds;
 	const uint64_t h = hash_str(HASH_INIT, seeds);
 	if (step > 1 && (!nseeds || *sent == h))
 		return 0;
 	*sent = h;
+	sw->lt_seeds += nseeds;
 	struct kv_out req;
 	struct kv r;
 	kv_begin(&req, "lt_algos");
@@ -459,13 +459,10 @@ static int retest_ms(const struct shape *s, int m, int *out)
 	return n;
 }
 
-/* How many tasks shape si at m has from index from on (any nonzero count
- * for every point from 0). */
-static int point_has_tasks(const struct sweep *sw, int si, int m, int from)
+/* How many tasks shape si at m has from index from on. */
+static int point_new_tasks(const struct sweep *sw, int si, int m, int from)
 {
 	int n = 0;
-	if (from == 0)
-		return 1;
 	for (int i = from; i < sw->tl.n; i++)
 		n += sw->tl.t[i].shape == si && sw->tl.t[i].m == m;
 	return n;
@@ -485,10 +482,12 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
 		if (family && strcmp(family, s->family))
 			continue;
 		for (int j = 0; j < s->n_ms; j++) {
-			int added = from ? point_has_tasks(sw, si, s->ms[j], from) : 0;
 			int top = sw->sp.sweep.retest_top;
-			if (from && added < top)
-				top = added;
+			if (from) {
+				const int added = point_new_tasks(sw, si, s->ms[j], from);
+				if (added < top)
+					top = added;
+			}
 			n += (long)top * retest_ms(s, s->ms[j], ms);
 		}
 	}
@@ -559,7 +558,7 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 		for (int j = 0; j < s->n_ms; j++) {
 			int m = s->ms[j], any = 0;
 			/* a later step screens and retests only where it added */
-			if (!point_has_tasks(sw, si, m, from))
+			if (from && !point_new_tasks(sw, si, m, from))
 				continue;
 			for (int i = from; i < sw->tl.n; i++) {
 				if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])

@@ -301,6 +301,13 @@ struct floor_result {
 /* The practical streaming-read floor of bytes bytes, reps replays per
  * configuration (see harness_stream_read). */
 int timing_floor(struct gpu *g, size_t bytes, int reps, struct floor_result *out);
+/* One graph per copy into out[0..ncopies) of the streaming read of
+ * bufs[i]'s bytes bytes (blocks blocks, unroll loads in flight), after one
+ * eager read so that module loading stays out of the capture: the probe's
+ * floor, and bench --paired's read in the probe's configuration. Returns
+ * 0 or -1; the caller destroys what out holds either way. */
+int timing_capture_read(struct gpu *g, void *const *bufs, int ncopies, size_t bytes, int blocks,
+			int unroll, cudaGraphExec_t *out);
 
 /* --- baseline.c --- */
 

@@ -173,25 +173,31 @@ int timing_pairs(struct gpu *g, cudaGraphExec_t *base, cudaGraphExec_t *cand, in
 static const int floor_blocks_per_sm[] = { 2, 4, 8 };
 static const int floor_unroll[] = { 4, 8 };
 
+int timing_capture_read(struct gpu *g, void *const *bufs, int ncopies, size_t bytes, int blocks,
+			int unroll, cudaGraphExec_t *out)
+{
+	/* eager first: module loading stays out of the capture */
+	if (CUDA_CHECK(harness_stream_read(bufs[0], bytes, g->sink, blocks, unroll, g->stream)))
+		return -1;
+	for (int i = 0; i < ncopies; i++) {
+		if (gpu_capture_begin(g))
+			return -1;
+		int failed = CUDA_CHECK(harness_stream_read(bufs[i], bytes, g->sink, blocks,
+							    unroll, g->stream)) != 0;
+		if (gpu_capture_end(g, failed, &out[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /* Median raw time of one read configuration over the copies. */
 static int time_read_config(struct gpu *g, void **bufs, int ncopies, size_t bytes, int blocks,
 			    int unroll, int reps, double *median)
 {
 	cudaGraphExec_t graphs[BENCH_MAX_COPIES] = { 0 };
 	int rc = -1;
-	/* eager first: module loading stays out of the capture */
-	if (CUDA_CHECK(harness_stream_read(bufs[0], bytes, g->sink, blocks, unroll, g->stream)))
-		return -1;
-	for (int i = 0; i < ncopies; i++) {
-		if (gpu_capture_begin(g))
-			goto cleanup;
-		int failed = CUDA_CHECK(harness_stream_read(bufs[i], bytes, g->sink, blocks,
-							    unroll, g->stream)) != 0;
-		if (gpu_capture_end(g, failed, &graphs[i]))
-			goto cleanup;
-	}
-	rc = time_rotated(g, graphs, ncopies, reps, median);
-cleanup:
+	if (!timing_capture_read(g, bufs, ncopies, bytes, blocks, unroll, graphs))
+		rc = time_rotated(g, graphs, ncopies, reps, median);
 	for (int i = 0; i < ncopies; i++)
 		gpu_graph_destroy(&graphs[i]);
 	return rc;

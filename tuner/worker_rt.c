@@ -128,27 +128,6 @@ static void reply(const char *id, const char *status, const struct verdict *v,
 	worker_send(&o);
 }
 
-/* The probe's streaming read of each weight copy's bytes (blocks_per_sm
- * blocks per SM, unroll loads in flight), one graph per copy. */
-static int capture_floor(struct gpu *g, const struct bench *b, int blocks_per_sm, int unroll,
-			 cudaGraphExec_t *out)
-{
-	const int blocks = blocks_per_sm * g->sm_count;
-	/* eager first: module loading stays out of the capture */
-	if (CUDA_CHECK(harness_stream_read(b->w[0], b->w_bytes, g->sink, blocks, unroll,
-					   g->stream)))
-		return -1;
-	for (int i = 0; i < b->ncopies; i++) {
-		if (gpu_capture_begin(g))
-			return -1;
-		int failed = CUDA_CHECK(harness_stream_read(b->w[i], b->w_bytes, g->sink, blocks,
-							    unroll, g->stream)) != 0;
-		if (gpu_capture_end(g, failed, &out[i]))
-			return -1;
-	}
-	return 0;
-}
-
 void worker_handle_rt(struct gpu *g, const struct kv *r)
 {
 	const char *id = kv_get(r, "id");
@@ -196,7 +175,9 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 			goto cuda_error;
 	if (timing_pairs(g, b->base_graph, timed, b->ncopies, pairs, &ps))
 		goto cuda_error;
-	int floor_ok = floor_blocks && !capture_floor(g, b, floor_blocks, floor_unroll, floor) &&
+	int floor_ok = floor_blocks && !timing_capture_read(g, b->w, b->ncopies, b->w_bytes,
+							     floor_blocks * g->sm_count, floor_unroll,
+							     floor) &&
 		       !timing_pairs(g, floor, timed, b->ncopies, pairs, &fs);
 	if (floor_blocks && !floor_ok) {
 		/* the library's figures stand; the floor's are left out */
