@@ -36,7 +36,19 @@ points() {
 	}' "$1" | LC_ALL=C sort -k1,1
 }
 
-LC_ALL=C join -j1 <(points "$1") <(points "$2") |
+# a report no row of which parses is a format this script does not know:
+# an error, not a table of nothing
+T=$(mktemp -d "${TMPDIR:-/tmp}/ab_points.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+points "$1" >"$T/a"
+points "$2" >"$T/b"
+for f in "$1:a" "$2:b"; do
+	if [ ! -s "$T/${f##*:}" ]; then
+		echo "tools/ab_points.sh: no row of ${f%:*} reads as a bench report's point" >&2
+		exit 1
+	fi
+done
+LC_ALL=C join -j1 "$T/a" "$T/b" |
 awk -v a="$1" -v b="$2" '
 {
 	split($1, fm, ":")

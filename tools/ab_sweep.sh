@@ -34,8 +34,8 @@ for i in $(seq 1 "$n"); do
 	for side in $order; do
 		build/ab/$side/gemmtab sweep --space "$space" --db "$W/${side}_$i.db" \
 			>"$W/${side}_$i.log" 2>&1 || echo "ab_sweep: $side's sweep $i failed" >&2
-		build/ab/$side/gemmtab query --db "$W/${side}_$i.db" --format csv "$q" |
-			tail -n +2 >"$W/${side}_$i.csv"
+		{ build/ab/$side/gemmtab query --db "$W/${side}_$i.db" --format csv "$q" ||
+			echo "ab_sweep: $side's query $i failed" >&2; } | tail -n +2 >"$W/${side}_$i.csv"
 	done
 	# side by side where both retested the same (family, m, candidate)
 	echo "== round $i ($order): family,m,candidate|a_us|b_us" >>"$W/sweeps.txt"

@@ -26,7 +26,7 @@
 # GPU test program) and run `make test-gpu PREBUILT=1` in another call.
 set -u
 cd "$(dirname "$0")/.."
-DEPS=$(cd "$1" && pwd)
+DEPS=$(cd "${1:?usage: tools/device_retune.sh DEPS [CACHE.tgz]}" && pwd) || exit 2
 OUT=${OUT:-out}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 export C_INCLUDE_PATH=$DEPS/include
@@ -56,6 +56,8 @@ else
 fi
 timeout -s INT "${SWEEP_S:-420}" $G sweep --space search_spaces/h200.yaml --db db/h200.db --deadline 10 --cache "$CACHE" \
 	${RETEST_SINCE:+--retest-since "$RETEST_SINCE"} 2>&1 | tail -n 4 >>"$log"
+# 124: stopped at SWEEP_S (resumable; what it recorded is emitted below)
+step "sweep exit status ${PIPESTATUS[0]}"
 $G report --db db/h200.db >"$OUT/report.txt" 2>&1
 gzip -c db/h200.db >"$OUT/h200.db.gz"
 

@@ -46,5 +46,9 @@ expect_line "the median over the 3 same-kernel points" "$TMP/out" \
 	"same kernel at 3 points: median a/b 1.100 ($TMP/a.md against $TMP/b.md)"
 expect_exit "a missing report: exit 1" 1 bash tools/ab_points.sh "$TMP/a.md" "$TMP/none.md"
 expect_line "it names the file" "$TMP/err" "tools/ab_points.sh: cannot read $TMP/none.md"
+echo "score: 1.5" >"$TMP/none.txt"
+expect_exit "a report with no point row: exit 1" 1 bash tools/ab_points.sh "$TMP/a.md" "$TMP/none.txt"
+expect_line "it names the file" "$TMP/err" \
+	"tools/ab_points.sh: no row of $TMP/none.txt reads as a bench report's point"
 expect_exit "one argument: exit 2" 2 bash tools/ab_points.sh "$TMP/a.md"
 finish

@@ -6,9 +6,11 @@
 # blocks: distributed shared memory, the cluster barrier), twokernel (the two-kernel slowdown after side work,
 # docs/notes.md run 159) and ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
-# mma_ablate.patch, which fails loudly once the template has moved on;
-# TEMPLATE_REF=REV patches the template as of git revision REV instead:
-# 6d56109, the one before warp-k's wk parameter, takes the patch).
+# mma_ablate.patch, which no longer applies to the current template: the
+# script then says so on stderr, removes any ablate an earlier build left
+# and exits 3 after building the others; TEMPLATE_REF=REV patches the
+# template as of git revision REV instead: 6d56109, the one before warp-k's
+# wk parameter, takes the patch).
 set -eu
 cd "$(dirname "$0")/../.."
 NVCC=${NVCC:-nvcc}
@@ -22,14 +24,19 @@ fi
 # these link the tuner's own device kernels (flush, fills, streaming read)
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
-$NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu tuner/harness.cu
+$NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem and build/diag/twokernel"
 # ablate last: its patch fails on any template it was not written for
-if patch --quiet --forward build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch; then
+if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
+	>build/diag/mma_ablate.log 2>&1; then
 	$NVCC -O3 -std=c++17 $ARCH -Ibuild/diag -Ituner -o build/diag/ablate tools/diag/ablate.cu \
 		tuner/harness.cu
 	echo "built build/diag/ablate"
 else
-	echo "build/diag/ablate not built: mma_ablate.patch does not apply (try TEMPLATE_REF=6d56109)"
+	# an ablate of another template must not pass for this one's
+	rm -f build/diag/ablate
+	echo "build/diag/ablate not built: mma_ablate.patch does not apply" \
+		"(build/diag/mma_ablate.log; try TEMPLATE_REF=6d56109)" >&2
+	exit 3
 fi

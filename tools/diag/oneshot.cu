@@ -85,12 +85,14 @@ __global__ void k_primer(unsigned *sink)
 		*sink = 1;
 }
 
-/* An owner's sum of its CLUSTER receive slots of per float4s each. */
-__device__ __forceinline__ void owner_sum(const float4 *slots, int per, float *out)
+/* An owner's sum of its receive slots first .. CLUSTER - 1 of per float4s
+ * each, from init. */
+__device__ __forceinline__ void owner_sum(const float4 *slots, int per, float *out, int first = 0,
+					  float init = 0.0f)
 {
 	if ((int)threadIdx.x < per) {
-		float4 s = make_float4(0, 0, 0, 0);
-		for (int r = 0; r < CLUSTER; r++) {
+		float4 s = make_float4(init, init, init, init);
+		for (int r = first; r < CLUSTER; r++) {
 			const float4 v = slots[r * per + threadIdx.x];
 			s.x += v.x;
 			s.y += v.y;
@@ -231,18 +233,7 @@ __device__ __forceinline__ void combine_owner(float seed, float *out, float4 *os
 		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
 		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(bar))
 		     : "memory");
-	if (threadIdx.x < 64) {
-		float4 t = make_float4(seed, seed, seed, seed);
-		for (int r = 1; r < CLUSTER; r++) {
-			const float4 v = oslots[r * 64 + threadIdx.x];
-			t.x += v.x;
-			t.y += v.y;
-			t.z += v.z;
-			t.w += v.w;
-		}
-		if (t.x == 1234.5f)
-			out[blockIdx.x] = t.y;
-	}
+	owner_sum(oslots, 64, out, 1, seed);
 }
 
 /* The mbarrier form: the caller's start initialized `bar` (one arrival,
@@ -758,14 +749,6 @@ __global__ void k_cps(const uint4 *p, unsigned *sink, float *out)
  * which part of K); PACK reads W as if packed per 8 rows and 32 k (512
  * contiguous bytes a warp's load; the bytes are random, so the read is
  * what is timed). out is the copy's 64 KiB of activations (8 x 4096 bf16). */
-__device__ __forceinline__ void mma16816(float *c, unsigned a0, unsigned a2, unsigned b0, unsigned b1)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-		     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		     : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
-}
-
 __device__ __nv_bfloat16 *d_y;  /* k_reg8 STORE's output (g_y) */
 
 template <int WARPS, int NT, int ROT, int PACK = 0, int STORE = 0>
@@ -794,11 +777,7 @@ __global__ void __launch_bounds__(WARPS * 32, 1) k_reg8(const uint4 *p, unsigned
 	float c[NT][4] = {};
 #pragma unroll
 	for (int i = 0; i < ITER; i++)
-#pragma unroll
-		for (int j = 0; j < NT; j++) {
-			mma16816(c[j], xv[i].x, xv[i].y, wv[i][j].x, wv[i][j].y);
-			mma16816(c[j], xv[i].z, xv[i].w, wv[i][j].z, wv[i][j].w);
-		}
+		mma_frag_step<NT, 1>(c, &xv[i], wv[i]);         /* the template's step */
 #pragma unroll
 	for (int j = 0; j < NT; j++) {
 		red[warp][g][j * 8 + 2 * t] = c[j][0];
