@@ -4,7 +4,8 @@
 # in several shapes), clusters (how many clusters of each size this unit
 # holds at once), dsmem (the cycles of a hand-over between a cluster's
 # blocks: distributed shared memory, the cluster barrier), twokernel (the two-kernel slowdown after side work,
-# docs/notes.md run 159) and ablate (the committed kernels with parts switched
+# docs/notes.md run 159), frag32 (qkv at M = 32 through mma_frag's register
+# loads, beside the library's call: session 16) and ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which no longer applies to the current template: the
 # script then says so on stderr, removes any ablate an earlier build left
@@ -26,7 +27,11 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -o build/diag/oneshot tools/diag/
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
 $NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
-echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem and build/diag/twokernel"
+# frag32 times the library's committed qkv 32 call beside its forms: it
+# links the runtime library (make build/lib/libgemmtab.a first)
+$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/frag32 tools/diag/frag32.cu \
+	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
+echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel and build/diag/frag32"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
 	>build/diag/mma_ablate.log 2>&1; then
