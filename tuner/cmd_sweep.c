@@ -32,6 +32,7 @@ struct sweep {
 	int device;
 	int retest;
 	const char *retest_since;       /* --retest-since: older retests are redone */
+	char run_utc[32];               /* when this run started (UTC, as recorded_at) */
 	long long env_id;
 	long long *shape_id;     /* per space shape */
 	long long *cand_id;      /* per task */
@@ -472,7 +473,9 @@ static int point_new_tasks(const struct sweep *sw, int si, int m, int from)
  * retest_ms() names, for each tuned M of each shape (of family only, when
  * given); from a later cuBLASLt step (tasks from index from on), only
  * as many finalists as it added at a point, up to retest_top. The
- * progress total and the --dry-run estimate both use it. */
+ * progress total and the --dry-run estimate both use it; the leaders of
+ * earlier runs that retest() measures again are not in it (the total
+ * grows as they run). */
 static long planned_retests(const struct sweep *sw, const char *family, int from)
 {
 	long n = 0;
@@ -501,9 +504,33 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
  * nothing and emitted a table of 32 entries). */
 #define RETEST_PAGE 256
 
+/* Retest candidate cand (task ti) at the Ms ms names where it has no retest
+ * since since (NULL: any); unplanned: evals planned_retests() did not
+ * count (the progress total grows by each). Returns how many it ran. */
+static int retest_at(struct sweep *sw, int si, long long cand, int ti, const int *ms, int nms,
+		     const char *since, int unplanned)
+{
+	int ran = 0;
+	for (int q = 0; q < nms; q++) {
+		int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], cand, ms[q], "retest",
+				      since);
+		if (r == 0) {
+			sw->evals_total += unplanned;
+			run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
+			ran++;
+		}
+	}
+	return ran;
+}
+
 /* Retest the best screened candidates of (shape, m) among this sweep's
  * own (the current code's) with many pairs at the Ms retest_ms() names,
- * and record the baselines at the neighbours. */
+ * and record the baselines at the neighbours. When that measured
+ * anything, the point's leaders (its best retest_top retests at m of the
+ * current code from earlier runs) are retested again in this run too:
+ * emit compares retest ratios, and ratios a lease apart differ by more
+ * than the candidates do (docs/notes.md run 220: qkv at 1 went to the
+ * slower of two kernels on retests two leases apart). */
 static void retest(struct sweep *sw, int si, int m)
 {
 	const struct shape *s = &sw->sp.shapes[si];
@@ -511,22 +538,28 @@ static void retest(struct sweep *sw, int si, int m)
 	const int top = sw->sp.sweep.retest_top;
 	int ms[2 * MAX_MS + 3];
 	int nms = retest_ms(s, m, ms);
-	int npt;
+	int npt, ran = 0;
 	struct cand_task *pt = point_tasks(sw, si, m, &npt);
 
-	int taken = 0, n = RETEST_PAGE;
-	for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
-		n = db_screen_best(sw->db, sw->env_id, sw->shape_id[si], m, skip, page, RETEST_PAGE);
-		for (int i = 0; i < n && taken < top; i++) {
-			int ti = point_task(pt, npt, page[i]);
-			if (ti < 0)
-				continue;
-			taken++;
-			for (int q = 0; q < nms; q++) {
-				int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], page[i],
-						      ms[q], "retest", sw->retest_since);
-				if (r == 0)
-					run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
+	static const char *const phases[] = { "screen", "retest" };
+	for (int p = 0; p < 2 && (p == 0 || ran); p++) {
+		/* the finalists by screen, then (after a new retest) the
+		 * leaders by retest, each re-measured unless this run has */
+		const char *since = p == 0 ? sw->retest_since : sw->run_utc;
+		int taken = 0, n = RETEST_PAGE;
+		for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
+			n = db_best(sw->db, sw->env_id, sw->shape_id[si], m, phases[p], skip, page,
+				    RETEST_PAGE);
+			for (int i = 0; i < n && taken < top; i++) {
+				int ti = point_task(pt, npt, page[i]);
+				/* a leader is one of an earlier run: this run's
+				 * own retests (the new finalists') do not count */
+				if (ti < 0 || (p == 1 && db_has_result(sw->db, sw->env_id,
+								      sw->shape_id[si], page[i], m,
+								      "retest", sw->run_utc) == 1))
+					continue;
+				taken++;
+				ran += retest_at(sw, si, page[i], ti, ms, nms, since, p);
 			}
 		}
 	}
@@ -746,6 +779,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out_tasks;
 	}
 	sw.started = now_seconds();
+	utc_now(sw.run_utc, sizeof(sw.run_utc));
 	if (db_open(sw.db_path, &sw.db))
 		goto out_tasks;
 	struct env_info env;

@@ -38,7 +38,7 @@ enum stmt_id {
 	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
 	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
 	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
-	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_SCREEN_BEST, ST_LT_SEEDS,
+	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_PHASE_BEST, ST_LT_SEEDS,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
 	ST_BEST_ROWS, ST_RETEST_ROWS, ST_FLOORS,
 	NSTMT
@@ -76,8 +76,8 @@ static const char *const stmt_sql[NSTMT] = {
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5 AND recorded_at >= ?6",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND m = ?3",
-	[ST_SCREEN_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
-		"AND shape_id = ?2 AND m = ?3 AND phase = 'screen' AND status = 'ok' "
+	[ST_PHASE_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
+		"AND shape_id = ?2 AND m = ?3 AND phase = ?6 AND status = 'ok' "
 		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4 OFFSET ?5",
 	/* one row per params (a candidate keeps its params across source
 	 * hashes); as the best view ranks them, the retested (>= 100 pairs)
@@ -502,10 +502,10 @@ int db_has_baseline(struct db *db, long long env, long long shape, int m)
 	return step_int64(db, st, "has baseline", &one);
 }
 
-int db_screen_best(struct db *db, long long env, long long shape, int m, int skip,
-		   long long *cand_ids, int max)
+int db_best(struct db *db, long long env, long long shape, int m, const char *phase, int skip,
+	    long long *cand_ids, int max)
 {
-	sqlite3_stmt *st = stmt(db, ST_SCREEN_BEST);
+	sqlite3_stmt *st = stmt(db, ST_PHASE_BEST);
 	int n = 0, rc = SQLITE_DONE;
 	if (!st)
 		return -1;
@@ -514,10 +514,11 @@ int db_screen_best(struct db *db, long long env, long long shape, int m, int ski
 	sqlite3_bind_int(st, 3, m);
 	sqlite3_bind_int(st, 4, max);
 	sqlite3_bind_int(st, 5, skip);
+	bind_text(st, 6, phase);
 	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		cand_ids[n++] = sqlite3_column_int64(st, 0);
 	if (n < max && rc != SQLITE_DONE)
-		n = db_error(db, "screen best");
+		n = db_error(db, "best of a phase");
 	sqlite3_reset(st);
 	return n;
 }

@@ -80,11 +80,12 @@ int db_record_result(struct db *db, long long env, long long shape,
 int db_has_result(struct db *db, long long env, long long shape,
 		  long long cand, int m, const char *phase, const char *since);
 
-/* Finalists: up to max candidate ids with status ok in the screen phase at
- * (env, shape, m), best median ratio first, after the skip best ones (a
- * page of the ranking). Returns the count or -1. */
-int db_screen_best(struct db *db, long long env, long long shape, int m, int skip,
-		   long long *cand_ids, int max);
+/* Up to max candidate ids with status ok in phase ("screen": the
+ * finalists; "retest": the leaders) at (env, shape, m), best median ratio
+ * first, after the skip best ones (a page of the ranking). Returns the
+ * count or -1. */
+int db_best(struct db *db, long long env, long long shape, int m, const char *phase, int skip,
+	    long long *cand_ids, int max);
 /* The distinct params of up to max blas_lt candidates in orientation
  * orient (its symbol: t, row, n) measured ok at (env, shape, m), best
  * first (as the best view ranks them: the retested with >= 100 pairs

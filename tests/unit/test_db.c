@@ -278,7 +278,7 @@ TEST(record_replaces)
 	db_close(db);
 }
 
-TEST(screen_best_order)
+TEST(phase_best_order)
 {
 	long long env, shape, c[6], got[8];
 	struct db *db = open_with("finalists.db", &env, &shape, c, 6);
@@ -296,20 +296,28 @@ TEST(screen_best_order)
 	struct result_row retest = ok_row(1, "retest", 10, 2.5, 4.0, 200);
 	CHECK_INT(db_record_result(db, env, shape, c[0], &retest), 0);
 
-	CHECK_INT(db_screen_best(db, env, shape, 1, 0, got, 3), 3);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 0, got, 3), 3);
 	CHECK_INT(got[0], c[1]);
 	CHECK_INT(got[1], c[4]);
 	CHECK_INT(got[2], c[0]);
-	CHECK_INT(db_screen_best(db, env, shape, 1, 0, got, 8), 4);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 0, got, 8), 4);
 	CHECK_INT(got[3], c[2]);
 	/* a page further down the ranking */
-	CHECK_INT(db_screen_best(db, env, shape, 1, 2, got, 8), 2);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 2, got, 8), 2);
 	CHECK_INT(got[0], c[0]);
 	CHECK_INT(got[1], c[2]);
-	CHECK_INT(db_screen_best(db, env, shape, 1, 4, got, 8), 0);
-	CHECK_INT(db_screen_best(db, env, shape, 8, 0, got, 8), 1);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 4, got, 8), 0);
+	CHECK_INT(db_best(db, env, shape, 8, "screen", 0, got, 8), 1);
 	CHECK_INT(got[0], c[5]);
-	CHECK_INT(db_screen_best(db, env, shape, 16, 0, got, 8), 0);
+	CHECK_INT(db_best(db, env, shape, 16, "screen", 0, got, 8), 0);
+	/* the retests ranked alone: c[0]'s, then c[4]'s below it */
+	struct result_row second = ok_row(1, "retest", 10, 5.0, 2.0, 200);
+	CHECK_INT(db_record_result(db, env, shape, c[4], &second), 0);
+	CHECK_INT(db_best(db, env, shape, 1, "retest", 0, got, 8), 2);
+	CHECK_INT(got[0], c[0]);
+	CHECK_INT(got[1], c[4]);
+	CHECK_INT(db_best(db, env, shape, 1, "retest", 1, got, 8), 1);
+	CHECK_INT(got[0], c[4]);
 	db_close(db);
 }
 
@@ -603,6 +611,6 @@ TEST(query_formats)
 
 TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
-      T(screen_best_order), T(lt_seeds_rank), T(absent_figures_are_null), T(migrates_version_1),
+      T(phase_best_order), T(lt_seeds_rank), T(absent_figures_are_null), T(migrates_version_1),
       T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
       T(fixture_views), T(query_formats))
