@@ -14,7 +14,7 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   d0f43fe710403b5f (hash of the template sources)
+ *   sources   78259d85e1a4eb9f (hash of the template sources)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
@@ -27,7 +27,7 @@
  *     M 1, 2, 3..7, 8, 9..16, 17..32, 33..127, 128, 255, 256 (10 entries, 130 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..32, 33..127, 128, 255, 256 (10 entries, 130 Ms)
+ *     M 1..8, 9..16, 17..32, 33..127, 128, 255, 256 (7 entries, 130 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
  *     M 1, 2..7, 8, 9..16, 17..31, 32, 127, 128, 255, 256, 512 (11 entries, 37 Ms)
@@ -47,7 +47,7 @@ static const struct gt_table_entry gt_table_entries[] = {
 	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=2,split=1,cache=nc_na_evict_first
 	 *   M 1: 2.000 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 2, 1, 4 /* nc_na_evict_first */ },
-	  1, { 3 }, 2.000, 200 },
+	  1, { 2 }, 2.000, 200 },
 	/* router, M 2: mma_hilo bm=32,bn=8,bk=64,warps=4,stages=6,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
 	 *   M 2: 4.125 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 2, 2, "mma_hilo", { 32, 8, 64, 4, 6, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
@@ -87,20 +87,20 @@ static const struct gt_table_entry gt_table_entries[] = {
 	/* router, M 257..512: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=6,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
 	 *   M 257: 3.635 (200 pairs), M 512: 5.055 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 257, 512, "mma_hilo", { 128, 128, 64, 8, 6, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
-	  2, { 7, 28 }, 3.635, 200 },
+	  2, { 7, 27 }, 3.635, 200 },
 	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
 	 *   M 1: 1.951 (200 pairs) */
 	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
 	  1, { 0 }, 1.951, 200 },
 	/* unpooler_slice, M 2..8: mma_frag warps=16,nt=2,tok=8,u=4,cache=nc_na
-	 *   M 2: 1.857 (200 pairs), M 3: 1.829 (200 pairs), M 7: 1.811 (200 pairs)
-	 *   M 8: 1.795 (200 pairs) */
+	 *   M 2: 1.852 (200 pairs), M 3: 1.847 (200 pairs), M 7: 1.723 (200 pairs)
+	 *   M 8: 1.737 (200 pairs) */
 	{ 1024, 4096, 0, 0, 0, 2, 8, "mma_frag", { 16, 2, 8, 4, 0 /* nc_na */ },
-	  1, { 4 }, 1.795, 200 },
-	/* qkv, M 1: gemv warps=8,rows=4,tokens=1,unroll=1,split=1,cache=nc_na_evict_first
-	 *   M 1: 1.306 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 1, 1, "gemv", { 8, 4, 1, 1, 1, 4 /* nc_na_evict_first */ },
-	  1, { 2 }, 1.306, 200 },
+	  1, { 3 }, 1.723, 200 },
+	/* qkv, M 1: mma_frag warps=8,nt=3,tok=8,u=4,cache=nc_na
+	 *   M 1: 1.338 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 1, 1, "mma_frag", { 8, 3, 8, 4, 0 /* nc_na */ },
+	  1, { 6 }, 1.338, 200 },
 	/* qkv, M 2: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
 	 *   M 2: 1.294 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 2, 2, "mma_skinny", { 32, 8, 128, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
@@ -120,7 +120,7 @@ static const struct gt_table_entry gt_table_entries[] = {
 	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=2
 	 *   M 17: 1.197 (200 pairs), M 31: 1.186 (200 pairs), M 32: 1.189 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 22 }, 1.186, 200 },
+	  1, { 21 }, 1.186, 200 },
 	/* qkv, M 33..127: blas_lt orient=t,algo=66,tile=188,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=2
 	 *   M 33: 1.047 (200 pairs), M 127: 1.080 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 33, 127, "blas_lt", { 0 /* t */, 66, 188, 35, 4, 2, 0, 0, 0, 2 },
@@ -137,30 +137,19 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 256: 1.126 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 256, 256, "blas_lt", { 1 /* row */, 66, 124, 35, 1, 0, 0, 0, 0, 2 },
 	  0, { 0 }, 1.126, 200 },
-	/* pooler, M 1: mma_frag warps=16,nt=4,tok=8,u=4,cache=nc_na
-	 *   M 1: 1.224 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 1, 1, "mma_frag", { 16, 4, 8, 4, 0 /* nc_na */ },
-	  1, { 5 }, 1.224, 200 },
-	/* pooler, M 2: mma_frag warps=16,nt=4,tok=8,u=4,cache=evict_first
-	 *   M 2: 1.218 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 2, 2, "mma_frag", { 16, 4, 8, 4, 1 /* evict_first */ },
-	  1, { 6 }, 1.218, 200 },
-	/* pooler, M 3..7: mma_frag warps=16,nt=4,tok=8,u=4,cache=nc_na
-	 *   M 3: 1.224 (200 pairs), M 7: 1.210 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 3, 7, "mma_frag", { 16, 4, 8, 4, 0 /* nc_na */ },
-	  1, { 5 }, 1.210, 200 },
-	/* pooler, M 8: mma_frag warps=16,nt=4,tok=8,u=4,cache=evict_first
-	 *   M 8: 1.201 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 8, 8, "mma_frag", { 16, 4, 8, 4, 1 /* evict_first */ },
-	  1, { 6 }, 1.201, 200 },
-	/* pooler, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=6,split=4,cache=cg,combine=cluster,layout=rows,mma=wgmma,pdl=0,wk=0
-	 *   M 9: 1.144 (200 pairs), M 16: 1.127 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 6, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 1 /* wgmma */, 0, 0 },
-	  1, { 20 }, 1.127, 200 },
+	/* pooler, M 1..8: mma_frag warps=16,nt=4,tok=8,u=2,cache=nc_na
+	 *   M 1: 1.226 (200 pairs), M 2: 1.220 (200 pairs), M 3: 1.216 (200 pairs)
+	 *   M 7: 1.198 (200 pairs), M 8: 1.203 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 1, 8, "mma_frag", { 16, 4, 8, 2, 0 /* nc_na */ },
+	  1, { 5 }, 1.198, 200 },
+	/* pooler, M 9..16: mma_frag warps=16,nt=4,tok=16,u=2,cache=evict_first
+	 *   M 9: 1.168 (200 pairs), M 16: 1.160 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_frag", { 16, 4, 16, 2, 1 /* evict_first */ },
+	  1, { 4 }, 1.160, 200 },
 	/* pooler, M 17..32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
 	 *   M 17: 1.135 (200 pairs), M 31: 1.143 (200 pairs), M 32: 1.130 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 21 }, 1.130, 200 },
+	  1, { 20 }, 1.130, 200 },
 	/* pooler, M 33..127: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=2
 	 *   M 33: 1.004 (200 pairs), M 127: 1.139 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 33, 127, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 2 },
@@ -184,23 +173,23 @@ static const struct gt_table_entry gt_table_entries[] = {
 	/* oproj, M 2..7: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
 	 *   M 2: 1.134 (200 pairs), M 3: 1.130 (200 pairs), M 7: 1.123 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 2, 7, "mma_skinny", { 32, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 23 }, 1.123, 200 },
+	  1, { 22 }, 1.123, 200 },
 	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
 	 *   M 8: 1.085 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 27 }, 1.085, 200 },
+	  1, { 26 }, 1.085, 200 },
 	/* oproj, M 9..16: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
 	 *   M 9: 1.100 (200 pairs), M 16: 1.081 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 9, 16, "mma_skinny", { 64, 8, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 26 }, 1.081, 200 },
+	  1, { 25 }, 1.081, 200 },
 	/* oproj, M 17..31: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
 	 *   M 17: 1.106 (200 pairs), M 31: 1.057 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 17, 31, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 24 }, 1.057, 200 },
+	  1, { 23 }, 1.057, 200 },
 	/* oproj, M 32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
 	 *   M 32: 1.038 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 32, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 25 }, 1.038, 200 },
+	  1, { 24 }, 1.038, 200 },
 	/* oproj, M 127: blas_lt orient=row,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
 	 *   M 127: 1.042 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 18, 35, 1, 0, 0, 4, 0, 5 },
@@ -225,7 +214,7 @@ static const struct gt_table_entry gt_table_entries[] = {
 	 *   M 9: 1.056 (200 pairs), M 16: 1.027 (200 pairs), M 17: 1.034 (200 pairs)
 	 *   M 31: 1.035 (200 pairs), M 32: 1.034 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 9, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 25 }, 1.027, 200 },
+	  1, { 24 }, 1.027, 200 },
 	/* unpooler, M 127: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=6,inner=0,cluster=5
 	 *   M 127: 1.078 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 6, 0, 5 },
@@ -258,8 +247,8 @@ static const struct gt_table gt_compiled_table = {
 	132,	/* sm_count */
 	"13.0",	/* cuda */
 	"13.1.0",	/* cublaslt */
-	"d0f43fe710403b5f",	/* source_hash */
-	51,	/* nentries */
+	"78259d85e1a4eb9f",	/* source_hash */
+	48,	/* nentries */
 	gt_table_entries
 };
 
