@@ -73,15 +73,22 @@ __device__ __forceinline__ void frag32_body(const __nv_bfloat16 *W, const __nv_b
 		wp[j] = w4 + ((size_t)(group0 + j) * (KQ / 4) + c0) * 32 + wlane;
 
 	uint4 xv[U][4], wv[U][NT];
-#pragma unroll
-	for (int i = 0; i < U; i++) {
+	/* chunk i of the current batch into its registers */
+	auto load = [&](int i) {
 #pragma unroll
 		for (int h = 0; h < 4; h++)
 			xv[i][h] = mma_frag_ld_na(xp[h] + i * 4);
 #pragma unroll
 		for (int j = 0; j < NT; j++)
 			wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
-	}
+	};
+	auto multiply = [&](int i) {
+		mma_frag_step<NT, 2>(acc[0], &xv[i][0], wv[i]);
+		mma_frag_step<NT, 2>(acc[1], &xv[i][2], wv[i]);
+	};
+#pragma unroll
+	for (int i = 0; i < U; i++)
+		load(i);
 #pragma unroll
 	for (int q = 0; q < 2; q++)
 #pragma unroll
@@ -96,21 +103,13 @@ __device__ __forceinline__ void frag32_body(const __nv_bfloat16 *W, const __nv_b
 			wp[j] += U * 32;
 #pragma unroll
 		for (int i = 0; i < U; i++) {
-			mma_frag_step<NT, 2>(acc[0], &xv[i][0], wv[i]);
-			mma_frag_step<NT, 2>(acc[1], &xv[i][2], wv[i]);
-#pragma unroll
-			for (int h = 0; h < 4; h++)
-				xv[i][h] = mma_frag_ld_na(xp[h] + i * 4);
-#pragma unroll
-			for (int j = 0; j < NT; j++)
-				wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
+			multiply(i);
+			load(i);
 		}
 	}
 #pragma unroll
-	for (int i = 0; i < U; i++) {
-		mma_frag_step<NT, 2>(acc[0], &xv[i][0], wv[i]);
-		mma_frag_step<NT, 2>(acc[1], &xv[i][2], wv[i]);
-	}
+	for (int i = 0; i < U; i++)
+		multiply(i);
 }
 
 /* The warps' sums into red[WARPS][32][LD] (c0, c1: token 16q + g; c2, c3:
@@ -131,12 +130,27 @@ __device__ __forceinline__ void frag32_spill(float *red, const float (*acc)[NT][
 		}
 }
 
+/* The warps' sums of rows r, r + 1 of token tok, added in warp order. */
+template <int WARPS, int NT>
+__device__ __forceinline__ float2 frag32_sum(const float *red, int tok, int r)
+{
+	constexpr int LD = mma_frag_ld(8 * NT);
+	float2 s = make_float2(0.0f, 0.0f);
+#pragma unroll
+	for (int w = 0; w < WARPS; w++) {
+		const float2 v = *reinterpret_cast<const float2 *>(red + ((size_t)w * 32 + tok) * LD + r);
+		s.x += v.x;
+		s.y += v.y;
+	}
+	return s;
+}
+
 /* Partials only: part[(group block, split)][32][8 NT] FP32. grid (S, N/(8 NT)). */
 template <int WARPS, int NT, int S, int U>
 __global__ void __launch_bounds__(WARPS * 32, NT <= 4 ? 3 : 1)
 k_frag32(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *part)
 {
-	constexpr int ROWS = 8 * NT, LD = mma_frag_ld(ROWS);
+	constexpr int ROWS = 8 * NT;
 	extern __shared__ __align__(16) float red[];
 	float acc[2][NT][4];
 	frag32_body<WARPS, NT, S, U>(W, X, acc, blockIdx.x, blockIdx.y * NT);
@@ -145,14 +159,7 @@ k_frag32(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *part)
 	float *out = part + ((size_t)blockIdx.y * S + blockIdx.x) * 32 * ROWS;
 	for (int u = threadIdx.x; u < 32 * ROWS / 2; u += WARPS * 32) {
 		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
-		float s0 = 0.0f, s1 = 0.0f;
-#pragma unroll
-		for (int w = 0; w < WARPS; w++) {
-			const float2 v = *reinterpret_cast<const float2 *>(red + ((size_t)w * 32 + tok) * LD + r);
-			s0 += v.x;
-			s1 += v.y;
-		}
-		*reinterpret_cast<float2 *>(out + tok * ROWS + r) = make_float2(s0, s1);
+		*reinterpret_cast<float2 *>(out + tok * ROWS + r) = frag32_sum<WARPS, NT>(red, tok, r);
 	}
 }
 
@@ -176,18 +183,12 @@ k_frag32c(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 	/* the block's sums, pushed: pair (tok, r) to owner r / OWN's slot */
 	for (int u = threadIdx.x; u < 32 * ROWS / 2; u += WARPS * 32) {
 		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
-		float s0 = 0.0f, s1 = 0.0f;
-#pragma unroll
-		for (int w = 0; w < WARPS; w++) {
-			const float2 v = *reinterpret_cast<const float2 *>(red + ((size_t)w * 32 + tok) * LD + r);
-			s0 += v.x;
-			s1 += v.y;
-		}
+		const float2 sum = frag32_sum<WARPS, NT>(red, tok, r);
 		const unsigned owner = r / OWN;
 		const float *dst = slots + ((size_t)rank * 32 + tok) * OWN + r % OWN;
 		unsigned a = (unsigned)__cvta_generic_to_shared(dst), ra;
 		asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(a), "r"(owner));
-		asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(ra), "f"(s0), "f"(s1)
+		asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(ra), "f"(sum.x), "f"(sum.y)
 			     : "memory");
 	}
 	asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
