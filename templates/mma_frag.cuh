@@ -42,15 +42,22 @@
  * the same as the diagnostic kernel once it stores Y as this one does
  * (3.17; 2.88 without the store: run 213).
  *
- * Tunable: WARPS, NT, TOK, U and the weights' cache policy (CACHE:
+ * Tunable: WARPS, NT, TOK, U, the weights' cache policy (CACHE:
  * MMA_FRAG_CACHE_NA = ld.global.nc.L1::no_allocate, MMA_FRAG_CACHE_EF =
- * the same with an L2 evict_first policy).
+ * the same with an L2 evict_first policy) and KC: 0 walks K / (32 WARPS)
+ * chunks a warp, counted at run time; KC > 0 is that count fixed when
+ * compiled (the adapter's kfix: one kernel per K). With it the batch loop
+ * has a constant trip count: the slice's bytes at M = 8 with 16 warps, 16
+ * rows and U 8 read 3.10-3.14 us with KC 8 against 3.58-3.74 counted at
+ * run time, and U 4 3.07-3.17 against 3.26-3.33 (tools/diag/skew2.cu,
+ * run 226; two accumulator chains per group instead of one: slower).
  *
  * Launch (tuner/tmpl_mma_frag.c builds the plan):
- *   mma_frag_kernel<WARPS, NT, TOK, U, CACHE>(W packed, X, Y, M, N, K):
+ *   mma_frag_kernel<WARPS, NT, TOK, U, CACHE, KC>(W packed, X, Y, M, N, K):
  *       grid (ceil(M/TOK), N/(8 NT)), block WARPS*32, no dynamic shared
- *       memory. Requires N % (8 NT) == 0, K % (32 WARPS U) == 0, 16-byte
- *       aligned W, X and Y rows (K % 8 == 0, N % 8 == 0), any M >= 1.
+ *       memory. Requires N % (8 NT) == 0, K % (32 WARPS U) == 0 and, with
+ *       KC > 0, K == 32 WARPS KC; 16-byte aligned W, X and Y rows (K % 8
+ *       == 0, N % 8 == 0), any M >= 1.
  *
  * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
  * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
@@ -122,7 +129,7 @@ __host__ __device__ constexpr int mma_frag_ld(int rows)
 	return rows + (40 - rows % 32) % 32;
 }
 
-template <int WARPS, int NT, int TOK, int U, int CACHE>
+template <int WARPS, int NT, int TOK, int U, int CACHE, int KC>
 __global__ void __launch_bounds__(WARPS * 32, 1)
 mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M, int N,
 		int K)
@@ -131,6 +138,7 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	static_assert(NT >= 1 && NT <= 8, "nt in [1, 8]");
 	static_assert(TOK == 8 || TOK == 16, "tok is 8 or 16");
 	static_assert(U >= 1 && U <= 16, "u in [1, 16]");
+	static_assert(KC >= 0 && KC % U == 0, "kc is 0 or whole batches of u");
 	constexpr int XT = TOK / 8;     /* token groups of 8 */
 	constexpr int ROWS = 8 * NT;
 	/* the warps' sums, a token's row padded to LD = 8 (mod 32) floats so
@@ -145,7 +153,9 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	const int t0 = blockIdx.x * TOK;
 	const int group0 = blockIdx.y * NT;     /* first 8-row group */
 	const int kq = K / 8;                   /* 16-byte units of a row */
-	const int per_warp = K / 32 / WARPS;    /* 32-k chunks of a warp */
+	/* 32-k chunks of a warp: KC when given (K = 32 WARPS KC), so that the
+	 * batches are a constant count the compiler lays out straight */
+	const int per_warp = KC > 0 ? KC : K / 32 / WARPS;
 	const int batches = per_warp / U;
 	const int c0 = warp * per_warp;
 

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-enum { P_WARPS, P_NT, P_TOK, P_U, P_CACHE, NPARAMS };
+enum { P_WARPS, P_NT, P_TOK, P_U, P_CACHE, P_KFIX, NPARAMS };
 
 /* Same order as MMA_FRAG_CACHE_* in mma_frag.cuh. */
 static const char *const cache_symbols[] = { "nc_na", "evict_first", NULL };
@@ -22,6 +22,9 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_TOK]   = { "tok", 8, 16, NULL },
 	[P_U]     = { "u", 1, 16, NULL },
 	[P_CACHE] = { "cache", 0, 1, cache_symbols },
+	/* 1: the chunks of a warp, k / (32 warps), fixed when compiled (the
+	 * kernel's KC): one instantiation per K */
+	[P_KFIX]  = { "kfix", 0, 1, NULL },
 };
 
 /* The packed tile (runtime/pack.cuh): 8 rows by 32 k, one warp's load. */
@@ -35,6 +38,8 @@ static const struct tmpl_param params[NPARAMS] = {
 #define REG_OVERHEAD 24
 #define MAX_REGS_PER_THREAD 255
 #define REGS_PER_SM 65536
+/* The most chunks of a warp kfix unrolls into one kernel. */
+#define MAX_KC 64
 /* Static shared memory of one block (the warps' sums). */
 #define MAX_STATIC_SMEM (48 * 1024)
 #define MAX_GRID_Y 65535
@@ -62,6 +67,8 @@ static const char *frag_check(const struct shape *s, const long *p)
 		return "n not a multiple of 8*nt";
 	if (s->k % (32 * p[P_WARPS] * p[P_U]))
 		return "k not a multiple of 32*warps*u";
+	if (p[P_KFIX] && s->k / (32 * p[P_WARPS]) > MAX_KC)
+		return "kfix: more than 64 chunks of 32 k a warp";
 	if (s->n / rows > MAX_GRID_Y)
 		return "n/(8*nt) exceeds the grid";
 	const long threads = p[P_WARPS] * 32;
@@ -81,11 +88,12 @@ static const char *frag_check(const struct shape *s, const long *p)
 static int frag_kernels(const struct shape *s, const long *p,
 			char names[][TMPL_NAME_MAX], int max)
 {
-	(void)s;
 	if (max < 1)
 		return -1;
-	snprintf(names[0], TMPL_NAME_MAX, "mma_frag_kernel<%ld, %ld, %ld, %ld, %ld>", p[P_WARPS],
-		 p[P_NT], p[P_TOK], p[P_U], p[P_CACHE]);
+	/* kfix: this shape's chunks of a warp as the kernel's KC */
+	const long kc = p[P_KFIX] ? s->k / (32 * p[P_WARPS]) : 0;
+	snprintf(names[0], TMPL_NAME_MAX, "mma_frag_kernel<%ld, %ld, %ld, %ld, %ld, %ld>",
+		 p[P_WARPS], p[P_NT], p[P_TOK], p[P_U], p[P_CACHE], kc);
 	return 1;
 }
 

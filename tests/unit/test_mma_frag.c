@@ -15,7 +15,7 @@
 #include "workload.h"
 #include "space.h"
 
-enum { WARPS, NT, TOK, U, CACHE, NP };
+enum { WARPS, NT, TOK, U, CACHE, KFIX, NP };
 enum { NC_NA, EVICT_FIRST };
 
 /* The bf16 families of ../shared/WORKLOAD.md beside workload.h's qkv and oproj. */
@@ -38,9 +38,10 @@ static const struct shape empty = {
 	.tol = 1e-2,
 };
 
-/* warps, nt, tok, u, cache: 16 warps over the slice's 4096 k, each in two
- * batches of 4 chunks, 64 blocks of 16 rows */
-static const long legal[NP] = { 16, 2, 8, 4, NC_NA };
+/* warps, nt, tok, u, cache, kfix: 16 warps over the slice's 4096 k, each
+ * in two batches of 4 chunks counted at run time, 64 blocks of 16 rows
+ * (an initializer of 5 leaves kfix 0) */
+static const long legal[NP] = { 16, 2, 8, 4, NC_NA, 0 };
 
 static const enum arg_kind frag_args[] = { ARG_PREP, ARG_X, ARG_Y, ARG_M, ARG_N, ARG_K };
 
@@ -71,9 +72,9 @@ TEST(registered_with_parameters_in_order)
 		seen += tmpl_all[i] == t;
 	CHECK_INT(seen, 1);
 
-	static const char *const names[] = { "warps", "nt", "tok", "u", "cache" };
-	static const long lo[] = { 1, 1, 8, 1, 0 };
-	static const long hi[] = { 32, 8, 16, 16, 1 };
+	static const char *const names[] = { "warps", "nt", "tok", "u", "cache", "kfix" };
+	static const long lo[] = { 1, 1, 8, 1, 0, 0 };
+	static const long hi[] = { 32, 8, 16, 16, 1, 1 };
 	CHECK_INT(t->nparams, NP);
 	for (int i = 0; i < NP && i < t->nparams; i++) {
 		CHECK_STR(t->params[i].name, names[i]);
@@ -97,7 +98,8 @@ TEST(registered_with_parameters_in_order)
 	memcpy(c.params, legal, sizeof(legal));
 	c.params[CACHE] = EVICT_FIRST;
 	char buf[96];
-	CHECK_STR(candidate_key(&c, buf, sizeof(buf)), "warps=16,nt=2,tok=8,u=4,cache=evict_first");
+	CHECK_STR(candidate_key(&c, buf, sizeof(buf)),
+		  "warps=16,nt=2,tok=8,u=4,cache=evict_first,kfix=0");
 }
 
 TEST(static_checks)
@@ -120,6 +122,12 @@ TEST(static_checks)
 		{ &slice, { 16, 2, 8, 17, 0 }, "parameter out of range" },
 		{ &slice, { 16, 2, 8, 4, 2 }, "parameter out of range" },
 		{ &slice, { 16, 2, 8, 4, -1 }, "parameter out of range" },
+		{ &slice, { 16, 2, 8, 4, 0, 2 }, "parameter out of range" },
+		{ &slice, { 16, 2, 8, 4, 0, -1 }, "parameter out of range" },
+		/* kfix: 4096 k over 2 warps are 64 chunks each, over 1 warp 128 */
+		{ &slice, { 2, 2, 8, 4, 0, 1 }, NULL },
+		{ &slice, { 1, 2, 8, 4, 0, 1 }, "kfix: more than 64 chunks of 32 k a warp" },
+		{ &slice, { 1, 2, 8, 4, 0, 0 }, NULL },
 		{ &slice, { 16, 2, 12, 4, 0 }, "tok must be 8 or 16" },
 		{ &slice, { 16, 2, 16, 4, EVICT_FIRST }, NULL },
 		/* 1024 rows are not whole blocks of 24 */
@@ -174,10 +182,16 @@ TEST(kernel_name)
 	const struct tmpl *t = frag();
 	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	CHECK_INT(t->kernels(&slice, legal, names, TMPL_MAX_KERNELS), 1);
-	CHECK_STR(names[0], "mma_frag_kernel<16, 2, 8, 4, 0>");
+	CHECK_STR(names[0], "mma_frag_kernel<16, 2, 8, 4, 0, 0>");
 	const long ef[NP] = { 8, 1, 16, 4, EVICT_FIRST };
 	CHECK_INT(t->kernels(&slice, ef, names, 1), 1);
-	CHECK_STR(names[0], "mma_frag_kernel<8, 1, 16, 4, 1>");
+	CHECK_STR(names[0], "mma_frag_kernel<8, 1, 16, 4, 1, 0>");
+	/* kfix: the shape's chunks of a warp, k / (32 warps), as KC */
+	const long fixed[NP] = { 16, 2, 8, 4, NC_NA, 1 };
+	CHECK_INT(t->kernels(&slice, fixed, names, 1), 1);
+	CHECK_STR(names[0], "mma_frag_kernel<16, 2, 8, 4, 0, 8>");
+	CHECK_INT(t->kernels(&qkv, fixed, names, 1), 1);
+	CHECK_STR(names[0], "mma_frag_kernel<16, 2, 8, 4, 0, 16>");
 	CHECK_INT(t->kernels(&slice, legal, names, 0), -1);
 }
 
@@ -329,8 +343,8 @@ struct coverage {
 static int frag_config(const long *p)
 {
 	static const long configs[4][NP] = {
-		{ 16, 2, 8, 8, NC_NA }, { 8, 1, 16, 4, EVICT_FIRST },
-		{ 4, 4, 8, 2, EVICT_FIRST }, { 16, 3, 8, 4, NC_NA },
+		{ 16, 2, 8, 8, NC_NA, 1 }, { 8, 1, 16, 4, EVICT_FIRST, 0 },
+		{ 4, 4, 8, 2, EVICT_FIRST, 0 }, { 16, 3, 8, 4, NC_NA, 1 },
 	};
 	for (int i = 0; i < 4; i++)
 		if (!memcmp(p, configs[i], sizeof(configs[i])))
@@ -442,8 +456,9 @@ TEST(nvrtc_compiles_without_spills)
 	struct jit_options o = jit_test_options("frag", 2);
 	const long ef[NP] = { 8, 1, 16, 4, EVICT_FIRST };
 	const long edge[NP] = { 16, 2, 8, 8, NC_NA };
-	const long *cands[] = { legal, ef, edge };
-	const struct shape *shapes[] = { &slice, &slice, &qkv };
+	const long fixed[NP] = { 16, 2, 8, 4, NC_NA, 1 };
+	const long *cands[] = { legal, ef, edge, fixed };
+	const struct shape *shapes[] = { &slice, &slice, &qkv, &slice };
 	struct jit_item items[ARRAY_SIZE(cands)];
 	int n = 0;
 	const struct tmpl *t = frag();
@@ -451,8 +466,9 @@ TEST(nvrtc_compiles_without_spills)
 		CHECK(t->check(shapes[i], cands[i]) == NULL);
 		n = add_candidate(items, n, t->stem, shapes[i], cands[i]);
 	}
-	CHECK_INT(n, 3);
-	CHECK_STR(items[1].name, "mma_frag_kernel<8, 1, 16, 4, 1>");
+	CHECK_INT(n, 4);
+	CHECK_STR(items[1].name, "mma_frag_kernel<8, 1, 16, 4, 1, 0>");
+	CHECK_STR(items[3].name, "mma_frag_kernel<16, 2, 8, 4, 0, 8>");
 	CHECK_INT(jit_compile_all(&o, items, n, NULL, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_INT(items[i].ok, 1);
@@ -465,7 +481,7 @@ TEST(nvrtc_compiles_without_spills)
 		       items[i].local_bytes, items[i].smem_bytes);
 	}
 	struct jit_item bad;
-	add_item(&bad, 0, t->source, "mma_frag_kernel<16, 2, 12, 4, 0>");
+	add_item(&bad, 0, t->source, "mma_frag_kernel<16, 2, 12, 4, 0, 0>");
 	CHECK_INT(jit_compile_all(&o, &bad, 1, NULL, NULL), 0);
 	CHECK_INT(bad.ok, 0);
 	CHECK(strstr(bad.error, "tok is 8 or 16") != NULL);

@@ -27,11 +27,14 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -o build/diag/oneshot tools/diag/
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
 $NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
-# frag32 times the library's committed qkv 32 call beside its forms: it
-# links the runtime library (make build/lib/libgemmtab.a first)
+# frag32 and skew2 time the library's committed call beside their forms:
+# they link the runtime library (make build/lib/libgemmtab.a first)
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/frag32 tools/diag/frag32.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
-echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel and build/diag/frag32"
+$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/skew2 tools/diag/skew2.cu \
+	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
+echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel," \
+	"build/diag/frag32 and build/diag/skew2"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
 	>build/diag/mma_ablate.log 2>&1; then

@@ -1,0 +1,421 @@
+/*
+ * tools/diag/skew2.cu: the unpooler slice at M = 8 (N 1024, K 4096) on
+ * clusters of two blocks that split K unevenly (session 16). A diagnostic,
+ * not part of gemmtab.
+ *
+ * mma_frag (the committed kernel) gives each of 64 blocks 16 weight rows
+ * over all of K: every SM it runs on takes 128 KiB of weights and all 64
+ * KiB of tokens, and nothing crosses SMs. One block per SM pulls at most
+ * ~60 GB/s (run 203), so those 192 KiB set its time; 128 blocks of 8 rows
+ * halve the weights an SM takes but double the token bytes the L2 sends
+ * (runs 204-205: slower). Here the 16 rows of a pair are split by K over
+ * two blocks of a cluster: together they read the pair's weights and the
+ * tokens once (the L2's output as mma_frag's), on 128 SMs, each taking
+ * its share only. The helper (rank 0) takes the first A_PW chunks of 32 k
+ * of each of its warps, the owner (rank 1) B_PW; the helper finishes
+ * first and pushes its 16 x 8 FP32 sums into the owner's shared memory
+ * (st.shared::cluster, then a release arrive on the owner's mbarrier per
+ * pushing thread), which the owner adds to its own before it stores Y:
+ * if the helper's share ends enough earlier, the push (~0.5 us, runs
+ * 196-202) hides behind the owner's longer stream.
+ *
+ * Every load of a warp is issued before its first MMA (tools/diag/
+ * oneshot.cu's k_reg8 does so); W packed in 8 x 32 tiles, read and
+ * multiplied as templates/mma_frag.cuh does. Cases, in one batch under
+ * WORKLOAD.md's method (diag.cuh): the probe's streaming read of the 8.4
+ * MB, the library's committed slice call at M = 8 (gt_linear), the
+ * template's kernel itself on these bytes, the same kernel shape with all
+ * loads up front (one block, no cluster), and the skewed pairs. Each
+ * form's Y is first checked against an FP32 reference of the same bytes.
+ *
+ * Build: bash tools/diag/build.sh (after make); run: build/diag/skew2 [reps]
+ */
+#include "diag.cuh"
+#include "mma_frag.cuh"
+#include "gemmtab.h"
+
+#include <cuda_bf16.h>
+
+#include <cmath>
+
+namespace {
+
+constexpr int N = 1024, K = 4096, M = 8, COPIES = 4;
+constexpr int KQ = K / 8;               /* 16-byte units of a row */
+constexpr int CHUNKS = K / 32;          /* 32-k chunks of a row */
+constexpr int NT = 2, ROWS = 8 * NT;    /* 16 rows a block (pair) */
+constexpr int PUSH = 8 * ROWS / 2;      /* float2 sums of a block */
+
+/* One warp's PW chunks from chunk c0 on, every load issued before the
+ * first MMA: acc[j] = token rows 0-7 (A rows 8-15 zero) x group j. */
+template <int PW>
+__device__ __forceinline__ void skew_body(const __nv_bfloat16 *W, const __nv_bfloat16 *X,
+					  float (*acc)[4], int group0, int c0)
+{
+	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	const uint4 *xp = reinterpret_cast<const uint4 *>(X) + (size_t)g * KQ + c0 * 4 + t;
+	const uint4 *wp[NT];
+	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		wp[j] = reinterpret_cast<const uint4 *>(W) +
+			((size_t)(group0 + j) * (KQ / 4) + c0) * 32 + wlane;
+	uint4 xv[PW], wv[PW][NT];
+#pragma unroll
+	for (int i = 0; i < PW; i++) {
+		xv[i] = mma_frag_ld_na(xp + i * 4);
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
+	}
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+#pragma unroll
+	for (int i = 0; i < PW; i++)
+		mma_frag_step<NT, 1>(acc, &xv[i], wv[i]);
+}
+
+/* The warps' sums: red[WARPS][8][LD] from each warp's acc, then thread u
+ * < PUSH's pair (token u / (ROWS/2), rows 2 (u % (ROWS/2)), +1). */
+template <int WARPS>
+__device__ __forceinline__ float2 skew_sum(float *red, const float (*acc)[4], int u)
+{
+	constexpr int LD = mma_frag_ld(ROWS);
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		*reinterpret_cast<float2 *>(red + ((size_t)warp * 8 + g) * LD + j * 8 + 2 * t) =
+			make_float2(acc[j][0], acc[j][1]);
+	__syncthreads();
+	float2 s = make_float2(0.0f, 0.0f);
+	if (u < PUSH) {
+		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
+#pragma unroll
+		for (int w = 0; w < WARPS; w++) {
+			const float2 v = *reinterpret_cast<const float2 *>(red + ((size_t)w * 8 + tok) * LD + r);
+			s.x += v.x;
+			s.y += v.y;
+		}
+	}
+	return s;
+}
+
+__device__ __forceinline__ void skew_store(__nv_bfloat16 *Y, int pair, int u, float2 s)
+{
+	const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
+	*reinterpret_cast<__nv_bfloat162 *>(Y + (size_t)tok * N + pair * ROWS + r) =
+		__floats2bfloat162_rn(s.x, s.y);
+}
+
+/* One block a pair of groups over all of K (mma_frag's grid, loads up
+ * front): grid N / ROWS. */
+template <int WARPS>
+__global__ void __launch_bounds__(WARPS * 32, 1)
+k_whole(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
+{
+	constexpr int PW = CHUNKS / WARPS;
+	__shared__ __align__(16) float red[WARPS * 8 * mma_frag_ld(ROWS)];
+	float acc[NT][4];
+	skew_body<PW>(W, X, acc, blockIdx.x * NT, (threadIdx.x >> 5) * PW);
+	const float2 s = skew_sum<WARPS>(red, acc, threadIdx.x);
+	if ((int)threadIdx.x < PUSH)
+		skew_store(Y, blockIdx.x, threadIdx.x, s);
+}
+
+/* The skewed pair: grid (2, N / ROWS), clusters of (2, 1, 1). */
+template <int WARPS, int A_PW, int B_PW>
+__global__ void __launch_bounds__(WARPS * 32, 1)
+k_skew(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
+{
+	static_assert((A_PW + B_PW) * WARPS == CHUNKS, "the pair covers K once");
+	static_assert(PUSH <= WARPS * 32, "one pushed pair a thread");
+	__shared__ __align__(16) float red[WARPS * 8 * mma_frag_ld(ROWS)];
+	__shared__ __align__(16) float2 slot[PUSH];
+	__shared__ __align__(8) unsigned long long bar;
+	const unsigned rank = ctarank();
+	const int warp = threadIdx.x >> 5, u = threadIdx.x;
+	if (rank == 1 && threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(&bar)), "r"(PUSH)
+			     : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	}
+	__syncthreads();
+	/* the owner's barrier is initialized before the helper's first
+	 * remote access (the helper waits on this phase before its push) */
+	asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+	float acc[NT][4];
+	if (rank == 0)
+		skew_body<A_PW>(W, X, acc, blockIdx.y * NT, warp * A_PW);
+	else
+		skew_body<B_PW>(W, X, acc, blockIdx.y * NT, WARPS * A_PW + warp * B_PW);
+	const float2 s = skew_sum<WARPS>(red, acc, u);
+	if (rank == 0) {
+		asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+		if (u < PUSH) {
+			const unsigned dst = mapa(smem_u32(&slot[u]), 1);
+			asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(dst), "f"(s.x),
+				     "f"(s.y)
+				     : "memory");
+			asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+					     mapa(smem_u32(&bar), 1))
+				     : "memory");
+		}
+		return;
+	}
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(&bar))
+		     : "memory");
+	if (u < PUSH) {
+		const float2 h = slot[u];
+		skew_store(Y, blockIdx.y, u, make_float2(s.x + h.x, s.y + h.y));
+	}
+}
+
+/* templates/mma_frag.cuh's kernel at TOK 8 with two changes to try (the
+ * rest as there: runtime M, N, K, one pointer per group, U chunks a
+ * batch): KCH > 0 fixes the chunks of a warp at compile time (KCH / U
+ * batches, no runtime trip count), CHAINS 2 keeps even and odd chunks'
+ * sums in separate accumulators (two MMA dependency chains, added at
+ * the end). KCH 0 and CHAINS 1 is the template's own code. */
+template <int WARPS, int U, int KCH, int CHAINS>
+__global__ void __launch_bounds__(WARPS * 32, 1)
+k_fragx(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M, int N, int K)
+{
+	constexpr int LD = mma_frag_ld(ROWS);
+	__shared__ __align__(16) float red[WARPS][8][LD];
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	const int g = lane >> 2, t = lane & 3;
+	const int group0 = blockIdx.y * NT;
+	const int kq = K / 8;
+	const int per_warp = KCH > 0 ? KCH : K / 32 / WARPS;
+	const int batches = per_warp / U;
+	const int c0 = warp * per_warp;
+	const uint4 *xp = reinterpret_cast<const uint4 *>(X) + (size_t)min(g, M - 1) * kq + c0 * 4 + t;
+	const uint4 *wp[NT];
+	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		wp[j] = reinterpret_cast<const uint4 *>(W) + ((size_t)(group0 + j) * (kq / 4) + c0) * 32 + wlane;
+	uint4 wv[U][NT], xv[U];
+#pragma unroll
+	for (int i = 0; i < U; i++) {
+		xv[i] = mma_frag_ld_na(xp + i * 4);
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
+	}
+	float acc[CHAINS][NT][4];
+#pragma unroll
+	for (int c = 0; c < CHAINS; c++)
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			acc[c][j][0] = acc[c][j][1] = acc[c][j][2] = acc[c][j][3] = 0.0f;
+	for (int b = 1; b < batches; b++) {
+		xp += U * 4;
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+			wp[j] += U * 32;
+#pragma unroll
+		for (int i = 0; i < U; i++) {
+			mma_frag_step<NT, 1>(acc[i % CHAINS], &xv[i], wv[i]);
+			xv[i] = mma_frag_ld_na(xp + i * 4);
+#pragma unroll
+			for (int j = 0; j < NT; j++)
+				wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
+		}
+	}
+#pragma unroll
+	for (int i = 0; i < U; i++)
+		mma_frag_step<NT, 1>(acc[i % CHAINS], &xv[i], wv[i]);
+#pragma unroll
+	for (int c = 1; c < CHAINS; c++)
+#pragma unroll
+		for (int j = 0; j < NT; j++)
+#pragma unroll
+			for (int e = 0; e < 4; e++)
+				acc[0][j][e] += acc[c][j][e];
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+		*reinterpret_cast<float2 *>(&red[warp][g][j * 8 + 2 * t]) = make_float2(acc[0][j][0], acc[0][j][1]);
+	__syncthreads();
+	for (int u = threadIdx.x; u < 8 * ROWS / 2; u += WARPS * 32) {
+		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
+		if (tok >= M)
+			continue;
+		float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+		for (int w = 0; w < WARPS; w++) {
+			const float2 v = *reinterpret_cast<const float2 *>(&red[w][tok][r]);
+			s0 += v.x;
+			s1 += v.y;
+		}
+		*reinterpret_cast<__nv_bfloat162 *>(Y + (size_t)tok * N + group0 * 8 + r) =
+			__floats2bfloat162_rn(s0, s1);
+	}
+}
+
+/* FP32 reference of Y from the packed bytes: one thread per (token, row). */
+__global__ void k_ref(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *R)
+{
+	const int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= M * N)
+		return;
+	const int m = i / N, n = i % N, g = n % 8;
+	float s = 0.0f;
+	for (int k = 0; k < K; k++) {
+		const int q = (k % 32) / 8;
+		const size_t e = ((size_t)(n / 8) * (K / 32) + k / 32) * 256 + 32 * g +
+				 8 * (q ^ ((g >> 1) & 3)) + k % 8;
+		s += __bfloat162float(W[e]) * __bfloat162float(X[(size_t)m * K + k]);
+	}
+	R[i] = s;
+}
+
+struct form {
+	const char *name;
+	const void *fn;
+	dim3 grid;
+	int threads, cluster;
+	bool frag;      /* mma_frag_kernel's argument list */
+};
+
+template <int WARPS, int A_PW, int B_PW>
+form skew(const char *name)
+{
+	return { name, (const void *)k_skew<WARPS, A_PW, B_PW>, dim3(2, N / ROWS), WARPS * 32, 2, false };
+}
+
+void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y,
+	    cudaStream_t s)
+{
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr[1];
+	cfg.gridDim = f.grid;
+	cfg.blockDim = dim3(f.threads);
+	cfg.stream = s;
+	if (f.cluster > 1) {
+		attr[0].id = cudaLaunchAttributeClusterDimension;
+		attr[0].val.clusterDim.x = f.cluster;
+		attr[0].val.clusterDim.y = 1;
+		attr[0].val.clusterDim.z = 1;
+		cfg.attrs = attr;
+		cfg.numAttrs = 1;
+	}
+	int m = M, n = N, k = K;
+	void *fargs[] = { (void *)&w, (void *)&x, (void *)&y, &m, &n, &k };
+	void *args[] = { (void *)&w, (void *)&x, (void *)&y };
+	CHECK(cudaLaunchKernelExC(&cfg, f.fn, f.frag ? fargs : args));
+}
+
+__global__ void k_bf16_to_f32(const __nv_bfloat16 *a, float *b, int n)
+{
+	const int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		b[i] = __bfloat162float(a[i]);
+}
+
+double rel_err(const std::vector<float> &y, const std::vector<float> &r)
+{
+	double num = 0, den = 0;
+	for (size_t i = 0; i < y.size(); i++) {
+		if (!std::isfinite(y[i]))
+			return INFINITY;
+		num += (double)(y[i] - r[i]) * (y[i] - r[i]);
+		den += (double)r[i] * r[i];
+	}
+	return std::sqrt(num / den);
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	const int reps = argc > 1 ? atoi(argv[1]) : 200;
+	cudaStream_t s;
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const size_t wbytes = (size_t)N * K * 2;
+	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
+	float *ref, *got;
+	for (int c = 0; c < COPIES; c++) {
+		CHECK(cudaMalloc(&w[c], wbytes));
+		CHECK(cudaMalloc(&x[c], (size_t)M * K * 2));
+		diag_fill_bf16(w[c], (size_t)N * K, 0.02f, 300 + c, s);
+		diag_fill_bf16(x[c], (size_t)M * K, 1.0f, 400 + c, s);
+	}
+	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
+	CHECK(cudaMalloc(&ref, (size_t)M * N * sizeof(float)));
+	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
+
+	const std::vector<form> forms = {
+		{ "mma_frag 16w nt2 u4", (const void *)mma_frag_kernel<16, 2, 8, 4, MMA_FRAG_CACHE_NA>,
+		  dim3(1, N / ROWS), 512, 1, true },
+		{ "mma_frag 16w nt2 u8", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_NA>,
+		  dim3(1, N / ROWS), 512, 1, true },
+		{ "mma_frag 16w nt2 u8 ef", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_EF>,
+		  dim3(1, N / ROWS), 512, 1, true },
+		{ "fragx u8 (copy)", (const void *)k_fragx<16, 8, 0, 1>, dim3(1, N / ROWS), 512, 1, true },
+		{ "fragx u8 kch8", (const void *)k_fragx<16, 8, 8, 1>, dim3(1, N / ROWS), 512, 1, true },
+		{ "fragx u8 kch8 2 chains", (const void *)k_fragx<16, 8, 8, 2>, dim3(1, N / ROWS), 512, 1, true },
+		{ "fragx u4 kch8", (const void *)k_fragx<16, 4, 8, 1>, dim3(1, N / ROWS), 512, 1, true },
+		{ "fragx u4 2 chains", (const void *)k_fragx<16, 4, 0, 2>, dim3(1, N / ROWS), 512, 1, true },
+		{ "whole 16w (64 blocks)", (const void *)k_whole<16>, dim3(N / ROWS), 512, 1, false },
+		{ "whole 8w (64 blocks)", (const void *)k_whole<8>, dim3(N / ROWS), 256, 1, false },
+		{ "whole 32w (64 blocks)", (const void *)k_whole<32>, dim3(N / ROWS), 1024, 1, false },
+		skew<16, 2, 6>("pair 16w 2+6"),
+		skew<8, 6, 10>("pair 8w 6+10"),
+	};
+
+	k_ref<<<(M * N + 255) / 256, 256, 0, s>>>(w[0], x[0], ref);
+	std::vector<float> r((size_t)M * N), v((size_t)M * N);
+	CHECK(cudaMemcpyAsync(r.data(), ref, r.size() * 4, cudaMemcpyDeviceToHost, s));
+	CHECK(cudaStreamSynchronize(s));
+	for (const form &f : forms) {
+		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
+		launch(f, w[0], x[0], y, s);
+		k_bf16_to_f32<<<(M * N + 255) / 256, 256, 0, s>>>(y, got, M * N);
+		CHECK(cudaGetLastError());
+		CHECK(cudaMemcpyAsync(v.data(), got, v.size() * 4, cudaMemcpyDeviceToHost, s));
+		CHECK(cudaStreamSynchronize(s));
+		printf("check %-26s rel err %.2e\n", f.name, rel_err(v, r));
+	}
+
+	/* the library's committed slice call (its own packed copy of w[c]) */
+	gt_context *ctx;
+	gt_weight *wt[COPIES];
+	if (gt_context_create(0, &ctx) != 0) {
+		fprintf(stderr, "gt_context_create failed\n");
+		return 1;
+	}
+	for (int c = 0; c < COPIES; c++)
+		if (gt_weight_prepare_on(ctx, w[c], N, K, GT_BF16, GT_BF16, GT_BF16, s, &wt[c]) != 0) {
+			fprintf(stderr, "gt_weight_prepare failed\n");
+			return 1;
+		}
+	char why[256];
+	gt_weight_explain(wt[0], M, why, sizeof why);
+	printf("lib: %s\n", why);
+
+	unsigned *sink;
+	CHECK(cudaMalloc(&sink, 64));
+	std::vector<diag_case> cs;
+	cs.push_back({ "stream 8.4 MB", [&](int c, cudaStream_t st) {
+			      CHECK(harness_stream_read(w[c], wbytes, sink, 8 * diag_sms(), 8, st));
+		      }, nullptr, (double)wbytes });
+	cs.push_back({ "lib slice 8", [&](int c, cudaStream_t st) {
+			      if (gt_linear(wt[c], x[c], M, y, st) != 0) {
+				      fprintf(stderr, "gt_linear failed\n");
+				      exit(1);
+			      }
+		      } });
+	for (const form &f : forms)
+		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); } });
+	for (int i = 0; i < 3; i++)
+		diag_time("skew2 (the slice, M = 8)", cs, COPIES, reps, s);
+	for (int c = 0; c < COPIES; c++)
+		gt_weight_destroy(wt[c]);
+	gt_context_destroy(ctx);
+	return 0;
+}
