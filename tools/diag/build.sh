@@ -33,8 +33,20 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/frag32 to
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/skew2 tools/diag/skew2.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
+# ktconst: mma_skinny as it is and with K a constant where a block
+# counts its k tiles (DIAG_K), each copy in a namespace of its own
+cp templates/mma_skinny.cuh build/diag/skinny_orig.cuh
+sed -e 's|const int ktotal = K / BK;|const int ktotal = DIAG_K / BK;|' \
+	-e 's|const int ktiles = (int)((long long)(split + 1) \* ktotal / SPLIT) - kt_first;|const int ktiles = (DIAG_K / BK) % SPLIT ? (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first : DIAG_K / BK / SPLIT;|' \
+	templates/mma_skinny.cuh >build/diag/skinny_kt.cuh
+if [ "$(grep -c 'DIAG_K' build/diag/skinny_kt.cuh)" != 2 ]; then
+	echo "build/diag/skinny_kt.cuh: the k-tile lines of mma_skinny.cuh moved" >&2
+	exit 3
+fi
+$NVCC -O3 -std=c++17 $ARCH -Ituner -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
+	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel," \
-	"build/diag/frag32 and build/diag/skew2"
+	"build/diag/frag32, build/diag/skew2 and build/diag/ktconst"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
 	>build/diag/mma_ablate.log 2>&1; then

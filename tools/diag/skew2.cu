@@ -350,11 +350,11 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 
 	const std::vector<form> forms = {
-		{ "mma_frag 16w nt2 u4", (const void *)mma_frag_kernel<16, 2, 8, 4, MMA_FRAG_CACHE_NA>,
+		{ "mma_frag 16w nt2 u4", (const void *)mma_frag_kernel<16, 2, 8, 4, MMA_FRAG_CACHE_NA, 0>,
 		  dim3(1, N / ROWS), 512, 1, true },
-		{ "mma_frag 16w nt2 u8", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_NA>,
+		{ "mma_frag 16w nt2 u8", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_NA, 0>,
 		  dim3(1, N / ROWS), 512, 1, true },
-		{ "mma_frag 16w nt2 u8 ef", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_EF>,
+		{ "mma_frag 16w nt2 u8 ef", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_EF, 0>,
 		  dim3(1, N / ROWS), 512, 1, true },
 		{ "fragx u8 (copy)", (const void *)k_fragx<16, 8, 0, 1>, dim3(1, N / ROWS), 512, 1, true },
 		{ "fragx u8 kch8", (const void *)k_fragx<16, 8, 8, 1>, dim3(1, N / ROWS), 512, 1, true },
