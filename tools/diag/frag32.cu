@@ -28,14 +28,10 @@
  *
  * Build: bash tools/diag/build.sh; run: build/diag/frag32 [reps]
  */
-#include "diag.cuh"
+#include "diag_lib.cuh"
 #include "mma_frag.cuh"
-#include "gemmtab.h"
 
 #include <cuda_bf16.h>
-
-#include <cmath>
-#include <string>
 
 namespace {
 
@@ -208,23 +204,6 @@ k_frag32c(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 	}
 }
 
-/* FP32 reference of Y from the packed bytes: one thread per (token, row). */
-__global__ void k_ref(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *R)
-{
-	const int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= M * N)
-		return;
-	const int m = i / N, n = i % N, g = n % 8;
-	float s = 0.0f;
-	for (int k = 0; k < K; k++) {
-		const int q = (k % 32) / 8;
-		const size_t e = ((size_t)(n / 8) * (K / 32) + k / 32) * 256 + 32 * g +
-				 8 * (q ^ ((g >> 1) & 3)) + k % 8;
-		s += __bfloat162float(W[e]) * __bfloat162float(X[(size_t)m * K + k]);
-	}
-	R[i] = s;
-}
-
 struct form {
 	const char *name;
 	const void *fn;
@@ -283,26 +262,6 @@ __global__ void k_sum_partials(const float *part, float *y, int nt, int s)
 	y[i] = v;
 }
 
-__global__ void k_bf16_to_f32(const __nv_bfloat16 *a, float *b, int n)
-{
-	const int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		b[i] = __bfloat162float(a[i]);
-}
-
-/* relative L2 error of y against r (host copies) */
-double rel_err(const std::vector<float> &y, const std::vector<float> &r)
-{
-	double num = 0, den = 0;
-	for (size_t i = 0; i < y.size(); i++) {
-		if (!std::isfinite(y[i]))
-			return INFINITY;
-		num += (double)(y[i] - r[i]) * (y[i] - r[i]);
-		den += (double)r[i] * r[i];
-	}
-	return std::sqrt(num / den);
-}
-
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -312,7 +271,7 @@ int main(int argc, char **argv)
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	const size_t wbytes = (size_t)N * K * 2;
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
-	float *part, *ref, *got;
+	float *part, *got;
 	for (int c = 0; c < COPIES; c++) {
 		CHECK(cudaMalloc(&w[c], wbytes));
 		CHECK(cudaMalloc(&x[c], (size_t)M * K * 2));
@@ -321,7 +280,6 @@ int main(int argc, char **argv)
 	}
 	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
 	CHECK(cudaMalloc(&part, (size_t)M * N * 16 * sizeof(float)));
-	CHECK(cudaMalloc(&ref, (size_t)M * N * sizeof(float)));
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 
 	std::vector<form> forms = {
@@ -342,62 +300,39 @@ int main(int argc, char **argv)
 		make_form<4, 4, 8, 2, true>("frag32c nt4 s8 w4 u2"),
 	};
 
-	/* the check: every form's Y against the FP32 reference of copy 0 */
-	k_ref<<<(M * N + 255) / 256, 256, 0, s>>>(w[0], x[0], ref);
-	std::vector<float> r((size_t)M * N), v((size_t)M * N);
-	CHECK(cudaMemcpyAsync(r.data(), ref, r.size() * 4, cudaMemcpyDeviceToHost, s));
-	CHECK(cudaStreamSynchronize(s));
+	/* the check: every form's Y against the FP32 reference of copy 0 (the
+	 * partials summed first) */
+	const std::vector<float> r = diag_ref_frag(w[0], x[0], M, N, K, s);
 	for (const form &f : forms) {
 		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
 		if (f.cluster) {
 			launch(f, w[0], x[0], y, s);
-			k_bf16_to_f32<<<(M * N + 255) / 256, 256, 0, s>>>(y, got, M * N);
-		} else {
-			launch(f, w[0], x[0], part, s);
-			k_sum_partials<<<(M * N + 255) / 256, 256, 0, s>>>(part, got, f.nt, f.s);
+			diag_check_bf16(f.name, y, got, r, s);
+			continue;
 		}
+		launch(f, w[0], x[0], part, s);
+		k_sum_partials<<<(M * N + 255) / 256, 256, 0, s>>>(part, got, f.nt, f.s);
 		CHECK(cudaGetLastError());
+		std::vector<float> v((size_t)M * N);
 		CHECK(cudaMemcpyAsync(v.data(), got, v.size() * 4, cudaMemcpyDeviceToHost, s));
 		CHECK(cudaStreamSynchronize(s));
-		printf("check %-24s rel err %.2e\n", f.name, rel_err(v, r));
+		printf("check %-26s rel err %.2e\n", f.name, diag_rel_err(v, r));
 	}
 
 	/* the library's committed qkv 32 call on each copy */
-	gt_context *ctx;
-	gt_weight *wt[COPIES];
-	if (gt_context_create(0, &ctx) != 0) {
-		fprintf(stderr, "gt_context_create failed\n");
-		return 1;
-	}
-	for (int c = 0; c < COPIES; c++)
-		if (gt_weight_prepare_on(ctx, w[c], N, K, GT_BF16, GT_BF16, GT_BF16, s, &wt[c]) != 0) {
-			fprintf(stderr, "gt_weight_prepare failed\n");
-			return 1;
-		}
-	char why[256];
-	gt_weight_explain(wt[0], M, why, sizeof why);
-	printf("lib: %s\n", why);
-
+	diag_lib lib;
+	diag_lib_open(lib, w, COPIES, N, K, s);
+	diag_lib_explain(lib, M);
 	unsigned *sink;
 	CHECK(cudaMalloc(&sink, 64));
-	std::vector<diag_case> cs;
-	cs.push_back({ "stream 37.7 MB", [&](int c, cudaStream_t st) {
-			      CHECK(harness_stream_read(w[c], wbytes, sink, 8 * diag_sms(), 8, st));
-		      }, nullptr, (double)wbytes });
-	cs.push_back({ "lib qkv 32", [&](int c, cudaStream_t st) {
-			      if (gt_linear(wt[c], x[c], M, y, st) != 0) {
-				      fprintf(stderr, "gt_linear failed\n");
-				      exit(1);
-			      }
-		      } });
+	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, wbytes, sink),
+				      diag_lib_case("lib qkv 32", lib, { x, x + COPIES }, M, y) };
 	for (const form &f : forms)
 		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) {
 				      launch(f, w[c], x[c], f.cluster ? (void *)y : (void *)part, st);
 			      } });
 	for (int i = 0; i < 3; i++)
 		diag_time("frag32 (qkv, M = 32)", cs, COPIES, reps, s);
-	for (int c = 0; c < COPIES; c++)
-		gt_weight_destroy(wt[c]);
-	gt_context_destroy(ctx);
+	diag_lib_close(lib);
 	return 0;
 }

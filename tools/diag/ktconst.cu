@@ -18,8 +18,7 @@
  */
 #include <cuda_bf16.h>
 
-#include "diag.cuh"
-#include "gemmtab.h"
+#include "diag_lib.cuh"
 
 namespace orig {
 #include "skinny_orig.cuh"
@@ -124,27 +123,14 @@ int main(int argc, char **argv)
 		       memcmp(a.data(), b.data(), a.size() * 2) ? "DIFFER" : "identical", nan);
 	}
 
-	gt_context *ctx;
-	gt_weight *wt[COPIES];
-	if (gt_context_create(0, &ctx) != 0)
-		return fprintf(stderr, "gt_context_create failed\n"), 1;
-	for (int c = 0; c < COPIES; c++)
-		if (gt_weight_prepare_on(ctx, w[c], N, K, GT_BF16, GT_BF16, GT_BF16, s, &wt[c]) != 0)
-			return fprintf(stderr, "gt_weight_prepare failed\n"), 1;
+	diag_lib lib;
+	diag_lib_open(lib, w, COPIES, N, K, s);
 	unsigned *sink;
 	CHECK(cudaMalloc(&sink, 64));
-	std::vector<diag_case> cs;
-	cs.push_back({ "stream 37.7 MB", [&](int c, cudaStream_t st) {
-			      CHECK(harness_stream_read(w[c], wbytes, sink, 8 * diag_sms(), 8, st));
-		      }, nullptr, (double)wbytes });
-	for (int m : { 8, 16, 32 }) {
-		char *name = new char[32];
-		snprintf(name, 32, "lib qkv %d", m);
-		cs.push_back({ name, [&, m](int c, cudaStream_t st) {
-				      if (gt_linear(wt[c], x, m, y, st) != 0)
-					      exit(1);
-			      } });
-	}
+	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, wbytes, sink),
+				      diag_lib_case("lib qkv 8", lib, { x }, 8, y),
+				      diag_lib_case("lib qkv 16", lib, { x }, 16, y),
+				      diag_lib_case("lib qkv 32", lib, { x }, 32, y) };
 	for (const pair &p : pairs)
 		for (const form *f : { &p.a, &p.b })
 			cs.push_back({ f->name, [&, f, wp = p.wp](int c, cudaStream_t st) {
@@ -152,8 +138,6 @@ int main(int argc, char **argv)
 				      } });
 	for (int i = 0; i < 3; i++)
 		diag_time("ktconst (qkv)", cs, COPIES, reps, s);
-	for (int c = 0; c < COPIES; c++)
-		gt_weight_destroy(wt[c]);
-	gt_context_destroy(ctx);
+	diag_lib_close(lib);
 	return 0;
 }

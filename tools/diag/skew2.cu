@@ -30,13 +30,10 @@
  *
  * Build: bash tools/diag/build.sh (after make); run: build/diag/skew2 [reps]
  */
-#include "diag.cuh"
+#include "diag_lib.cuh"
 #include "mma_frag.cuh"
-#include "gemmtab.h"
 
 #include <cuda_bf16.h>
-
-#include <cmath>
 
 namespace {
 
@@ -257,23 +254,6 @@ k_fragx(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M,
 	}
 }
 
-/* FP32 reference of Y from the packed bytes: one thread per (token, row). */
-__global__ void k_ref(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *R)
-{
-	const int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i >= M * N)
-		return;
-	const int m = i / N, n = i % N, g = n % 8;
-	float s = 0.0f;
-	for (int k = 0; k < K; k++) {
-		const int q = (k % 32) / 8;
-		const size_t e = ((size_t)(n / 8) * (K / 32) + k / 32) * 256 + 32 * g +
-				 8 * (q ^ ((g >> 1) & 3)) + k % 8;
-		s += __bfloat162float(W[e]) * __bfloat162float(X[(size_t)m * K + k]);
-	}
-	R[i] = s;
-}
-
 struct form {
 	const char *name;
 	const void *fn;
@@ -310,25 +290,6 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_
 	CHECK(cudaLaunchKernelExC(&cfg, f.fn, f.frag ? fargs : args));
 }
 
-__global__ void k_bf16_to_f32(const __nv_bfloat16 *a, float *b, int n)
-{
-	const int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		b[i] = __bfloat162float(a[i]);
-}
-
-double rel_err(const std::vector<float> &y, const std::vector<float> &r)
-{
-	double num = 0, den = 0;
-	for (size_t i = 0; i < y.size(); i++) {
-		if (!std::isfinite(y[i]))
-			return INFINITY;
-		num += (double)(y[i] - r[i]) * (y[i] - r[i]);
-		den += (double)r[i] * r[i];
-	}
-	return std::sqrt(num / den);
-}
-
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -338,7 +299,7 @@ int main(int argc, char **argv)
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	const size_t wbytes = (size_t)N * K * 2;
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
-	float *ref, *got;
+	float *got;
 	for (int c = 0; c < COPIES; c++) {
 		CHECK(cudaMalloc(&w[c], wbytes));
 		CHECK(cudaMalloc(&x[c], (size_t)M * K * 2));
@@ -346,7 +307,6 @@ int main(int argc, char **argv)
 		diag_fill_bf16(x[c], (size_t)M * K, 1.0f, 400 + c, s);
 	}
 	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
-	CHECK(cudaMalloc(&ref, (size_t)M * N * sizeof(float)));
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 
 	const std::vector<form> forms = {
@@ -368,54 +328,25 @@ int main(int argc, char **argv)
 		skew<8, 6, 10>("pair 8w 6+10"),
 	};
 
-	k_ref<<<(M * N + 255) / 256, 256, 0, s>>>(w[0], x[0], ref);
-	std::vector<float> r((size_t)M * N), v((size_t)M * N);
-	CHECK(cudaMemcpyAsync(r.data(), ref, r.size() * 4, cudaMemcpyDeviceToHost, s));
-	CHECK(cudaStreamSynchronize(s));
+	const std::vector<float> r = diag_ref_frag(w[0], x[0], M, N, K, s);
 	for (const form &f : forms) {
 		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
 		launch(f, w[0], x[0], y, s);
-		k_bf16_to_f32<<<(M * N + 255) / 256, 256, 0, s>>>(y, got, M * N);
-		CHECK(cudaGetLastError());
-		CHECK(cudaMemcpyAsync(v.data(), got, v.size() * 4, cudaMemcpyDeviceToHost, s));
-		CHECK(cudaStreamSynchronize(s));
-		printf("check %-26s rel err %.2e\n", f.name, rel_err(v, r));
+		diag_check_bf16(f.name, y, got, r, s);
 	}
 
 	/* the library's committed slice call (its own packed copy of w[c]) */
-	gt_context *ctx;
-	gt_weight *wt[COPIES];
-	if (gt_context_create(0, &ctx) != 0) {
-		fprintf(stderr, "gt_context_create failed\n");
-		return 1;
-	}
-	for (int c = 0; c < COPIES; c++)
-		if (gt_weight_prepare_on(ctx, w[c], N, K, GT_BF16, GT_BF16, GT_BF16, s, &wt[c]) != 0) {
-			fprintf(stderr, "gt_weight_prepare failed\n");
-			return 1;
-		}
-	char why[256];
-	gt_weight_explain(wt[0], M, why, sizeof why);
-	printf("lib: %s\n", why);
-
+	diag_lib lib;
+	diag_lib_open(lib, w, COPIES, N, K, s);
+	diag_lib_explain(lib, M);
 	unsigned *sink;
 	CHECK(cudaMalloc(&sink, 64));
-	std::vector<diag_case> cs;
-	cs.push_back({ "stream 8.4 MB", [&](int c, cudaStream_t st) {
-			      CHECK(harness_stream_read(w[c], wbytes, sink, 8 * diag_sms(), 8, st));
-		      }, nullptr, (double)wbytes });
-	cs.push_back({ "lib slice 8", [&](int c, cudaStream_t st) {
-			      if (gt_linear(wt[c], x[c], M, y, st) != 0) {
-				      fprintf(stderr, "gt_linear failed\n");
-				      exit(1);
-			      }
-		      } });
+	std::vector<diag_case> cs = { diag_stream_case("stream 8.4 MB", w, wbytes, sink),
+				      diag_lib_case("lib slice 8", lib, { x, x + COPIES }, M, y) };
 	for (const form &f : forms)
 		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); } });
 	for (int i = 0; i < 3; i++)
 		diag_time("skew2 (the slice, M = 8)", cs, COPIES, reps, s);
-	for (int c = 0; c < COPIES; c++)
-		gt_weight_destroy(wt[c]);
-	gt_context_destroy(ctx);
+	diag_lib_close(lib);
 	return 0;
 }
