@@ -32,7 +32,7 @@ struct sweep {
 	int device;
 	int retest;
 	const char *retest_since;       /* --retest-since: older retests are redone */
-	char run_utc[32];               /* when this run started (UTC, as recorded_at) */
+	char run_id[DB_RUN_MAX];        /* this run, as its rows record it (its start) */
 	long long env_id;
 	long long *shape_id;     /* per space shape */
 	long long *cand_id;      /* per task */
@@ -84,7 +84,7 @@ static int record(struct sweep *sw, int ti, int m, const char *phase, const stru
 		.m = m, .phase = phase, .status = status, .reason = reason,
 		.err_global = -1, .err_row = -1, .base_us = -1, .cand_us = -1,
 		.ratio = -1, .ratio_lo = -1, .ratio_hi = -1, .regs = -1,
-		.local_bytes = -1, .smem = -1, .waves = -1,
+		.local_bytes = -1, .smem = -1, .waves = -1, .run = sw->run_id,
 	};
 	if (r) {
 		row.err_global = kv_get_double(r, "err_global", -1);
@@ -435,6 +435,20 @@ static int point_task(const struct cand_task *pt, int n, long long cand)
 	return hit ? hit->task : -1;
 }
 
+/* Every task of shape si, sorted by candidate id (*n of them; caller
+ * frees): a candidate measured at an M is run there through any of its
+ * tasks (the M is the eval's, not the task's). */
+static struct cand_task *shape_tasks(const struct sweep *sw, int si, int *n)
+{
+	struct cand_task *st = xmalloc(sizeof(*st) * (size_t)(sw->tl.n ? sw->tl.n : 1));
+	*n = 0;
+	for (int i = 0; i < sw->tl.n; i++)
+		if (sw->tl.t[i].shape == si)
+			st[(*n)++] = (struct cand_task){ sw->cand_id[i], i };
+	qsort(st, (size_t)*n, sizeof(*st), cmp_cand);
+	return st;
+}
+
 /* The Ms at which finalists of tuned m are retested: m itself, the
  * neighbour Ms between the previous and the next tuned M, and those two
  * tuned Ms. A dispatch range may only span Ms where one candidate won
@@ -473,9 +487,8 @@ static int point_new_tasks(const struct sweep *sw, int si, int m, int from)
  * retest_ms() names, for each tuned M of each shape (of family only, when
  * given); from a later cuBLASLt step (tasks from index from on), only
  * as many finalists as it added at a point, up to retest_top. The
- * progress total and the --dry-run estimate both use it; the leaders of
- * earlier runs that retest() measures again are not in it (the total
- * grows as they run). */
+ * progress total and the --dry-run estimate both use it; what settle()
+ * measures again is not in it (the total grows as it runs). */
 static long planned_retests(const struct sweep *sw, const char *family, int from)
 {
 	long n = 0;
@@ -504,33 +517,62 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
  * nothing and emitted a table of 32 entries). */
 #define RETEST_PAGE 256
 
-/* Retest candidate cand (task ti) at the Ms ms names where it has no retest
- * since since (NULL: any); unplanned: evals planned_retests() did not
- * count (the progress total grows by each). Returns how many it ran. */
-static int retest_at(struct sweep *sw, int si, long long cand, int ti, const int *ms, int nms,
-		     const char *since, int unplanned)
+/* How many times settle() looks again at one M: re-measured leaders may
+ * fall out of the best and let an older one in. */
+#define SETTLE_ROUNDS 4
+
+/* Compare like with like at shape si's M q: emit ranks the retests there
+ * by ratio, and ratios a lease apart differ by more than the candidates
+ * do (docs/notes.md run 220: qkv at 1 went to the slower of two kernels
+ * on retests two leases apart). Where this run has retested anything at
+ * q, or where the best retest_top retests of the current code there come
+ * from different runs (a sweep stopped half way, say), each of those not
+ * measured by this run is measured again now, replacing its row. Decided
+ * from the rows alone, so a resumed sweep settles what a stopped one left;
+ * a database whose best at q all come from one run is left as it is. */
+static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, int nst)
 {
-	int ran = 0;
-	for (int q = 0; q < nms; q++) {
-		int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], cand, ms[q], "retest",
-				      since);
-		if (r == 0) {
-			sw->evals_total += unplanned;
-			run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
+	const int top = sw->sp.sweep.retest_top;
+	long long page[RETEST_PAGE];
+	char runs[RETEST_PAGE][DB_RUN_MAX];
+	char (*lead)[DB_RUN_MAX] = xmalloc(sizeof(*lead) * (size_t)top);
+	int *ti = xmalloc(sizeof(*ti) * (size_t)top);
+	for (int round = 0; round < SETTLE_ROUNDS; round++) {
+		/* the current code's best at q, with the run of each */
+		int n = 0, got = RETEST_PAGE;
+		for (int skip = 0; n < top && got == RETEST_PAGE; skip += RETEST_PAGE) {
+			got = db_retest_runs(sw->db, sw->env_id, sw->shape_id[si], q, skip, page, runs,
+					     RETEST_PAGE);
+			for (int i = 0; i < got && n < top; i++) {
+				const int t = point_task(st, nst, page[i]);
+				if (t < 0)
+					continue;
+				ti[n] = t;
+				memcpy(lead[n], runs[i], DB_RUN_MAX);
+				n++;
+			}
+		}
+		int mixed = db_run_retests(sw->db, sw->env_id, sw->shape_id[si], q, sw->run_id) > 0;
+		for (int i = 1; i < n; i++)
+			mixed |= strcmp(lead[i], lead[0]) != 0;
+		int ran = 0;
+		for (int i = 0; mixed && i < n; i++) {
+			if (!strcmp(lead[i], sw->run_id))
+				continue;
+			sw->evals_total++;      /* planned_retests() counts finalists only */
+			run_eval(sw, ti[i], q, "retest", sw->sp.sweep.retest_pairs);
 			ran++;
 		}
+		if (!ran)
+			break;
 	}
-	return ran;
+	free(lead);
+	free(ti);
 }
 
 /* Retest the best screened candidates of (shape, m) among this sweep's
  * own (the current code's) with many pairs at the Ms retest_ms() names,
- * and record the baselines at the neighbours. When that measured
- * anything, the point's leaders (its best retest_top retests at m of the
- * current code from earlier runs) are retested again in this run too:
- * emit compares retest ratios, and ratios a lease apart differ by more
- * than the candidates do (docs/notes.md run 220: qkv at 1 went to the
- * slower of two kernels on retests two leases apart). */
+ * settle each of those Ms, and record the baselines at the neighbours. */
 static void retest(struct sweep *sw, int si, int m)
 {
 	const struct shape *s = &sw->sp.shapes[si];
@@ -538,32 +580,31 @@ static void retest(struct sweep *sw, int si, int m)
 	const int top = sw->sp.sweep.retest_top;
 	int ms[2 * MAX_MS + 3];
 	int nms = retest_ms(s, m, ms);
-	int npt, ran = 0;
+	int npt, nst;
 	struct cand_task *pt = point_tasks(sw, si, m, &npt);
 
-	static const char *const phases[] = { "screen", "retest" };
-	for (int p = 0; p < 2 && (p == 0 || ran); p++) {
-		/* the finalists by screen, then (after a new retest) the
-		 * leaders by retest, each re-measured unless this run has */
-		const char *since = p == 0 ? sw->retest_since : sw->run_utc;
-		int taken = 0, n = RETEST_PAGE;
-		for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
-			n = db_best(sw->db, sw->env_id, sw->shape_id[si], m, phases[p], skip, page,
-				    RETEST_PAGE);
-			for (int i = 0; i < n && taken < top; i++) {
-				int ti = point_task(pt, npt, page[i]);
-				/* a leader is one of an earlier run: this run's
-				 * own retests (the new finalists') do not count */
-				if (ti < 0 || (p == 1 && db_has_result(sw->db, sw->env_id,
-								      sw->shape_id[si], page[i], m,
-								      "retest", sw->run_utc) == 1))
-					continue;
-				taken++;
-				ran += retest_at(sw, si, page[i], ti, ms, nms, since, p);
+	int taken = 0, n = RETEST_PAGE;
+	for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
+		n = db_best(sw->db, sw->env_id, sw->shape_id[si], m, "screen", skip, page,
+			    RETEST_PAGE);
+		for (int i = 0; i < n && taken < top; i++) {
+			int ti = point_task(pt, npt, page[i]);
+			if (ti < 0)
+				continue;
+			taken++;
+			for (int q = 0; q < nms; q++) {
+				int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], page[i],
+						      ms[q], "retest", sw->retest_since);
+				if (r == 0)
+					run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
 			}
 		}
 	}
 	free(pt);
+	struct cand_task *st = shape_tasks(sw, si, &nst);
+	for (int q = 0; q < nms; q++)
+		settle(sw, si, ms[q], st, nst);
+	free(st);
 	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
 	 * between two tuned Ms is in both their lists, and a resumed sweep
 	 * passes here again, so each is timed once */
@@ -641,7 +682,8 @@ static void print_plan(const struct sweep *sw, const char *family)
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
 	       total, pruned, sw->tl.nitems);
 	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
-	       "up to %ld retests of %d pairs)\n", sw->tl.nitems / 100.0, gpu_s, run,
+	       "up to %ld retests of %d pairs; in a database of earlier runs, up to as many "
+	       "again to compare each M within this run)\n", sw->tl.nitems / 100.0, gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
 	if (sw->sp.lt.top) {
 		char from[128] = "";
@@ -779,7 +821,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out_tasks;
 	}
 	sw.started = now_seconds();
-	utc_now(sw.run_utc, sizeof(sw.run_utc));
+	utc_now_ms(sw.run_id, sizeof(sw.run_id));
 	if (db_open(sw.db_path, &sw.db))
 		goto out_tasks;
 	struct env_info env;

@@ -26,6 +26,10 @@ static const struct migration {
 	 * step of the plan took on the device (gpu.h plan_waves; run 137);
 	 * NULL where not known (results recorded before, or not launched) */
 	{ NULL, "ALTER TABLE result ADD COLUMN waves INTEGER;" },
+	/* 2 -> 3: the sweep run that recorded the row (its start, UTC with
+	 * milliseconds); NULL before: retests are compared within one run
+	 * (cmd_sweep.c settle()) */
+	{ NULL, "ALTER TABLE result ADD COLUMN run TEXT;" },
 };
 
 /* PRAGMA application_id of a gemmtab database: 'GMTB'. */
@@ -38,7 +42,8 @@ enum stmt_id {
 	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
 	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
 	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
-	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_PHASE_BEST, ST_LT_SEEDS,
+	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_PHASE_BEST, ST_RETEST_RUNS,
+	ST_RUN_COUNT, ST_LT_SEEDS,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
 	ST_BEST_ROWS, ST_RETEST_ROWS, ST_FLOORS,
 	NSTMT
@@ -70,8 +75,8 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_RESULT_RECORD] = "INSERT OR REPLACE INTO result (env_id, shape_id, "
 		"candidate_id, m, phase, status, reason, err_global, err_row, "
 		"base_us, cand_us, ratio, ratio_lo, ratio_hi, pairs, regs, "
-		"local_bytes, smem, waves) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		"local_bytes, smem, waves, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5 AND recorded_at >= ?6",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
@@ -79,6 +84,12 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_PHASE_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
 		"AND shape_id = ?2 AND m = ?3 AND phase = ?6 AND status = 'ok' "
 		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4 OFFSET ?5",
+	[ST_RETEST_RUNS] = "SELECT candidate_id, COALESCE(run, '') FROM result WHERE "
+		"env_id = ?1 AND shape_id = ?2 AND m = ?3 AND phase = 'retest' AND "
+		"status = 'ok' AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id "
+		"LIMIT ?4 OFFSET ?5",
+	[ST_RUN_COUNT] = "SELECT count(*) FROM result WHERE env_id = ?1 AND shape_id = ?2 "
+		"AND m = ?3 AND phase = 'retest' AND status = 'ok' AND run = ?4",
 	/* one row per params (a candidate keeps its params across source
 	 * hashes); as the best view ranks them, the retested (>= 100 pairs)
 	 * before the rest, each by its retest where it has one, else its
@@ -471,6 +482,7 @@ int db_record_result(struct db *db, long long env, long long shape,
 	bind_count(st, 17, r->local_bytes);
 	bind_count(st, 18, r->smem);
 	bind_count(st, 19, r->waves);
+	bind_text(st, 20, r->run);
 	return step_done(db, st, "record result");
 }
 
@@ -521,6 +533,42 @@ int db_best(struct db *db, long long env, long long shape, int m, const char *ph
 		n = db_error(db, "best of a phase");
 	sqlite3_reset(st);
 	return n;
+}
+
+int db_retest_runs(struct db *db, long long env, long long shape, int m, int skip,
+		   long long *cand_ids, char (*runs)[DB_RUN_MAX], int max)
+{
+	sqlite3_stmt *st = stmt(db, ST_RETEST_RUNS);
+	int n = 0, rc = SQLITE_DONE;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int(st, 3, m);
+	sqlite3_bind_int(st, 4, max);
+	sqlite3_bind_int(st, 5, skip);
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cand_ids[n] = sqlite3_column_int64(st, 0);
+		col_text(st, 1, runs[n], DB_RUN_MAX);
+		n++;
+	}
+	if (n < max && rc != SQLITE_DONE)
+		n = db_error(db, "retest runs");
+	sqlite3_reset(st);
+	return n;
+}
+
+int db_run_retests(struct db *db, long long env, long long shape, int m, const char *run)
+{
+	sqlite3_stmt *st = stmt(db, ST_RUN_COUNT);
+	long long n = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int(st, 3, m);
+	bind_text(st, 4, run);
+	return step_int64(db, st, "run retests", &n) < 0 ? -1 : (int)n;
 }
 
 int db_lt_seeds(struct db *db, long long env, long long shape, int m, const char *orient,

@@ -46,7 +46,11 @@ struct result_row {
 	int pairs;
 	int regs, local_bytes, smem;
 	int waves;               /* plan_waves (gpu.h): most over the kernel steps; -1: not known */
+	const char *run;         /* the sweep run that measured it (NULL: none) */
 };
+
+/* A sweep run's id as stored: its start, "2026-11-30T04:20:01.123Z". */
+#define DB_RUN_MAX 32
 
 /* Every figure of r absent (NaN, -1), every string NULL. */
 void result_row_clear(struct result_row *r);
@@ -86,6 +90,13 @@ int db_has_result(struct db *db, long long env, long long shape,
  * count or -1. */
 int db_best(struct db *db, long long env, long long shape, int m, const char *phase, int skip,
 	    long long *cand_ids, int max);
+/* The retests of (env, shape, m) with status ok, best median ratio first,
+ * after the skip best: up to max candidate ids and the run that measured
+ * each ("" where none is recorded). Returns the count or -1. */
+int db_retest_runs(struct db *db, long long env, long long shape, int m, int skip,
+		   long long *cand_ids, char (*runs)[DB_RUN_MAX], int max);
+/* How many ok retests at (env, shape, m) run measured, or -1. */
+int db_run_retests(struct db *db, long long env, long long shape, int m, const char *run);
 /* The distinct params of up to max blas_lt candidates in orientation
  * orient (its symbol: t, row, n) measured ok at (env, shape, m), best
  * first (as the best view ranks them: the retested with >= 100 pairs

@@ -198,6 +198,17 @@ void utc_now(char *out, size_t len)
 	strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
+void utc_now_ms(char *out, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char sec[24];
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+}
+
 int utc_time_valid(const char *s)
 {
 	/* digits (d) and separators of the longest form, and the lengths the

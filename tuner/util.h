@@ -48,6 +48,9 @@ double now_seconds(void);
 /* The current UTC time as the database's recorded_at writes it, to the
  * second: "2026-11-29T21:58:03" (a prefix of every later stamp). */
 void utc_now(char *out, size_t len);
+/* The same with milliseconds and a Z, as SQLite's recorded_at:
+ * "2026-11-30T04:20:01.123Z" (24 characters and the NUL). */
+void utc_now_ms(char *out, size_t len);
 /* Whether s is a UTC time YYYY-MM-DD[THH[:MM[:SS]]] (a prefix of a
  * recorded_at stamp, so that they compare as strings). */
 int utc_time_valid(const char *s);

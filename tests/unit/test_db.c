@@ -92,7 +92,7 @@ TEST(open_creates_schema)
 	char *path = scratch("create.db");
 	CHECK_INT(access(path, F_OK), -1);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 2);
+	CHECK_INT(db_schema_version(db), 3);
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
 		    "name\nbest\ncompile_errors\nfailures\nfloors\nprogress\n");
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
@@ -122,7 +122,7 @@ TEST(reopen_is_idempotent)
 	CHECK_INT(db_env_id(db, &e, &id1), 0);
 	db_close(db);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 2);
+	CHECK_INT(db_schema_version(db), 3);
 	CHECK_INT(db_env_id(db, &e, &id2), 0);
 	CHECK_INT(id2, id1);
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n17\n");
@@ -321,6 +321,42 @@ TEST(phase_best_order)
 	db_close(db);
 }
 
+/* Each retest's run comes back with it, best ratio first ("" where none
+ * was recorded), and a run's retests at an M are counted. */
+TEST(retest_runs)
+{
+	long long env, shape, c[4], got[4];
+	char runs[4][DB_RUN_MAX];
+	struct db *db = open_with("runs.db", &env, &shape, c, 4);
+	static const double ratio[] = { 1.2, 1.5, 1.1, 1.3 };
+	static const char *const run[] = { "2026-11-30T04:00:00.000Z", "2026-11-30T05:00:00.000Z",
+					   NULL, "2026-11-30T05:00:00.000Z" };
+	for (int i = 0; i < 4; i++) {
+		struct result_row r = ok_row(8, "retest", 10, 10 / ratio[i], ratio[i], 200);
+		r.run = run[i];
+		CHECK_INT(db_record_result(db, env, shape, c[i], &r), 0);
+	}
+	struct result_row scr = ok_row(8, "screen", 10, 5, 2.0, 10);   /* not a retest */
+	scr.run = run[1];
+	CHECK_INT(db_record_result(db, env, shape, c[2], &scr), 0);
+	CHECK_INT(db_retest_runs(db, env, shape, 8, 0, got, runs, 4), 4);
+	CHECK_INT(got[0], c[1]);
+	CHECK_STR(runs[0], run[1]);
+	CHECK_INT(got[1], c[3]);
+	CHECK_INT(got[2], c[0]);
+	CHECK_STR(runs[2], run[0]);
+	CHECK_INT(got[3], c[2]);
+	CHECK_STR(runs[3], "");
+	CHECK_INT(db_retest_runs(db, env, shape, 8, 3, got, runs, 4), 1);
+	CHECK_INT(got[0], c[2]);
+	CHECK_INT(db_retest_runs(db, env, shape, 1, 0, got, runs, 4), 0);
+	CHECK_INT(db_run_retests(db, env, shape, 8, run[1]), 2);
+	CHECK_INT(db_run_retests(db, env, shape, 8, run[0]), 1);
+	CHECK_INT(db_run_retests(db, env, shape, 8, "2026-11-30T06:00:00.000Z"), 0);
+	CHECK_INT(db_run_retests(db, env, shape, 1, run[1]), 0);
+	db_close(db);
+}
+
 TEST(absent_figures_are_null)
 {
 	long long env, shape, c[2];
@@ -377,8 +413,9 @@ TEST(migrates_version_1)
 
 	struct db *db;
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 2);
-	CHECK_QUERY(db, "SELECT cand_us, waves IS NULL AS w FROM result", "cand_us,w\n9.5,1\n");
+	CHECK_INT(db_schema_version(db), 3);
+	CHECK_QUERY(db, "SELECT cand_us, waves IS NULL AS w, run IS NULL AS r FROM result",
+		    "cand_us,w,r\n9.5,1,1\n");
 	struct result_row r = ok_row(8, "screen", 13.6, 12.0, 1.13, 10);
 	r.waves = 2;
 	CHECK_INT(db_record_result(db, 1, 1, 1, &r), 0);
@@ -386,7 +423,7 @@ TEST(migrates_version_1)
 	db_close(db);
 	/* opened again: nothing left to migrate */
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 2);
+	CHECK_INT(db_schema_version(db), 3);
 	db_close(db);
 	free(path);
 }
@@ -611,6 +648,6 @@ TEST(query_formats)
 
 TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
-      T(phase_best_order), T(lt_seeds_rank), T(absent_figures_are_null), T(migrates_version_1),
+      T(phase_best_order), T(retest_runs), T(lt_seeds_rank), T(absent_figures_are_null), T(migrates_version_1),
       T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
       T(fixture_views), T(query_formats))

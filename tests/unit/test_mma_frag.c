@@ -288,8 +288,9 @@ TEST(plan_invariants_over_the_grid)
 		for (long nt = 1; nt <= 8; nt++)
 		for (long tok = 8; tok <= 16; tok++)
 		for (long u = 1; u <= 16; u++)
-		for (long cache = 0; cache <= 1; cache++) {
-			const long p[NP] = { warps, nt, tok, u, cache };
+		for (long cache = 0; cache <= 1; cache++)
+		for (long kfix = 0; kfix <= 1; kfix++) {
+			const long p[NP] = { warps, nt, tok, u, cache, kfix };
 			struct launch_plan pl;
 			total++;
 			if (t->check(s, p)) {
@@ -301,6 +302,17 @@ TEST(plan_invariants_over_the_grid)
 			bad += s->n % (8 * nt) != 0;
 			bad += s->k % (32 * warps * u) != 0;
 			bad += sums_bytes(p) > 48 * 1024;
+			/* kfix: the kernel's KC is the shape's chunks of a warp, whole
+			 * batches of u, at most 64; without it 0 */
+			char name[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+			long kc = -1;
+			if (t->kernels(s, p, name, TMPL_MAX_KERNELS) != 1 ||
+			    sscanf(name[0], "mma_frag_kernel<%*d, %*d, %*d, %*d, %*d, %ld>", &kc) != 1)
+				bad++;
+			else if (kfix)
+				bad += kc * 32 * warps != s->k || kc % u != 0 || kc > 64;
+			else
+				bad += kc != 0;
 			const struct relayout r = tmpl_relayout(t, p);
 			bad += r.kind != RELAYOUT_TILES || s->n % r.rows || s->k % r.cols;
 			for (size_t i = 0; i < ARRAY_SIZE(ms); i++) {
@@ -323,7 +335,7 @@ TEST(plan_invariants_over_the_grid)
 			}
 		}
 	}
-	CHECK_INT(total, 6 * 32 * 8 * 9 * 16 * 2);
+	CHECK_INT(total, 6 * 32 * 8 * 9 * 16 * 2 * 2);
 	CHECK_INT(bad, 0);
 	for (size_t f = 0; f < ARRAY_SIZE(shapes) - 1; f++) {
 		CHECK(legal_at[f] > 100);
