@@ -541,8 +541,8 @@ static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, 
 		/* the current code's best at q, with the run of each */
 		int n = 0, got = RETEST_PAGE;
 		for (int skip = 0; n < top && got == RETEST_PAGE; skip += RETEST_PAGE) {
-			got = db_retest_runs(sw->db, sw->env_id, sw->shape_id[si], q, skip, page, runs,
-					     RETEST_PAGE);
+			got = db_best(sw->db, sw->env_id, sw->shape_id[si], q, "retest", skip, page,
+				      runs, RETEST_PAGE);
 			for (int i = 0; i < got && n < top; i++) {
 				const int t = point_task(st, nst, page[i]);
 				if (t < 0)
@@ -585,7 +585,7 @@ static void retest(struct sweep *sw, int si, int m)
 
 	int taken = 0, n = RETEST_PAGE;
 	for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
-		n = db_best(sw->db, sw->env_id, sw->shape_id[si], m, "screen", skip, page,
+		n = db_best(sw->db, sw->env_id, sw->shape_id[si], m, "screen", skip, page, NULL,
 			    RETEST_PAGE);
 		for (int i = 0; i < n && taken < top; i++) {
 			int ti = point_task(pt, npt, page[i]);

@@ -42,8 +42,8 @@ enum stmt_id {
 	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
 	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
 	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
-	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_PHASE_BEST, ST_RETEST_RUNS,
-	ST_RUN_COUNT, ST_LT_SEEDS,
+	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_PHASE_BEST, ST_RUN_COUNT,
+	 ST_LT_SEEDS,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
 	ST_BEST_ROWS, ST_RETEST_ROWS, ST_FLOORS,
 	NSTMT
@@ -81,13 +81,9 @@ static const char *const stmt_sql[NSTMT] = {
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5 AND recorded_at >= ?6",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND m = ?3",
-	[ST_PHASE_BEST] = "SELECT candidate_id FROM result WHERE env_id = ?1 "
+	[ST_PHASE_BEST] = "SELECT candidate_id, COALESCE(run, '') FROM result WHERE env_id = ?1 "
 		"AND shape_id = ?2 AND m = ?3 AND phase = ?6 AND status = 'ok' "
 		"AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id LIMIT ?4 OFFSET ?5",
-	[ST_RETEST_RUNS] = "SELECT candidate_id, COALESCE(run, '') FROM result WHERE "
-		"env_id = ?1 AND shape_id = ?2 AND m = ?3 AND phase = 'retest' AND "
-		"status = 'ok' AND ratio IS NOT NULL ORDER BY ratio DESC, candidate_id "
-		"LIMIT ?4 OFFSET ?5",
 	[ST_RUN_COUNT] = "SELECT count(*) FROM result WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND m = ?3 AND phase = 'retest' AND status = 'ok' AND run = ?4",
 	/* one row per params (a candidate keeps its params across source
@@ -515,7 +511,7 @@ int db_has_baseline(struct db *db, long long env, long long shape, int m)
 }
 
 int db_best(struct db *db, long long env, long long shape, int m, const char *phase, int skip,
-	    long long *cand_ids, int max)
+	    long long *cand_ids, char (*runs)[DB_RUN_MAX], int max)
 {
 	sqlite3_stmt *st = stmt(db, ST_PHASE_BEST);
 	int n = 0, rc = SQLITE_DONE;
@@ -527,33 +523,14 @@ int db_best(struct db *db, long long env, long long shape, int m, const char *ph
 	sqlite3_bind_int(st, 4, max);
 	sqlite3_bind_int(st, 5, skip);
 	bind_text(st, 6, phase);
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		cand_ids[n++] = sqlite3_column_int64(st, 0);
-	if (n < max && rc != SQLITE_DONE)
-		n = db_error(db, "best of a phase");
-	sqlite3_reset(st);
-	return n;
-}
-
-int db_retest_runs(struct db *db, long long env, long long shape, int m, int skip,
-		   long long *cand_ids, char (*runs)[DB_RUN_MAX], int max)
-{
-	sqlite3_stmt *st = stmt(db, ST_RETEST_RUNS);
-	int n = 0, rc = SQLITE_DONE;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, env);
-	sqlite3_bind_int64(st, 2, shape);
-	sqlite3_bind_int(st, 3, m);
-	sqlite3_bind_int(st, 4, max);
-	sqlite3_bind_int(st, 5, skip);
 	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cand_ids[n] = sqlite3_column_int64(st, 0);
-		col_text(st, 1, runs[n], DB_RUN_MAX);
+		if (runs)
+			col_text(st, 1, runs[n], DB_RUN_MAX);
 		n++;
 	}
 	if (n < max && rc != SQLITE_DONE)
-		n = db_error(db, "retest runs");
+		n = db_error(db, "best of a phase");
 	sqlite3_reset(st);
 	return n;
 }

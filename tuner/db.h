@@ -86,15 +86,11 @@ int db_has_result(struct db *db, long long env, long long shape,
 
 /* Up to max candidate ids with status ok in phase ("screen": the
  * finalists; "retest": the leaders) at (env, shape, m), best median ratio
- * first, after the skip best ones (a page of the ranking). Returns the
- * count or -1. */
+ * first, after the skip best ones (a page of the ranking), and, when runs
+ * is not NULL, the run that measured each ("" where none is recorded).
+ * Returns the count or -1. */
 int db_best(struct db *db, long long env, long long shape, int m, const char *phase, int skip,
-	    long long *cand_ids, int max);
-/* The retests of (env, shape, m) with status ok, best median ratio first,
- * after the skip best: up to max candidate ids and the run that measured
- * each ("" where none is recorded). Returns the count or -1. */
-int db_retest_runs(struct db *db, long long env, long long shape, int m, int skip,
-		   long long *cand_ids, char (*runs)[DB_RUN_MAX], int max);
+	    long long *cand_ids, char (*runs)[DB_RUN_MAX], int max);
 /* How many ok retests at (env, shape, m) run measured, or -1. */
 int db_run_retests(struct db *db, long long env, long long shape, int m, const char *run);
 /* The distinct params of up to max blas_lt candidates in orientation

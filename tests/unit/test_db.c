@@ -296,27 +296,27 @@ TEST(phase_best_order)
 	struct result_row retest = ok_row(1, "retest", 10, 2.5, 4.0, 200);
 	CHECK_INT(db_record_result(db, env, shape, c[0], &retest), 0);
 
-	CHECK_INT(db_best(db, env, shape, 1, "screen", 0, got, 3), 3);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 0, got, NULL, 3), 3);
 	CHECK_INT(got[0], c[1]);
 	CHECK_INT(got[1], c[4]);
 	CHECK_INT(got[2], c[0]);
-	CHECK_INT(db_best(db, env, shape, 1, "screen", 0, got, 8), 4);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 0, got, NULL, 8), 4);
 	CHECK_INT(got[3], c[2]);
 	/* a page further down the ranking */
-	CHECK_INT(db_best(db, env, shape, 1, "screen", 2, got, 8), 2);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 2, got, NULL, 8), 2);
 	CHECK_INT(got[0], c[0]);
 	CHECK_INT(got[1], c[2]);
-	CHECK_INT(db_best(db, env, shape, 1, "screen", 4, got, 8), 0);
-	CHECK_INT(db_best(db, env, shape, 8, "screen", 0, got, 8), 1);
+	CHECK_INT(db_best(db, env, shape, 1, "screen", 4, got, NULL, 8), 0);
+	CHECK_INT(db_best(db, env, shape, 8, "screen", 0, got, NULL, 8), 1);
 	CHECK_INT(got[0], c[5]);
-	CHECK_INT(db_best(db, env, shape, 16, "screen", 0, got, 8), 0);
+	CHECK_INT(db_best(db, env, shape, 16, "screen", 0, got, NULL, 8), 0);
 	/* the retests ranked alone: c[0]'s, then c[4]'s below it */
 	struct result_row second = ok_row(1, "retest", 10, 5.0, 2.0, 200);
 	CHECK_INT(db_record_result(db, env, shape, c[4], &second), 0);
-	CHECK_INT(db_best(db, env, shape, 1, "retest", 0, got, 8), 2);
+	CHECK_INT(db_best(db, env, shape, 1, "retest", 0, got, NULL, 8), 2);
 	CHECK_INT(got[0], c[0]);
 	CHECK_INT(got[1], c[4]);
-	CHECK_INT(db_best(db, env, shape, 1, "retest", 1, got, 8), 1);
+	CHECK_INT(db_best(db, env, shape, 1, "retest", 1, got, NULL, 8), 1);
 	CHECK_INT(got[0], c[4]);
 	db_close(db);
 }
@@ -339,7 +339,7 @@ TEST(retest_runs)
 	struct result_row scr = ok_row(8, "screen", 10, 5, 2.0, 10);   /* not a retest */
 	scr.run = run[1];
 	CHECK_INT(db_record_result(db, env, shape, c[2], &scr), 0);
-	CHECK_INT(db_retest_runs(db, env, shape, 8, 0, got, runs, 4), 4);
+	CHECK_INT(db_best(db, env, shape, 8, "retest", 0, got, runs, 4), 4);
 	CHECK_INT(got[0], c[1]);
 	CHECK_STR(runs[0], run[1]);
 	CHECK_INT(got[1], c[3]);
@@ -347,9 +347,9 @@ TEST(retest_runs)
 	CHECK_STR(runs[2], run[0]);
 	CHECK_INT(got[3], c[2]);
 	CHECK_STR(runs[3], "");
-	CHECK_INT(db_retest_runs(db, env, shape, 8, 3, got, runs, 4), 1);
+	CHECK_INT(db_best(db, env, shape, 8, "retest", 3, got, runs, 4), 1);
 	CHECK_INT(got[0], c[2]);
-	CHECK_INT(db_retest_runs(db, env, shape, 1, 0, got, runs, 4), 0);
+	CHECK_INT(db_best(db, env, shape, 1, "retest", 0, got, runs, 4), 0);
 	CHECK_INT(db_run_retests(db, env, shape, 8, run[1]), 2);
 	CHECK_INT(db_run_retests(db, env, shape, 8, run[0]), 1);
 	CHECK_INT(db_run_retests(db, env, shape, 8, "2026-11-30T06:00:00.000Z"), 0);
