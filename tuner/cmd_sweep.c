@@ -637,7 +637,11 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 			for (int i = from; i < sw->tl.n; i++) {
 				if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])
 					continue;
-				if (!any++)
+				/* the baseline beside the point's screens; a later
+				 * step's screens come after the first step's, whose
+				 * baseline this run has measured already */
+				if (!any++ && (!from || db_has_baseline(sw->db, sw->env_id,
+									  sw->shape_id[si], m) == 0))
 					run_baseline(sw, si, m);
 				run_eval(sw, i, m, "screen", sw->sp.sweep.screen_pairs);
 				sw->done[i] = 1;
