@@ -107,18 +107,6 @@ static const struct floor_row *floor_of(const struct floor_row *f, int n, const 
 	return NULL;
 }
 
-/* The blocks per SM and loads in flight of a probe's configuration
- * ("blocks_per_sm=8,threads=256,unroll=4,copies=15"). Returns 0 or -1. */
-static int floor_config(const char *config, int *blocks, int *unroll)
-{
-	const char *b = strstr(config, "blocks_per_sm="), *u = strstr(config, "unroll=");
-	if (!b || !u || sscanf(b, "blocks_per_sm=%d", blocks) != 1 ||
-	    sscanf(u, "unroll=%d", unroll) != 1 || *blocks < 1 || *blocks > 64 ||
-	    (*unroll != 4 && *unroll != 8))
-		return -1;
-	return 0;
-}
-
 static int find_point(const struct point *p, int n, const char *family, int m)
 {
 	for (int i = 0; i < n; i++)
@@ -401,7 +389,7 @@ int cmd_bench(int argc, char **argv)
 		const struct floor_row *fr = floor_of(floors, nfloors, s->family);
 		const double floor_us = fr ? fr->us : NAN;
 		int fblocks = 0, funroll = 0;
-		if (paired && fr && floor_config(fr->config, &fblocks, &funroll)) {
+		if (paired && fr && floor_config_parse(fr->config, &fblocks, &funroll)) {
 			warning("--floors %s: %s's floor has no read configuration gemmtab can "
 				"time ('%s'); its paired column reads '-'", floors_path, s->family,
 				fr->config);

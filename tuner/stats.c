@@ -1,11 +1,13 @@
 /*
- * stats.c: percentiles, paired-timing summaries and relative L2 errors
- * (see stats.h). Pure C so the unit tests check it without a GPU.
+ * stats.c: percentiles, paired-timing summaries, relative L2 errors and
+ * the floor's read configuration (see stats.h). Pure C so the unit tests
+ * check it without a GPU.
  */
 #include "stats.h"
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,4 +97,26 @@ void stats_rel_err(const double *err2, const double *ref2, int m, struct rel_err
 		}
 	}
 	out->global = rel(e, f);
+}
+
+int floor_config_valid(int blocks_per_sm, int unroll)
+{
+	return blocks_per_sm >= 1 && blocks_per_sm <= FLOOR_MAX_BLOCKS_PER_SM &&
+	       (unroll == 4 || unroll == 8);
+}
+
+void floor_config_format(char *out, unsigned len, int blocks_per_sm, int threads, int unroll,
+			 int copies)
+{
+	snprintf(out, len, "blocks_per_sm=%d,threads=%d,unroll=%d,copies=%d", blocks_per_sm,
+		 threads, unroll, copies);
+}
+
+int floor_config_parse(const char *config, int *blocks_per_sm, int *unroll)
+{
+	const char *b = strstr(config, "blocks_per_sm="), *u = strstr(config, "unroll=");
+	if (!b || !u || sscanf(b, "blocks_per_sm=%d", blocks_per_sm) != 1 ||
+	    sscanf(u, "unroll=%d", unroll) != 1 || !floor_config_valid(*blocks_per_sm, *unroll))
+		return -1;
+	return 0;
 }

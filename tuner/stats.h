@@ -48,4 +48,18 @@ struct rel_err {
 };
 void stats_rel_err(const double *err2, const double *ref2, int m, struct rel_err *out);
 
+/* The practical floor's read configurations: blocks per SM (1 to
+ * FLOOR_MAX_BLOCKS_PER_SM) and loads in flight (4 or 8). The probe
+ * records the fastest as text, "blocks_per_sm=8,threads=256,unroll=4,
+ * copies=15" (floor_config_format), bench --paired reads it back
+ * (floor_config_parse) and the worker's bench request checks what it is
+ * sent (floor_config_valid): one rule for the three. */
+#define FLOOR_MAX_BLOCKS_PER_SM 64
+int floor_config_valid(int blocks_per_sm, int unroll);          /* 1 or 0 */
+void floor_config_format(char *out, unsigned len, int blocks_per_sm, int threads, int unroll,
+			 int copies);
+/* The blocks per SM and loads in flight of a recorded configuration, each
+ * valid. Returns 0 or -1. */
+int floor_config_parse(const char *config, int *blocks_per_sm, int *unroll);
+
 #endif

@@ -9,6 +9,7 @@
  */
 #include "gpu.h"
 #include "harness.h"
+#include "stats.h"
 #include "util.h"
 
 #include <math.h>
@@ -228,10 +229,9 @@ int timing_floor(struct gpu *g, size_t bytes, int reps, struct floor_result *out
 				goto cleanup;
 			if (t < best) {
 				best = t;
-				snprintf(out->config, sizeof(out->config),
-					 "blocks_per_sm=%d,threads=%d,unroll=%d,copies=%d",
-					 floor_blocks_per_sm[b], HARNESS_READ_THREADS,
-					 floor_unroll[u], ncopies);
+				floor_config_format(out->config, sizeof(out->config),
+						    floor_blocks_per_sm[b], HARNESS_READ_THREADS,
+						    floor_unroll[u], ncopies);
 			}
 		}
 	out->us = stats_net_us(best, g->overhead_us);

@@ -23,6 +23,7 @@
  * without the floor's fields.
  */
 #include "harness.h"
+#include "stats.h"
 #include "util.h"
 #include "worker.h"
 
@@ -146,12 +147,12 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 	if (worker_get_shape(r, &s, 1, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "pairs", 1, MAX_PAIRS, &pairs, &w) ||
 	    ((kv_get(r, "floor_blocks") || kv_get(r, "floor_unroll")) &&
-	     (worker_get_int(r, "floor_blocks", 1, 64, &floor_blocks, &w) ||
+	     (worker_get_int(r, "floor_blocks", 1, FLOOR_MAX_BLOCKS_PER_SM, &floor_blocks, &w) ||
 	      worker_get_int(r, "floor_unroll", 4, 8, &floor_unroll, &w)))) {
 		worker_reply_error(id, w.text);
 		return;
 	}
-	if (floor_unroll && floor_unroll != 4 && floor_unroll != 8) {
+	if (floor_unroll && !floor_config_valid(floor_blocks, floor_unroll)) {
 		worker_reply_error(id, "floor_unroll must be 4 or 8");
 		return;
 	}

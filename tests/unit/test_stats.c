@@ -126,7 +126,39 @@ TEST(zero_reference_rows)
 	CHECK_NEAR(e.global, 0.0, 0);
 }
 
-TESTS(T(median_odd_and_even), T(percentiles_interpolate), T(net_time_is_clamped),
+/* The floor's configuration: what the probe writes reads back; every
+ * value bench --paired could send the worker is one it accepts, and the
+ * edges are refused alike. */
+TEST(floor_config_round_trip)
+{
+	char text[64];
+	int b = 0, u = 0;
+	floor_config_format(text, sizeof(text), 8, 256, 4, 15);
+	CHECK_STR(text, "blocks_per_sm=8,threads=256,unroll=4,copies=15");
+	CHECK_INT(floor_config_parse(text, &b, &u), 0);
+	CHECK_INT(b, 8);
+	CHECK_INT(u, 4);
+	floor_config_format(text, sizeof(text), FLOOR_MAX_BLOCKS_PER_SM, 256, 8, 4);
+	CHECK_INT(floor_config_parse(text, &b, &u), 0);
+	CHECK_INT(b, 64);
+	CHECK_INT(u, 8);
+	CHECK_INT(floor_config_valid(1, 4), 1);
+	CHECK_INT(floor_config_valid(0, 4), 0);
+	CHECK_INT(floor_config_valid(65, 8), 0);
+	CHECK_INT(floor_config_valid(8, 6), 0);
+	static const char *const bad[] = {
+		"blocks_per_sm=0,threads=256,unroll=4,copies=4",
+		"blocks_per_sm=65,threads=256,unroll=4,copies=4",
+		"blocks_per_sm=8,threads=256,unroll=2,copies=4",
+		"blocks_per_sm=8,threads=256,copies=4",
+		"threads=256,unroll=4,copies=4",
+		"",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_INT(floor_config_parse(bad[i], &b, &u), -1);
+}
+
+TESTS(T(median_odd_and_even), T(floor_config_round_trip), T(percentiles_interpolate), T(net_time_is_clamped),
       T(pairs_without_overhead), T(pairs_subtract_overhead_before_the_ratio),
       T(pairs_spread_reflects_one_outlier), T(relative_errors),
       T(one_wrong_row_fails_the_row_bound_only), T(zero_reference_rows))
