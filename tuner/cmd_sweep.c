@@ -572,15 +572,16 @@ static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, 
 
 /* Retest the best screened candidates of (shape, m) among this sweep's
  * own (the current code's) with many pairs at the Ms retest_ms() names,
- * settle each of those Ms, and record the baselines at the neighbours. */
-static void retest(struct sweep *sw, int si, int m)
+ * settle each of those Ms (st: shape_tasks() of si, nst of them), and
+ * record the baselines at the neighbours. */
+static void retest(struct sweep *sw, int si, int m, const struct cand_task *st, int nst)
 {
 	const struct shape *s = &sw->sp.shapes[si];
 	long long page[RETEST_PAGE];
 	const int top = sw->sp.sweep.retest_top;
 	int ms[2 * MAX_MS + 3];
 	int nms = retest_ms(s, m, ms);
-	int npt, nst;
+	int npt;
 	struct cand_task *pt = point_tasks(sw, si, m, &npt);
 
 	int taken = 0, n = RETEST_PAGE;
@@ -601,10 +602,8 @@ static void retest(struct sweep *sw, int si, int m)
 		}
 	}
 	free(pt);
-	struct cand_task *st = shape_tasks(sw, si, &nst);
 	for (int q = 0; q < nms; q++)
 		settle(sw, si, ms[q], st, nst);
-	free(st);
 	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
 	 * between two tuned Ms is in both their lists, and a resumed sweep
 	 * passes here again, so each is timed once */
@@ -629,6 +628,10 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 		const struct shape *s = &sw->sp.shapes[si];
 		if (family && strcmp(family, s->family))
 			continue;
+		/* the shape's tasks by candidate, once: every point's settle()
+		 * looks its leaders up there */
+		int nst = 0;
+		struct cand_task *st = sw->retest ? shape_tasks(sw, si, &nst) : NULL;
 		for (int j = 0; j < s->n_ms; j++) {
 			int m = s->ms[j], any = 0;
 			/* a later step screens and retests only where it added */
@@ -647,8 +650,9 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 				sw->done[i] = 1;
 			}
 			if (sw->retest)
-				retest(sw, si, m);
+				retest(sw, si, m, st, nst);
 		}
+		free(st);
 	}
 }
 

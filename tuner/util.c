@@ -190,22 +190,25 @@ double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void utc_now(char *out, size_t len)
+/* t as "2026-11-29T21:58:03" (UTC). */
+static void utc_format(time_t t, char *out, size_t len)
 {
-	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
+void utc_now(char *out, size_t len)
+{
+	utc_format(time(NULL), out, len);
+}
+
 void utc_now_ms(char *out, size_t len)
 {
 	struct timespec ts;
-	struct tm tm;
 	char sec[24];
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	utc_format(ts.tv_sec, sec, sizeof(sec));
 	snprintf(out, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
 }
 
