@@ -98,7 +98,8 @@ TEST(slice_rule)
 
 TEST(who_runs_and_floor_fractions)
 {
-	struct floor_row floors[] = { { "oproj", 16777216, 5.1 }, { "qkv", 37748736, 9.2 } };
+	struct floor_row floors[] = { { .family = "oproj", .bytes = 16777216, .us = 5.1 },
+				      { .family = "qkv", .bytes = 37748736, .us = 9.2 } };
 	struct shape_figures f;
 	struct best_row r = row("qkv", 1, 13.4, 10.0, 1.34);
 	shape_figures_compute(&r, floors, 2, &f);
