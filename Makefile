@@ -126,7 +126,7 @@ $(BUILD)/tests/fake_worker: tests/fake/fake_worker.c $(BUILD)/libtuner.a
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtuner.a -lm
 
-$(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu
+$(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.cuh
 	@mkdir -p $(@D)
 	@echo "  CUBIN   $<"
 	$(Q)$(NVCC) -cubin $(NVCC_GENCODE) -o $@ $<

@@ -56,8 +56,8 @@
  *   mma_frag_kernel<WARPS, NT, TOK, U, CACHE, KC>(W packed, X, Y, M, N, K):
  *       grid (ceil(M/TOK), N/(8 NT)), block WARPS*32, no dynamic shared
  *       memory. Requires N % (8 NT) == 0, K % (32 WARPS U) == 0 and, with
- *       KC > 0, K == 32 WARPS KC; 16-byte aligned W, X and Y rows (K % 8
- *       == 0, N % 8 == 0), any M >= 1.
+ *       KC > 0, K == 32 WARPS KC (another K traps); 16-byte aligned W, X
+ *       and Y rows (K % 8 == 0, N % 8 == 0), any M >= 1.
  *
  * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
  * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
@@ -156,6 +156,10 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 	/* 32-k chunks of a warp: KC when given (K = 32 WARPS KC), so that the
 	 * batches are a constant count the compiler lays out straight */
 	const int per_warp = KC > 0 ? KC : K / 32 / WARPS;
+	/* a kernel compiled for another K would leave chunks out or read past
+	 * the rows: stop it rather than store a wrong Y */
+	if (KC > 0 && K != 32 * WARPS * KC)
+		__trap();
 	const int batches = per_warp / U;
 	const int c0 = warp * per_warp;
 
@@ -184,15 +188,18 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 		wp[j] = w4 + ((size_t)(group0 + j) * (kq / 4) + c0) * 32 + wlane;
 
 	uint4 wv[U][NT], xv[U][XT];
-#pragma unroll
-	for (int i = 0; i < U; i++) {
+	/* chunk i of the batch the pointers are at, into its registers */
+	auto load = [&](int i) {
 #pragma unroll
 		for (int h = 0; h < XT; h++)
 			xv[i][h] = mma_frag_ld_na(xp[h] + i * 4);
 #pragma unroll
 		for (int j = 0; j < NT; j++)
 			wv[i][j] = mma_frag_ld_w<CACHE>(wp[j] + i * 32, policy);
-	}
+	};
+#pragma unroll
+	for (int i = 0; i < U; i++)
+		load(i);
 
 	float acc[NT][4];
 #pragma unroll
@@ -212,12 +219,7 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 #pragma unroll
 		for (int i = 0; i < U; i++) {
 			mma_frag_step<NT, XT>(acc, xv[i], wv[i]);
-#pragma unroll
-			for (int h = 0; h < XT; h++)
-				xv[i][h] = mma_frag_ld_na(xp[h] + i * 4);
-#pragma unroll
-			for (int j = 0; j < NT; j++)
-				wv[i][j] = mma_frag_ld_w<CACHE>(wp[j] + i * 32, policy);
+			load(i);
 		}
 	}
 #pragma unroll

@@ -2,7 +2,8 @@
  * test_kernels.cu: small candidate kernels, right and deliberately wrong,
  * that test_worker_gpu.c loads from a cubin the way the worker loads a
  * template's: to prove the validation catches each kind of wrong output,
- * the pruning catches static limits, and a fault is seen as sticky.
+ * the pruning catches static limits, a fault is seen as sticky, and
+ * mma_frag's guard on the K its KC was compiled for traps.
  * Built with: nvcc -cubin -gencode=arch=compute_90a,code=sm_90a
  */
 #include <cuda_bf16.h>
@@ -112,3 +113,13 @@ extern "C" __global__ void naive_bf16_sync(const __nv_bfloat16 *w, const __nv_bf
 		return;
 	y[o] = __float2bfloat16(dot_bf16(w, x, o, n, k));
 }
+
+/* templates/mma_frag.cuh with KC fixed for K = 256 (4 warps of 2 chunks of
+ * 32 k, one group of 8 rows, 8 tokens): test_worker_gpu.c's
+ * kfix_traps_on_another_k launches it at K = 256 and at K = 512, where its
+ * guard must stop it (without the guard it would read half of K and store
+ * a wrong Y). Loaded by its C++ name, _Z15mma_frag_kernel... below. */
+#include "../../templates/mma_frag.cuh"
+
+template __global__ void mma_frag_kernel<4, 1, 8, 1, MMA_FRAG_CACHE_NA, 2>(
+	const __nv_bfloat16 *, const __nv_bfloat16 *, __nv_bfloat16 *, int, int, int);

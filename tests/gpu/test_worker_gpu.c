@@ -4,7 +4,7 @@
  * baseline passing validation for every family at several m, planted
  * wrong outputs failing it, candidate kernels loaded from a cubin (right,
  * wrong, over static limits, counters left set), a fault being seen as
- * sticky, the timing figures landing in sane ranges, and plan_waves
+ * sticky, mma_frag's kfix kernel trapping at a K it was not compiled for, the timing figures landing in sane ranges, and plan_waves
  * counting waves of blocks and of clusters as the device's limits say it
  * must.
  *
@@ -564,6 +564,64 @@ TEST(fault_is_sticky)
 	CHECK_INT(WEXITSTATUS(status), 0);
 }
 
+/* test_kernels.cu's mma_frag_kernel<4, 1, 8, 1, NA, 2>: KC = 2 fixed
+ * for K = 32 * 4 * 2 = 256. */
+#define KFIX_KERNEL "_Z15mma_frag_kernelILi4ELi1ELi8ELi1ELi0ELi2EEvPK13__nv_bfloat16S2_PS0_iii"
+#define KFIX_K 256
+
+/* In a child process of its own (a trap spoils the context): the kernel
+ * runs clean at its own K, then launched at 2 K it must stop with an
+ * error, seen as sticky. Exit status 0 when both hold. */
+static int kfix_child(void)
+{
+	struct gpu c;
+	struct kernel_info k;
+	char reason[256];
+	int smem;
+	const int m = 8, n = 8;
+	void *w = NULL, *x = NULL, *y = NULL;
+	cudaGraphExec_t ok = NULL, bad = NULL;
+	if (gpu_open(&c, 0))
+		return 10;
+	if (CUDA_CHECK(cudaMalloc(&w, (size_t)n * 2 * KFIX_K * 2)) ||
+	    CUDA_CHECK(cudaMalloc(&x, (size_t)m * 2 * KFIX_K * 2)) ||
+	    CUDA_CHECK(cudaMalloc(&y, (size_t)m * n * 2)) ||
+	    CUDA_CHECK(cudaMemset(w, 0, (size_t)n * 2 * KFIX_K * 2)) ||
+	    CUDA_CHECK(cudaMemset(x, 0, (size_t)m * 2 * KFIX_K * 2)))
+		return 11;
+	struct launch_plan pl = simple_plan(1, 128, 1);    /* grid (1, 1), 4 warps */
+	struct plan_args a = { .op = { .w = w, .x = x, .y = y, .m = m, .n = n, .k = KFIX_K },
+			       .y_bytes = (size_t)m * n * 2 };
+	if (gpu_load_kernel(&c, cubin, KFIX_KERNEL, &k) ||
+	    plan_prepare(&c, &k, 1, &pl, &smem, reason, sizeof(reason)) ||
+	    plan_capture(&c, &k, &pl, &a, &ok))
+		return 12;
+	a.op.k = 2 * KFIX_K;
+	if (plan_capture(&c, &k, &pl, &a, &bad))
+		return 13;
+	if (CUDA_CHECK(cudaGraphLaunch(ok, c.stream)) || CUDA_CHECK(cudaStreamSynchronize(c.stream)))
+		return 14;      /* its own K failed: the guard fires where it must not */
+	if (!CUDA_CHECK(cudaGraphLaunch(bad, c.stream)) &&
+	    !CUDA_CHECK(cudaStreamSynchronize(c.stream)))
+		return 15;      /* another K ran to the end: no guard */
+	if (!gpu_error_sticky(&c))
+		return 16;
+	fprintf(stderr, "  the kernel at K = %d stopped with: %s\n", 2 * KFIX_K, gpu_error());
+	return 0;
+}
+
+TEST(kfix_traps_on_another_k)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(kfix_child());
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status));
+	CHECK_INT(WEXITSTATUS(status), 0);
+}
+
 /* plan_waves against counts that follow from the device's own limits:
  * with more than half an SM's shared memory per block, one block fits per
  * SM, so sm_count blocks take one wave and one block more takes two; a
@@ -649,7 +707,7 @@ static int run(const struct test_case *c, int *passed, int *failed)
 int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0;
-	const struct test_case fault = T(fault_is_sticky);
+	const struct test_case fault = T(fault_is_sticky), kfix = T(kfix_traps_on_another_k);
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s TEST_KERNELS.cubin\n", argv[0]);
 		return 2;
@@ -657,6 +715,7 @@ int main(int argc, char **argv)
 	cubin = argv[1];
 	/* first, before this process touches CUDA: the child gets a clean start */
 	run(&fault, &passed, &failed);
+	run(&kfix, &passed, &failed);
 	if (gpu_open(&g, 0))
 		die("cannot open cuda device 0");
 	for (size_t i = 0; i < ARRAY_SIZE(gpu_cases); i++)

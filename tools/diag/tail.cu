@@ -36,6 +36,11 @@
  * (gt_linear), and the forms. Each form's Y is first checked against the
  * reference.
  *
+ * Seen (runs 235-236, 239; docs/notes.md): every form FP32-correct, and
+ * 15.0-17.9 us against the library's 11.1-11.4: with no push at all
+ * 15.0-15.6, so this mma.sync structure (4 warps an SM) is what is slow,
+ * not the push; it says nothing yet on the push's place in the stream.
+ *
  * Build: bash tools/diag/build.sh (after make); run: build/diag/tail [reps]
  */
 #include "diag_lib.cuh"
