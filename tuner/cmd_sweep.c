@@ -302,8 +302,9 @@ static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, si
  * their attributes, with their variants and the seeds'. *sent holds a
  * hash of the seeds this point and orientation last sent: a later step
  * (step > 1) whose seeds are none or the same asks nothing (the answer
- * would be the last one's). Returns how many were new, or -1 when the
- * worker does not answer. */
+ * would be the last one's), and one with new seeds asks for their
+ * variants alone (seeds_only: step 1 named the proposals'). Returns how
+ * many were new, or -1 when the worker does not answer. */
 static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64_t *sent)
 {
 	const struct tmpl *t = tmpl_find("blas_lt");
@@ -345,6 +346,10 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64
 		kv_add(&req, "vary", sw->sp.lt.vary);
 	if (nseeds)
 		kv_add(&req, "seeds", seeds);
+	/* a later step: the first named the proposals' variants (tasks of
+	 * this process); only the new seeds' are new */
+	if (step > 1)
+		kv_add(&req, "seeds_only", "1");
 	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
 	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
 									  : LT_DEADLINE_S;

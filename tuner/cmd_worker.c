@@ -672,23 +672,37 @@ static int get_seeds(const struct kv *r, long (*seeds)[LT_NATTRS], int *n, struc
 	return 0;
 }
 
+/* The optional "seeds_only" of a request: 0 (as without it) or 1. */
+static int get_seeds_only(const struct kv *r, int *out, struct why *w)
+{
+	const char *v = kv_get(r, "seeds_only");
+	*out = v && !strcmp(v, "1");
+	if (v && !*out && strcmp(v, "0"))
+		return bad(w, "bad %s '%s': 0 or 1", "seeds_only", v);
+	return 0;
+}
+
 /* Reply "count" and "algos": each algorithm's attributes (lt_attr_names
  * order) comma-separated, the algorithms ';'-separated, the heuristic's
  * best first, then the request's seeds cuBLASLt accepts, then the
- * variants of both (lt_vary). */
+ * variants of both (lt_vary), or of the seeds alone with seeds_only=1
+ * (a later step of a climb: varying the proposals again would repeat
+ * the first step's thousands of checks, and fill the list before the
+ * seeds' variants, the step's only new ones). */
 static void handle_lt_algos(struct gpu *g, const struct kv *r)
 {
 	const char *id = kv_get(r, "id");
 	struct shape s;
 	struct why w;
 	struct lt_variation v;
-	int m, orient, max, nseeds;
+	int m, orient, max, nseeds, seeds_only;
 	static long attrs[LT_NAMED_MAX][LT_NATTRS];
 	long seeds[PROTO_LT_SEEDS_MAX][LT_NATTRS];
 	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
 	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) || get_splitk(r, &v, &w) ||
-	    get_vary(r, &v, &w) || get_seeds(r, seeds, &nseeds, &w)) {
+	    get_vary(r, &v, &w) || get_seeds(r, seeds, &nseeds, &w) ||
+	    get_seeds_only(r, &seeds_only, &w)) {
 		worker_reply_error(id, w.text);
 		return;
 	}
@@ -707,8 +721,8 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 		st = lt_seed(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, seeds[i], attrs, &found,
 			     LT_NAMED_MAX);
 	if (st == CUBLAS_STATUS_SUCCESS)
-		st = lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs, &found,
-			     LT_NAMED_MAX);
+		st = lt_vary(g->lt, orient, s.n, s.k, m, STEP_LT_WS_BYTES, &v, attrs,
+			     seeds_only ? proposals : 0, &found, LT_NAMED_MAX);
 	if (st != CUBLAS_STATUS_SUCCESS) {
 		vary_failed = cublasGetStatusString(st);
 		found = proposals;

@@ -253,8 +253,8 @@ cublasStatus_t lt_seed(cublasLtHandle_t h, int orient, int n, int k, int m, size
 }
 
 cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
-		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int *count,
-		       int cap)
+		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int first,
+		       int *count, int cap)
 {
 	static const struct {
 		unsigned bit;
@@ -267,7 +267,7 @@ cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size
 	struct lt_call c;
 	const int proposals = *count;
 	LT_TRY(lt_describe(&c, orient, n, k, m));
-	for (int i = 0; i < proposals; i++) {
+	for (int i = first; i < proposals; i++) {
 		for (int j = 0; j < v->nsplitk && *count < cap; j++) {
 			long a[LT_NATTRS];
 			memcpy(a, attrs[i], sizeof(a));

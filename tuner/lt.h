@@ -71,13 +71,13 @@ struct lt_variation {
 	int splitk[16];
 	unsigned what;
 };
-/* The first *count algorithms of attrs (orientation o at m) varied as v
- * says; a variant is appended when cublasLtMatmulAlgoCheck accepts it
+/* Algorithms first .. *count - 1 of attrs (orientation o at m) varied as
+ * v says; a variant is appended when cublasLtMatmulAlgoCheck accepts it
  * within ws_limit and no algorithm before it has the same attributes,
  * until *count reaches cap. */
 cublasStatus_t lt_vary(cublasLtHandle_t h, int orient, int n, int k, int m, size_t ws_limit,
-		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int *count,
-		       int cap);
+		       const struct lt_variation *v, long (*attrs)[LT_NATTRS], int first,
+		       int *count, int cap);
 /* Append seed (attributes in lt_attr_names order, orientation o at m) to
  * attrs as lt_vary appends a variant: when cuBLASLt accepts it within
  * ws_limit, no algorithm before it has the same attributes and *count is

@@ -21,6 +21,7 @@
  *                                  against cublasGemmEx)
  *   lt_algos id= family= n= k= w= x= y= m= orient= max= [splitk=1,2,..]
  *            [vary=tile,stages,cluster,custom] [seeds=a,b,..;a,b,..]
+ *            [seeds_only=0|1]
  *                               -> lt_algos id= count= algos=  (the cuBLASLt
  *                                  heuristic's first max algorithms in that
  *                                  orientation, best first, then the seeds
@@ -36,7 +37,10 @@
  *                                  last and may make a line of any length;
  *                                  truncated=1 when the variants filled
  *                                  the list, vary_error= when they failed
- *                                  and only the proposals are named)
+ *                                  and only the proposals are named;
+ *                                  seeds_only=1 varies the seeds alone: a
+ *                                  later step of a climb, whose first
+ *                                  named the proposals' variants)
  *   eval id= phase=screen|retest pairs=N seed= family= n= k= w= x= y= tol= m=
  *        tmpl= <param>=<value>... nk=K cubin0= name0= [cubin1= name1= ...]
  *                               -> result id= status= err_global= err_row=

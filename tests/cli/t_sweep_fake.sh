@@ -286,6 +286,12 @@ done
 # step 5's seeds were step 4's: its request would repeat step 4's, so it
 # asks nothing (and sends no seed: "0 seeds" above)
 check "step 5 asked nothing: 4 requests" test "$(grep -c '^lt_algos' "$TMP/lt_steps.log")" = 4
+# steps 2-4 ask for their seeds' variants alone: step 1 named the
+# proposals' (and the fake then names no proposal's variant again)
+check "step 1 varied everything" bash -c "head -n 1 <(grep '^lt_algos' '$TMP/lt_steps.log') |
+	grep -qv seeds_only"
+check "steps 2-4 varied their seeds alone" \
+	test "$(grep -c '^lt_algos .* seeds_only=1$' "$TMP/lt_steps.log")" = 3
 check "qkv 8's baseline timed once over the steps" test "$(grep -c '^baseline qkv 8$' "$TMP/lt_steps.log")" = 1
 check "and the climb stopped there (no step 6)" bash -c "! grep -q 'cuBLASLt step 6' '$TMP/err'"
 check "step 3's seeds were step 2's winners" grep -q "seeds=66,11,35,3,2,0,1,0,1201;" "$TMP/lt_steps.log"

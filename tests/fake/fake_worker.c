@@ -98,13 +98,15 @@ static double fake_floor_us(const char *family, double bytes)
  * worker's lt_vary names them (reduction 0 at 1, else 2), and (with any
  * vary list) each at 150 made-up cluster ids, 100 and up: a reply longer
  * than a kv_out holds, sent as the worker sends it; with seeds, each seed
- * and a variant of it (its cluster id plus 1000); for orientation 1 (row)
- * one record a value short, which the supervisor must refuse. */
+ * and a variant of it (its cluster id plus 1000); with seeds_only=1 the
+ * proposals without their variants; for orientation 1 (row) one record a
+ * value short, which the supervisor must refuse. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
 	long m = kv_get_long(r, "m", 1), max = kv_get_long(r, "max", 1);
-	const char *splitk = kv_get(r, "splitk");
+	const int seeds_only = kv_get_long(r, "seeds_only", 0) == 1;
+	const char *splitk = seeds_only ? NULL : kv_get(r, "splitk");
 	static char text[65536];
 	size_t used = 0;
 	int count = 0;
@@ -130,7 +132,7 @@ static void reply_lt_algos(const struct kv *r)
 				ADD(";66,%ld,35,%ld,%d,0,1,0,%ld", 10 + i, s, s == 1 ? 0 : 2, i);
 				count++;
 			}
-		for (long i = 0; kv_get(r, "vary") && i < max && i < 3; i++)
+		for (long i = 0; !seeds_only && kv_get(r, "vary") && i < max && i < 3; i++)
 			for (long c = 100; c < 250; c++, count++)
 				ADD(";66,%ld,35,%ld,2,0,1,0,%ld", 10 + i, 1 + m % 3, c);
 		for (const char *p = kv_get(r, "seeds"); p && *p;) {
@@ -184,7 +186,8 @@ int main(void)
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
 	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
 	/* FAKE_WORKER_LOG=FILE: one line "op family m" per request (and
-	 * "splitk=LIST", "vary=LIST", "seeds=LIST" when it has them), appended */
+	 * "splitk=LIST", "vary=LIST", "seeds=LIST", "seeds_only=V" when it has
+	 * them), appended */
 	const char *log_path = getenv("FAKE_WORKER_LOG");
 
 	while (getline(&line, &cap, stdin) > 0) {
@@ -197,7 +200,7 @@ int main(void)
 		}
 		FILE *log = log_path ? fopen(log_path, "a") : NULL;
 		if (log) {
-			fprintf(log, "%s %s %s%s%s%s%s%s%s\n", r.op,
+			fprintf(log, "%s %s %s%s%s%s%s%s%s%s%s\n", r.op,
 				kv_get(&r, "family") ? kv_get(&r, "family") : "-",
 				kv_get(&r, "m") ? kv_get(&r, "m") : "-",
 				kv_get(&r, "splitk") ? " splitk=" : "",
@@ -205,7 +208,9 @@ int main(void)
 				kv_get(&r, "vary") ? " vary=" : "",
 				kv_get(&r, "vary") ? kv_get(&r, "vary") : "",
 				kv_get(&r, "seeds") ? " seeds=" : "",
-				kv_get(&r, "seeds") ? kv_get(&r, "seeds") : "");
+				kv_get(&r, "seeds") ? kv_get(&r, "seeds") : "",
+				kv_get(&r, "seeds_only") ? " seeds_only=" : "",
+				kv_get(&r, "seeds_only") ? kv_get(&r, "seeds_only") : "");
 			fclose(log);
 		}
 		struct kv_out o;

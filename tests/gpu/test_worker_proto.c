@@ -4,8 +4,9 @@
  * template, "probe", whose kernels come from tests/gpu/test_kernels.cu),
  * runs the worker in a child process on pipes, and checks each reply: a
  * right candidate is timed, a wrong one fails, static limits prune, a
- * missing cubin is a launch error, a malformed request an error, and an
- * illegal address a fault that ends the worker with exit status 3.
+ * missing cubin is a launch error, a malformed request an error, an
+ * lt_algos with seeds_only=1 varies its seeds alone, and an illegal
+ * address a fault that ends the worker with exit status 3.
  *
  * Usage: test_worker_proto TEST_KERNELS.cubin
  */
@@ -255,6 +256,71 @@ TEST(baseline_and_floor_replies)
 	kv_free(&r);
 }
 
+/* 1 when algorithm record a differs from b at most in its last value (the
+ * cluster shape: tuner/lt.h's attribute order), else 0. */
+static int cluster_variant(const char *a, size_t alen, const char *b)
+{
+	const char *ca = memrchr(a, ',', alen), *cb = strrchr(b, ',');
+	return ca && cb && ca - a == cb - b && !strncmp(a, b, (size_t)(ca - a));
+}
+
+/* lt_algos with a seed, varied (cluster shapes) as a climb's first step
+ * asks and as a later one does (seeds_only=1): the later names the same
+ * two proposals and the seed first, then nothing but the seed's variants,
+ * and no more algorithms than the first; a seeds_only other than 0 or 1
+ * is refused. */
+TEST(lt_algos_seeds_only)
+{
+	static const char point[] = "family=qkv n=2304 k=8192 w=bf16 x=bf16 y=bf16 m=128 "
+				    "orient=0 max=2 vary=cluster";
+	char req[2048], seed[128], head[3][128];
+	struct kv r;
+	snprintf(req, sizeof(req), "lt_algos id=l1 %s", point);
+	CHECK_INT(ask(&wk, req, &r), 0);
+	CHECK_STR(r.op, "lt_algos");
+	CHECK(kv_get_long(&r, "count", 0) > 2);
+	/* the seed: the last algorithm named, a proposal's variant */
+	const char *algos = kv_get(&r, "algos"), *tail = algos ? strrchr(algos, ';') : NULL;
+	CHECK(tail != NULL);
+	snprintf(seed, sizeof(seed), "%s", tail ? tail + 1 : "");
+	kv_free(&r);
+
+	snprintf(req, sizeof(req), "lt_algos id=l2 %s seeds=%s", point, seed);
+	CHECK_INT(ask(&wk, req, &r), 0);
+	const long all = kv_get_long(&r, "count", 0);
+	algos = kv_get(&r, "algos");
+	for (int i = 0; i < 3 && algos && *algos; i++) {
+		size_t len = strcspn(algos, ";");
+		snprintf(head[i], sizeof(head[i]), "%.*s", (int)len, algos);
+		algos += len + (algos[len] == ';');
+	}
+	CHECK_STR(head[2], seed);
+	kv_free(&r);
+	snprintf(req, sizeof(req), "lt_algos id=l3 %s seeds=%s seeds_only=1", point, seed);
+	CHECK_INT(ask(&wk, req, &r), 0);
+	const long only = kv_get_long(&r, "count", 0);
+	int i = 0, strays = 0;
+	for (const char *p = kv_get(&r, "algos"); p && *p; i++) {
+		size_t len = strcspn(p, ";");
+		if (i < 3)
+			CHECK(strlen(head[i]) == len && !strncmp(p, head[i], len));
+		else
+			strays += !cluster_variant(p, len, seed);
+		p += len + (p[len] == ';');
+	}
+	kv_free(&r);
+	fprintf(stderr, "  named %ld with the seed, %ld with seeds_only (%d not the seed's)\n", all,
+		only, strays);
+	CHECK(i == only && only >= 3 && only <= all);
+	CHECK_INT(strays, 0);
+
+	snprintf(req, sizeof(req), "lt_algos id=l4 %s seeds=%s seeds_only=2", point, seed);
+	CHECK_INT(ask(&wk, req, &r), 0);
+	CHECK_STR(r.op, "error");
+	CHECK(kv_get(&r, "reason") && strstr(kv_get(&r, "reason"), "bad seeds_only '2'"));
+	kv_free(&r);
+}
+
 TEST(fault_ends_the_worker)
 {
 	struct kv r;
@@ -280,7 +346,7 @@ int main(int argc, char **argv)
 	static const struct test_case cases[] = {
 		T(env_reply), T(right_candidate_is_timed), T(wrong_candidate_fails_untimed),
 		T(static_limits_prune), T(load_and_request_errors), T(baseline_and_floor_replies),
-		T(fault_ends_the_worker), T(quit_exits_cleanly),
+		T(lt_algos_seeds_only), T(fault_ends_the_worker), T(quit_exits_cleanly),
 	};
 	int passed = 0, failed = 0;
 	if (argc != 2) {
