@@ -744,7 +744,7 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 		kv_add(&o, "vary_error", vary_failed);
 	/* algos is digits, ',' and ';' (nothing to escape), and thousands of
 	 * variants outgrow a kv_out: it goes on the line after the rest */
-	if (o.overflow || printf("%s algos=%s\n", o.buf, text) < 0 || fflush(stdout))
+	if (kv_send_tail(&o, "algos", text, stdout))
 		die("cannot write a reply: %s", o.overflow ? "too long" : strerror(errno));
 }
 

@@ -175,6 +175,21 @@ int kv_send(struct kv_out *o, FILE *f)
 	return 0;
 }
 
+int kv_send_tail(struct kv_out *o, const char *key, const char *tail, FILE *f)
+{
+	if (o->overflow || !*key)
+		return -1;
+	for (const char *p = key; *p; p++)
+		if (needs_escape((unsigned char)*p))
+			return -1;
+	for (const char *p = tail; *p; p++)
+		if (needs_escape((unsigned char)*p))
+			return -1;
+	if (fprintf(f, "%s %s=%s\n", o->buf, key, tail) < 0 || fflush(f))
+		return -1;
+	return 0;
+}
+
 char *kv_string(struct kv_out *o)
 {
 	if (o->overflow)

@@ -102,6 +102,11 @@ void kv_addf(struct kv_out *o, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Writes the line; returns 0, or -1 on overflow or write error. */
 int kv_send(struct kv_out *o, FILE *f);
+/* kv_send with one more field, key=tail, after the rest: a value of any
+ * length (lt_algos' algos outgrows a kv_out by the thousand) that needs
+ * no escaping. Returns -1, writing nothing, when o overflowed or key or
+ * tail holds a character kv_add would escape. */
+int kv_send_tail(struct kv_out *o, const char *key, const char *tail, FILE *f);
 /* Same, into a heap string ending in '\n' (caller frees); NULL on overflow. */
 char *kv_string(struct kv_out *o);
 

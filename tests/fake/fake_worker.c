@@ -148,8 +148,8 @@ static void reply_lt_algos(const struct kv *r)
 	kv_begin(&o, "lt_algos");
 	kv_add(&o, "id", kv_get(r, "id"));
 	kv_addf(&o, "count", "%d", count);
-	printf("%s algos=%s\n", o.buf, text);
-	fflush(stdout);
+	if (kv_send_tail(&o, "algos", text, stdout))
+		die("fake worker: cannot write its lt_algos reply");
 }
 
 static void reply_eval(const struct kv *r)
