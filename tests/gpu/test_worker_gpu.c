@@ -552,16 +552,23 @@ static int fault_child(void)
 	return strstr(gpu_error(), "cudaErrorIllegalAddress") ? 0 : 17;
 }
 
-TEST(fault_is_sticky)
+/* child() in a process of its own (a fault or a trap spoils the CUDA
+ * context for good): it must exit with status 0. */
+static void in_child(int (*child)(void))
 {
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0)
-		_exit(fault_child());
+		_exit(child());
 	int status = -1;
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status));
 	CHECK_INT(WEXITSTATUS(status), 0);
+}
+
+TEST(fault_is_sticky)
+{
+	in_child(fault_child);
 }
 
 /* test_kernels.cu's mma_frag_kernel<4, 1, 8, 1, NA, 2>: KC = 2 fixed
@@ -612,14 +619,7 @@ static int kfix_child(void)
 
 TEST(kfix_traps_on_another_k)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(kfix_child());
-	int status = -1;
-	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status));
-	CHECK_INT(WEXITSTATUS(status), 0);
+	in_child(kfix_child);
 }
 
 /* plan_waves against counts that follow from the device's own limits:

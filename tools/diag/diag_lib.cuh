@@ -52,6 +52,20 @@ static void diag_lib_explain(const diag_lib &l, int m)
 	printf("lib: %s\n", why);
 }
 
+/* copies bf16 weight matrices (n x k, N(0, 0.02^2), seeds wseed + c) and
+ * as many activation matrices (m x k, N(0, 1), seeds xseed + c), allocated
+ * and filled on s: the inputs of a diagnostic's batch. */
+static void diag_inputs(__nv_bfloat16 **w, __nv_bfloat16 **x, int copies, int n, int k, int m,
+			uint64_t wseed, uint64_t xseed, cudaStream_t s)
+{
+	for (int c = 0; c < copies; c++) {
+		CHECK(cudaMalloc(&w[c], (size_t)n * k * 2));
+		CHECK(cudaMalloc(&x[c], (size_t)m * k * 2));
+		diag_fill_bf16(w[c], (size_t)n * k, 0.02f, wseed + c, s);
+		diag_fill_bf16(x[c], (size_t)m * k, 1.0f, xseed + c, s);
+	}
+}
+
 /* The library's call at m tokens on copy c (x the same for every copy,
  * or one per copy when xs has more than one). */
 static diag_case diag_lib_case(const char *name, const diag_lib &l,
@@ -72,6 +86,20 @@ static diag_case diag_stream_case(const char *name, __nv_bfloat16 *const *w, siz
 	return { name, [w, bytes, sink](int c, cudaStream_t st) {
 			CHECK(harness_stream_read(w[c], bytes, sink, 8 * diag_sms(), 8, st));
 		}, nullptr, (double)bytes };
+}
+
+/* A batch's first two cases: the probe's read of copy c's wbytes
+ * (stream_name) and the library's call at m on copy c with its own tokens
+ * x[c] (lib_name). */
+static std::vector<diag_case> diag_lib_cases(const char *stream_name, const char *lib_name,
+					     const diag_lib &l, __nv_bfloat16 *const *w,
+					     size_t wbytes, __nv_bfloat16 *const *x, int copies,
+					     int m, __nv_bfloat16 *y)
+{
+	unsigned *sink;
+	CHECK(cudaMalloc(&sink, 64));
+	return { diag_stream_case(stream_name, w, wbytes, sink),
+		 diag_lib_case(lib_name, l, { x, x + copies }, m, y) };
 }
 
 /* FP32 reference of Y (m x n) from W packed in 8 x 32 tiles

@@ -72,14 +72,8 @@ int main(int argc, char **argv)
 	cublasHandle_t h;
 	BLAS(cublasCreate(&h));
 	BLAS(cublasSetStream(h, s));
-	const size_t wbytes = (size_t)N * K * 2;
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
-	for (int c = 0; c < COPIES; c++) {
-		CHECK(cudaMalloc(&w[c], wbytes));
-		CHECK(cudaMalloc(&x[c], (size_t)M * K * 2));
-		diag_fill_bf16(w[c], (size_t)N * K, 0.02f, 100 + c, s);
-		diag_fill_bf16(x[c], (size_t)M * K, 1.0f, 200 + c, s);
-	}
+	diag_inputs(w, x, COPIES, N, K, M, 100, 200, s);
 	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
 	int l2;
 	CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));

@@ -300,12 +300,7 @@ int main(int argc, char **argv)
 	const size_t wbytes = (size_t)N * K * 2;
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	float *got;
-	for (int c = 0; c < COPIES; c++) {
-		CHECK(cudaMalloc(&w[c], wbytes));
-		CHECK(cudaMalloc(&x[c], (size_t)M * K * 2));
-		diag_fill_bf16(w[c], (size_t)N * K, 0.02f, 300 + c, s);
-		diag_fill_bf16(x[c], (size_t)M * K, 1.0f, 400 + c, s);
-	}
+	diag_inputs(w, x, COPIES, N, K, M, 300, 400, s);
 	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 
@@ -339,10 +334,8 @@ int main(int argc, char **argv)
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
 	diag_lib_explain(lib, M);
-	unsigned *sink;
-	CHECK(cudaMalloc(&sink, 64));
-	std::vector<diag_case> cs = { diag_stream_case("stream 8.4 MB", w, wbytes, sink),
-				      diag_lib_case("lib slice 8", lib, { x, x + COPIES }, M, y) };
+	std::vector<diag_case> cs =
+		diag_lib_cases("stream 8.4 MB", "lib slice 8", lib, w, wbytes, x, COPIES, M, y);
 	for (const form &f : forms)
 		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); } });
 	for (int i = 0; i < 3; i++)

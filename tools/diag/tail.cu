@@ -345,12 +345,7 @@ int main(int argc, char **argv)
 	const size_t wbytes = (size_t)N * K * 2;
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	float *got, *ref;
-	for (int c = 0; c < COPIES; c++) {
-		CHECK(cudaMalloc(&w[c], wbytes));
-		CHECK(cudaMalloc(&x[c], (size_t)M * K * 2));
-		diag_fill_bf16(w[c], (size_t)N * K, 0.02f, 100 + c, s);
-		diag_fill_bf16(x[c], (size_t)M * K, 1.0f, 200 + c, s);
-	}
+	diag_inputs(w, x, COPIES, N, K, M, 100, 200, s);
 	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 	CHECK(cudaMalloc(&ref, (size_t)M * N * sizeof(float)));
@@ -389,10 +384,8 @@ int main(int argc, char **argv)
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
 	diag_lib_explain(lib, M);
-	unsigned *sink;
-	CHECK(cudaMalloc(&sink, 64));
-	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, wbytes, sink),
-				      diag_lib_case("lib qkv 32", lib, { x, x + COPIES }, M, y) };
+	std::vector<diag_case> cs =
+		diag_lib_cases("stream 37.7 MB", "lib qkv 32", lib, w, wbytes, x, COPIES, M, y);
 	for (const form &f : forms)
 		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); } });
 	for (int i = 0; i < 3; i++)
