@@ -66,6 +66,42 @@ lo3=$(awk '/^qkv +8 /{ split($6, a, /\.\./); print a[1] }' "$TMP/rounds.txt")
 check "the spread covers all three rounds (qkv 8: low end $lo1 in one, $lo3 in three)" \
 	awk -v a="$lo1" -v b="$lo3" 'BEGIN { exit !(b < a * 0.95) }'
 check "the same score" test "$(grep '^score: ' "$TMP/rounds.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+# frac_check FILE [POINT LOAD LO HI]: every point's and load's floor_frac
+# is the probed floor (per load the floors' sum) over lib_us; with the
+# factors (over round 0's figures) the paired columns are checked too
+frac_check() {
+awk -v pf="${2:-}" -v lf="${3:-}" -v lof="${4:-}" -v hif="${5:-}" 'NR == FNR { fp[$1] = $2; next }
+	/^Per family and M/ { sec = 1; next }
+	/^Per load/ { sec = 2; next }
+	# printed to 0.01: a fraction may be off by 0.005 plus the rounding
+	# of lib_us (0.005 us) carried through it
+	function off(a, b, lib) { t = 0.006 + 0.006 * b / lib; return a - b > t || b - a > t }
+	sec == 1 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ {
+		pts++; f[$1, $2] = fp[$1]
+		if (off(fp[$1] / $4, $7, $4)) { printf "%s %s: floor_frac %s, recomputed %.3f\n", $1, $2, $7, fp[$1] / $4; bad++ }
+		if (pf == "")
+			next
+		# the fake reads 2% slower than its probe, the library 1% slower
+		p0 = fp[$1] * 1.02 / ($4 * 1.01)
+		if (off(p0 * pf, $8, $4)) { printf "%s %s: paired %s, recomputed %.3f\n", $1, $2, $8, p0 * pf; bad++ }
+		if ($9 !~ /^[0-9]+\.[0-9][0-9]\.\.[0-9]+\.[0-9][0-9]$/) { printf "%s %s: paired spread %s\n", $1, $2, $9; bad++; next }
+		split($9, sp, /\.\./)
+		if (off(p0 * lof, sp[1], $4) || off(p0 * hif, sp[2], $4) || sp[1] > $8 || sp[2] < $8) {
+			printf "%s %s: paired spread %s, recomputed %.2f..%.2f\n", $1, $2, $9, p0 * lof, p0 * hif; bad++
+		}
+	}
+	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 5 {
+		m = $1; fs = 0; n = split("qkv oproj pooler router", fam, " ")
+		fam[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
+		for (i = 1; i <= n; i++) fs += f[fam[i], m]
+		loads++
+		if (off(fs / $3, $5, $3)) { printf "load %s: floor_frac %s, recomputed %.3f\n", m, $5, fs / $3; bad++ }
+		r = fs * 1.02 * lf / ($3 * 1.01)
+		if (pf != "" && off(r, $6, $3)) { printf "load %s: paired %s, recomputed %.3f\n", m, $6, r; bad++ }
+	}
+	END { if (pts != 90 || loads != 6) { print pts " points, " loads " loads"; bad++ }; exit bad ? 1 : 0 }' \
+	"$TMP/floors" "$1" >"$TMP/recompute" 2>&1
+}
 # --floors DB: the fake probe's floors (4 TB/s) over each point's lib_us,
 # and per load the floors' sum over lib_us's
 expect_exit "probe (fake) for --floors: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl.db" --space search_spaces/h200.yaml --pairs 5
@@ -74,25 +110,7 @@ check "the probe named six floors" test "$(wc -l <"$TMP/floors")" = 6
 expect_exit "bench --floors: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db"
 cp "$TMP/out" "$TMP/floors.txt"
 check "it says where the floors come from" grep -q "^floor_frac: the practical read floor of the family (gemmtab probe in $TMP/fl.db, env 1: " "$TMP/floors.txt"
-awk 'NR == FNR { fl[$1] = $2; next }
-	/^Per family and M/ { sec = 1; next }
-	/^Per load/ { sec = 2; next }
-	# printed to 0.01: a fraction may be off by 0.005 plus the rounding
-	# of lib_us (0.005 us) carried through it
-	function off(a, b, lib) { t = 0.006 + 0.006 * b / lib; return a - b > t || b - a > t }
-	sec == 1 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ {
-		pts++; lib[$1, $2] = $4; f[$1, $2] = fl[$1]
-		if (off(fl[$1] / $4, $7, $4)) { printf "%s %s: floor_frac %s, recomputed %.3f\n", $1, $2, $7, fl[$1] / $4; bad++ }
-	}
-	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 5 {
-		m = $1; fs = 0; n = split("qkv oproj pooler router", fam, " ")
-		fam[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
-		for (i = 1; i <= n; i++) fs += f[fam[i], m]
-		loads++
-		if (off(fs / $3, $5, $3)) { printf "load %s: floor_frac %s, recomputed %.3f\n", m, $5, fs / $3; bad++ }
-	}
-	END { if (pts != 90 || loads != 6) { print pts " points, " loads " loads"; bad++ }; exit bad ? 1 : 0 }' \
-	"$TMP/floors" "$TMP/floors.txt" >"$TMP/recompute" 2>&1
+frac_check "$TMP/floors.txt"
 check "every point's and load's floor_frac is the probed floor over lib_us" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 check "the same score as without floors" test "$(grep '^score: ' "$TMP/floors.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
@@ -108,42 +126,15 @@ check "the probe's floors differ by family" test "$(awk '{ print $2 }' "$TMP/flo
 # times round 0's) over the median library times (round 0's); the spread
 # from 0.95 times the least fraction to 1.05 times the largest (1 and
 # 1.155 times round 0's).
-# paired_check FILE POINT LOAD LO HI: the factors over round 0's figures
-paired_check() {
-awk -v pf="$2" -v lf="$3" -v lof="$4" -v hif="$5" 'NR == FNR { fl[$1] = $2 * 1.02; fp[$1] = $2; next }
-	/^Per family and M/ { sec = 1; next }
-	/^Per load/ { sec = 2; next }
-	function off(a, b, lib) { t = 0.006 + 0.006 * b / lib; return a - b > t || b - a > t }
-	sec == 1 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ {
-		pts++; f[$1, $2] = fl[$1]
-		if (off(fp[$1] / $4, $7, $4)) { printf "%s %s: floor_frac %s, recomputed %.3f\n", $1, $2, $7, fp[$1] / $4; bad++ }
-		p0 = fl[$1] / ($4 * 1.01)
-		if (off(p0 * pf, $8, $4)) { printf "%s %s: paired %s, recomputed %.3f\n", $1, $2, $8, p0 * pf; bad++ }
-		if ($9 !~ /^[0-9]+\.[0-9][0-9]\.\.[0-9]+\.[0-9][0-9]$/) { printf "%s %s: paired spread %s\n", $1, $2, $9; bad++; next }
-		split($9, sp, /\.\./)
-		if (off(p0 * lof, sp[1], $4) || off(p0 * hif, sp[2], $4) || sp[1] > $8 || sp[2] < $8) {
-			printf "%s %s: paired spread %s, recomputed %.2f..%.2f\n", $1, $2, $9, p0 * lof, p0 * hif; bad++
-		}
-	}
-	sec == 2 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ && NF >= 6 {
-		m = $1; fs = 0; n = split("qkv oproj pooler router", fam, " ")
-		fam[++n] = m <= 8 ? "unpooler_slice" : "unpooler"
-		for (i = 1; i <= n; i++) fs += f[fam[i], m]
-		loads++
-		if (off(fs * lf / ($3 * 1.01), $6, $3)) { printf "load %s: paired %s, recomputed %.3f\n", m, $6, fs * lf / ($3 * 1.01); bad++ }
-	}
-	END { if (pts != 90 || loads != 6) { print pts " points, " loads " loads"; bad++ }; exit bad ? 1 : 0 }' \
-	"$TMP/floors" "$1" >"$TMP/recompute" 2>&1
-}
 expect_exit "bench --floors --paired: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired
 cp "$TMP/out" "$TMP/paired.txt"
 check "it says what the paired column is" grep -q "^paired: the same read of the point's weight bytes" "$TMP/paired.txt"
-paired_check "$TMP/paired.txt" 1 1 0.95 1.05
+frac_check "$TMP/paired.txt" 1 1 0.95 1.05
 check "every point's and load's paired column is the worker's read (the probe's configuration) over the library of its batch, its spread 0.95..1.05 of it, floor_frac as before" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 expect_exit "bench --floors --paired --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired --rounds 3
 cp "$TMP/out" "$TMP/paired3.txt"
-paired_check "$TMP/paired3.txt" 1.125 1.05 0.95 1.21275
+frac_check "$TMP/paired3.txt" 1.125 1.05 0.95 1.21275
 check "over three rounds, a point's paired figure is the median fraction, a load's the median reads over the median library times, the spread over every round" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
 expect_exit "bench --floors --paired --format md: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired --format md

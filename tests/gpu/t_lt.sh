@@ -6,9 +6,14 @@
 # measures nothing again.
 . "$(dirname "$0")/lib.sh"
 
+# how many blas_lt candidates the last sweep says cuBLASLt named
+named_count() {
+	sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err"
+}
+
 db=$TMP/lt.db
 expect_exit "sweep gpu_lt.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt.yaml --db "$db"
-named=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+named=$(named_count)
 check "the sweep says how many the heuristic named (${named:-none})" test "${named:-0}" -gt 0
 lt="FROM result r JOIN candidate c ON c.id=r.candidate_id JOIN shape s ON s.id=r.shape_id
     WHERE c.template='blas_lt' AND r.phase='screen'"
@@ -31,7 +36,7 @@ q "SELECT s.family, r.m, round(r.ratio, 3), c.params $lt AND r.status='ok' ORDER
 	sed 's/^/    best: /'
 before=$(q "SELECT count(*) FROM result")
 expect_exit "the sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt.yaml --db "$db"
-again=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+again=$(named_count)
 check "a resumed sweep names the same candidates (${again:-none} of $named)" test "$again" = "$named"
 check "a resumed sweep measures nothing again" test "$(q "SELECT count(*) FROM result")" = "$before"
 
@@ -40,7 +45,7 @@ check "a resumed sweep measures nothing again" test "$(q "SELECT count(*) FROM r
 db=$TMP/lt_splitk.db
 expect_exit "sweep gpu_lt_splitk.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_lt_splitk.yaml \
 	--db "$db"
-named=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+named=$(named_count)
 n=$(q "SELECT count(*) $lt")
 okc=$(q "SELECT count(*) $lt AND r.status='ok'")
 echo "    named $named: $(q "SELECT group_concat(k || ' x' || c, ', ') AS g FROM (SELECT
@@ -69,7 +74,7 @@ want=$(q "SELECT count(*) FROM (SELECT DISTINCT r.shape_id, r.m, substr(c.params
 	instr(c.params, ',')) $lt AND r.status='ok')")
 expect_exit "gpu_lt_splitk.yaml again, with seeds: exit 0" 0 "$GEMMTAB" sweep \
 	--space tests/spaces/gpu_lt_splitk.yaml --db "$db"
-again=$(sed -n "s/.*cuBLASLt's heuristic named \([0-9]*\) blas_lt candidates.*/\1/p" "$TMP/err")
+again=$(named_count)
 n=$(q "SELECT count(*) $lt")
 okc=$(q "SELECT count(*) $lt AND r.status='ok'")
 seeds=$(sed -n "s/.*; \([0-9]*\) seeds from the database varied too.*/\1/p" "$TMP/err")
