@@ -22,6 +22,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/* What the cuBLASLt search asked a point and orientation this run. */
+struct lt_sent {
+	uint64_t seeds;         /* a hash of the seeds its last request carried */
+	int whole;              /* a reply named every proposal's variants: no
+				 * error, no failed or truncated variants */
+};
+
 struct sweep {
 	struct space sp;
 	struct tasklist tl;
@@ -40,8 +47,7 @@ struct sweep {
 	long counts[8];          /* per status, this run */
 	long evals_total, evals_done;
 	int lt_seeds;            /* seeds the cuBLASLt search sent this step */
-	uint64_t *lt_sent;       /* per shape, tuned m and orientation: a hash of
-				  * the seeds its last lt_algos request carried */
+	struct lt_sent *lt_sent; /* per shape, tuned m and orientation */
 	double started;
 };
 
@@ -303,9 +309,10 @@ static int lt_seeds(struct sweep *sw, int si, int m, long orient, char *list, si
  * hash of the seeds this point and orientation last sent: a later step
  * (step > 1) whose seeds are none or the same asks nothing (the answer
  * would be the last one's), and one with new seeds asks for their
- * variants alone (seeds_only: step 1 named the proposals'). Returns how
- * many were new, or -1 when the worker does not answer. */
-static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64_t *sent)
+ * variants alone (seeds_only) once a reply has named every proposal's
+ * (sent->whole). Returns how many were new, or -1 when the worker does
+ * not answer. */
+static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, struct lt_sent *sent)
 {
 	const struct tmpl *t = tmpl_find("blas_lt");
 	const struct shape *s = &sw->sp.shapes[si];
@@ -320,9 +327,10 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64
 	if (nseeds < 0)
 		return -1;
 	const uint64_t h = hash_str(HASH_INIT, seeds);
-	if (step > 1 && (!nseeds || *sent == h))
+	if (step > 1 && (!nseeds || sent->seeds == h))
 		return 0;
-	*sent = h;
+	sent->seeds = h;
+	const int seeds_only = step > 1 && sent->whole;
 	sw->lt_seeds += nseeds;
 	struct kv_out req;
 	struct kv r;
@@ -346,9 +354,9 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64
 		kv_add(&req, "vary", sw->sp.lt.vary);
 	if (nseeds)
 		kv_add(&req, "seeds", seeds);
-	/* a later step: the first named the proposals' variants (tasks of
-	 * this process); only the new seeds' are new */
-	if (step > 1)
+	/* a later step after a whole reply: the proposals' variants are tasks
+	 * of this process already; only the new seeds' are new */
+	if (seeds_only)
 		kv_add(&req, "seeds_only", "1");
 	/* thousands of cublasLtMatmulAlgoCheck calls with many variants */
 	const double deadline = sw->sp.sweep.deadline_s > LT_DEADLINE_S ? sw->sp.sweep.deadline_s
@@ -366,6 +374,9 @@ static int ask_lt(struct sweep *sw, int si, int m, long orient, int step, uint64
 	if (kv_get(&r, "truncated"))
 		warning("cublaslt %s m=%d: the worker's list of variants is full; the later "
 			"proposals' and seeds' were left out", s->family, m);
+	if (!seeds_only)
+		sent->whole = !strcmp(r.op, "lt_algos") && algos && !kv_get(&r, "vary_error") &&
+			      !kv_get(&r, "truncated");
 	for (const char *p = algos; p && *p;) {
 		struct candidate c = { t, { orient } };
 		if (lt_attrs_read(&p, &c.params[1], t->nparams - 1)) {
@@ -386,7 +397,7 @@ static int resolve_lt(struct sweep *sw, const char *family, int step)
 	int added = 0;
 	if (!sw->lt_sent)
 		sw->lt_sent = xcalloc((size_t)sw->sp.nshapes * MAX_MS * ARRAY_SIZE(sw->sp.lt.orient),
-				      sizeof(uint64_t));
+				      sizeof(*sw->lt_sent));
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
 		if ((family && strcmp(family, s->family)) || s->w != DT_BF16 || s->x != DT_BF16 ||
@@ -394,7 +405,7 @@ static int resolve_lt(struct sweep *sw, const char *family, int step)
 			continue;
 		for (int j = 0; j < s->n_ms; j++)
 			for (int o = 0; o < sw->sp.lt.norients; o++) {
-				uint64_t *sent = &sw->lt_sent[((size_t)si * MAX_MS + (size_t)j) *
+				struct lt_sent *sent = &sw->lt_sent[((size_t)si * MAX_MS + (size_t)j) *
 							      ARRAY_SIZE(sw->sp.lt.orient) + (size_t)o];
 				int n = ask_lt(sw, si, s->ms[j], sw->sp.lt.orient[o], step, sent);
 				if (n < 0)

@@ -5,6 +5,7 @@
 #include "proto.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,7 @@ int kv_send(struct kv_out *o, FILE *f)
 
 int kv_send_tail(struct kv_out *o, const char *key, const char *tail, FILE *f)
 {
+	errno = EINVAL;         /* what a refusal reports */
 	if (o->overflow || !*key)
 		return -1;
 	for (const char *p = key; *p; p++)
@@ -185,6 +187,7 @@ int kv_send_tail(struct kv_out *o, const char *key, const char *tail, FILE *f)
 	for (const char *p = tail; *p; p++)
 		if (needs_escape((unsigned char)*p))
 			return -1;
+	errno = 0;
 	if (fprintf(f, "%s %s=%s\n", o->buf, key, tail) < 0 || fflush(f))
 		return -1;
 	return 0;

@@ -104,8 +104,9 @@ void kv_addf(struct kv_out *o, const char *key, const char *fmt, ...)
 int kv_send(struct kv_out *o, FILE *f);
 /* kv_send with one more field, key=tail, after the rest: a value of any
  * length (lt_algos' algos outgrows a kv_out by the thousand) that needs
- * no escaping. Returns -1, writing nothing, when o overflowed or key or
- * tail holds a character kv_add would escape. */
+ * no escaping. Returns -1, writing nothing and errno EINVAL, when o
+ * overflowed or key or tail holds a character kv_add would escape (else
+ * -1 with errno as the write left it). */
 int kv_send_tail(struct kv_out *o, const char *key, const char *tail, FILE *f);
 /* Same, into a heap string ending in '\n' (caller frees); NULL on overflow. */
 char *kv_string(struct kv_out *o);

@@ -304,4 +304,12 @@ check "the winners of steps 2 and 3 retested" test "$(q "SELECT count(*) $lt AND
 expect_exit "dry run: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt_vary_steps.yaml --dry-run
 check "the dry run names the seeds and steps" \
 	grep -q "the database's best 2 also varied, in up to 6 steps: not counted" "$TMP/out"
+# a later step varies its seeds alone only after a whole reply: with
+# every list truncated, each step asks for the proposals' variants again
+FAKE_WORKER_LT_TRUNCATED=1 FAKE_WORKER_LOG=$TMP/lt_trunc.log expect_exit \
+	"vary_steps 6 with truncated lists: exit 0" 0 "$GEMMTAB" sweep \
+	--space tests/spaces/fake_lt_vary_steps.yaml --db "$TMP/lt_trunc.db" --cache "$cache"
+check "it says the lists were full" grep -q "the worker's list of variants is full" "$TMP/err"
+check "4 requests again" test "$(grep -c '^lt_algos' "$TMP/lt_trunc.log")" = 4
+check "none of them seeds_only" bash -c "! grep -q seeds_only '$TMP/lt_trunc.log'"
 finish

@@ -100,7 +100,8 @@ static double fake_floor_us(const char *family, double bytes)
  * than a kv_out holds, sent as the worker sends it; with seeds, each seed
  * and a variant of it (its cluster id plus 1000); with seeds_only=1 the
  * proposals without their variants; for orientation 1 (row) one record a
- * value short, which the supervisor must refuse. */
+ * value short, which the supervisor must refuse. FAKE_WORKER_LT_TRUNCATED
+ * set: every reply without seeds_only says truncated=1. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
@@ -148,6 +149,8 @@ static void reply_lt_algos(const struct kv *r)
 	kv_begin(&o, "lt_algos");
 	kv_add(&o, "id", kv_get(r, "id"));
 	kv_addf(&o, "count", "%d", count);
+	if (getenv("FAKE_WORKER_LT_TRUNCATED") && !seeds_only)
+		kv_add(&o, "truncated", "1");
 	if (kv_send_tail(&o, "algos", text, stdout))
 		die("fake worker: cannot write its lt_algos reply");
 }

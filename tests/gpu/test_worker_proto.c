@@ -267,13 +267,13 @@ static int cluster_variant(const char *a, size_t alen, const char *b)
 /* lt_algos with a seed, varied (cluster shapes) as a climb's first step
  * asks and as a later one does (seeds_only=1): the later names the same
  * two proposals and the seed first, then nothing but the seed's variants,
- * and no more algorithms than the first; a seeds_only other than 0 or 1
- * is refused. */
+ * and fewer algorithms than the first; a seeds_only other than 0 or 1 is
+ * refused. */
 TEST(lt_algos_seeds_only)
 {
 	static const char point[] = "family=qkv n=2304 k=8192 w=bf16 x=bf16 y=bf16 m=128 "
 				    "orient=0 max=2 vary=cluster";
-	char req[2048], seed[128], head[3][128];
+	char req[2048], seed[128], head[3][128] = { "", "", "" };
 	struct kv r;
 	snprintf(req, sizeof(req), "lt_algos id=l1 %s", point);
 	CHECK_INT(ask(&wk, req, &r), 0);
@@ -311,7 +311,9 @@ TEST(lt_algos_seeds_only)
 	kv_free(&r);
 	fprintf(stderr, "  named %ld with the seed, %ld with seeds_only (%d not the seed's)\n", all,
 		only, strays);
-	CHECK(i == only && only >= 3 && only <= all);
+	/* fewer: run 241 named 18 and 10 (the second proposal's variants are
+	 * what seeds_only leaves out) */
+	CHECK(i == only && only >= 3 && only < all);
 	CHECK_INT(strays, 0);
 
 	snprintf(req, sizeof(req), "lt_algos id=l4 %s seeds=%s seeds_only=2", point, seed);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "proto.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,7 @@ TEST(a_tail_that_needs_escaping_is_refused)
 		FILE *f = tmpfile();
 		kv_begin(&o, "lt_algos");
 		CHECK_INT(kv_send_tail(&o, "algos", bad[i], f), -1);
+		CHECK_INT(errno, EINVAL);
 		CHECK(ftell(f) == 0);   /* nothing written */
 		fclose(f);
 	}

@@ -96,7 +96,7 @@ static std::vector<diag_case> diag_lib_cases(const char *stream_name, const char
 					     size_t wbytes, __nv_bfloat16 *const *x, int copies,
 					     int m, __nv_bfloat16 *y)
 {
-	unsigned *sink;
+	unsigned *sink;         /* never freed: the process ends with its batches */
 	CHECK(cudaMalloc(&sink, 64));
 	return { diag_stream_case(stream_name, w, wbytes, sink),
 		 diag_lib_case(lib_name, l, { x, x + copies }, m, y) };

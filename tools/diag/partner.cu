@@ -5,7 +5,7 @@
  *
  * Run 237's sweep and run 238's A/B put qkv at M = 1 on mma_skinny (the
  * cluster kernel) by its ratio, while gemv ran it 2-4% faster: in every
- * A/B round the cuBLAS baseline read 2.7-3.3% slower in mma_skinny's
+ * A/B round the cuBLAS baseline read 2.4-3.9% slower in mma_skinny's
  * batches (13.06-13.22 us) than in gemv's (12.72-12.85), and so did the
  * sweep's retests (12.96 against 12.58-12.74). Either the candidate's
  * batch runs the whole GPU slower (clocks: then the ratio compares like

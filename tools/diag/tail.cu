@@ -20,7 +20,7 @@
  * multiplies row group i alone over the last KF columns (its warps split
  * them), and at the end adds the three pushed partials, long arrived, to
  * its own and stores bf16 Y. Each block reads 16 rows x 8192 of weights,
- * as a split-8 block of 64 rows x 1024 does (144 blocks, as split 4).
+ * as a split-4 block of 64 rows x 2048 does (144 blocks).
  * ORDER 1 runs phase 2 first and pushes at the end: the same bytes and
  * MMAs with the push exposed, the control. ORDER 2 pushes nothing (each
  * warp's phase-1 sums go to its own block's slot, so its Y is wrong: a
@@ -37,7 +37,7 @@
  * reference.
  *
  * Seen (runs 235-236, 239-240; docs/notes.md): every form FP32-correct,
- * and 15.0-17.9 us against the library's 11.1-11.4: with no push at all
+ * and 15.0-17.9 us against the library's 11.1-11.5: with no push at all
  * 15.0-15.6, so this mma.sync structure (4 warps an SM) is what is slow.
  * Without the MMAs (MMA false) pushing in the middle, last or not at all
  * reads the same, 11.2-11.6 us (run 240): no push cost to hide.
