@@ -9,7 +9,8 @@
 # its split-K push in the middle of the stream: session 17), partner (does
 # the candidate a baseline is paired with change the baseline's time:
 # session 17), clock (the SM clock a batch of one kernel runs at: session
-# 17) and ablate (the committed kernels with parts switched
+# 17), ring (qkv's 37.7 MB through cp.async rings alone: session 17) and
+# ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which no longer applies to the current template: the
 # script then says so on stderr, removes any ablate an earlier build left
@@ -43,6 +44,7 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/partner t
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/clock tools/diag/clock.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
+$NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/ring tools/diag/ring.cu tuner/harness.cu
 # ktconst: mma_skinny as it is and with K a constant where a block
 # counts its k tiles (DIAG_K), each copy in a namespace of its own
 cp templates/mma_skinny.cuh build/diag/skinny_orig.cuh
@@ -56,7 +58,7 @@ fi
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel," \
-	"build/diag/frag32, build/diag/skew2, build/diag/tail, build/diag/partner, build/diag/clock and build/diag/ktconst"
+	"build/diag/frag32, build/diag/skew2, build/diag/tail, build/diag/partner, build/diag/clock, build/diag/ring and build/diag/ktconst"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
 	>build/diag/mma_ablate.log 2>&1; then

@@ -1,0 +1,133 @@
+/*
+ * tools/diag/ring.cu: can a cp.async ring read qkv's 37.7 MB as fast as
+ * the probe's stream? (session 17). A diagnostic, not part of gemmtab.
+ *
+ * qkv at M = 32 runs ~2 us over the stream (11.2-11.6 against 9.2 us),
+ * and tail.cu's forms with no MMA and no push read the same 11.2-11.6
+ * (run 240). Here nothing but the ring: B blocks of T threads, each
+ * reading its contiguous share of W through S stages of WB bytes (plus XB
+ * bytes of a 512 KiB token buffer that stays in L2, as the activations
+ * do), each stage waited for (cp.async.wait_group S - 2), then released
+ * and refilled; one word of each stage is summed so the data is used.
+ * If some (B, S, WB) reads near the stream, the library's gap is its
+ * compute and combine around the ring; if none does, it is the ring.
+ *
+ * Build: bash tools/diag/build.sh (after make); run: build/diag/ring [reps]
+ */
+#include "diag.cuh"
+
+namespace {
+
+constexpr size_t WBYTES = (size_t)2304 * 8192 * 2, XBYTES = (size_t)32 * 8192 * 2;
+constexpr int COPIES = 4;
+
+__device__ __forceinline__ void cp16(unsigned dst, const void *src)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+/* Block b reads W bytes [b * share, (b + 1) * share) of total in stages
+ * of WB (the last one short), and XB bytes of X per stage. */
+template <int S, int WB, int XB, int T>
+__global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsigned char *X,
+					    unsigned *sink, size_t share, size_t total)
+{
+	extern __shared__ __align__(16) unsigned char ring[];
+	constexpr int SB = WB + XB;
+	const unsigned base = smem_u32(ring);
+	const unsigned char *w = W + blockIdx.x * share;
+	const size_t left = total - blockIdx.x * share;
+	const size_t mine = left < share ? left : share;
+	const int stages = (int)((mine + WB - 1) / WB);
+	auto load = [&](int s, int slot) {
+		const unsigned st = base + slot * SB;
+		const size_t off = (size_t)s * WB;
+#pragma unroll
+		for (int i = threadIdx.x * 16; i < WB; i += T * 16)
+			if (off + i < mine)
+				cp16(st + i, w + off + i);
+#pragma unroll
+		for (int i = threadIdx.x * 16; i < XB; i += T * 16)
+			cp16(st + WB + i, X + ((blockIdx.x * 7 + s) * (size_t)XB + i) % XBYTES);
+	};
+#pragma unroll
+	for (int s = 0; s < S - 1; s++) {
+		if (s < stages)
+			load(s, s);
+		asm volatile("cp.async.commit_group;" ::: "memory");
+	}
+	unsigned acc = 0;
+	for (int s = 0; s < stages; s++) {
+		asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
+		__syncthreads();
+		const int nx = s + S - 1;
+		if (nx < stages)
+			load(nx, nx % S);
+		asm volatile("cp.async.commit_group;" ::: "memory");
+		acc ^= reinterpret_cast<const unsigned *>(ring + (s % S) * SB)[threadIdx.x];
+	}
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+struct form {
+	const char *name;
+	const void *fn;
+	int blocks, threads;
+	size_t smem;
+};
+
+template <int S, int WB, int XB, int T>
+form make_form(const char *name, int blocks)
+{
+	form f{ name, (const void *)k_ring<S, WB, XB, T>, blocks, T, (size_t)S * (WB + XB) };
+	CHECK(cudaFuncSetAttribute(f.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)f.smem));
+	int per_sm = 0;
+	CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f.fn, T, f.smem));
+	printf("form %-34s %d blocks, smem %zu, %d blocks an SM\n", name, blocks, f.smem, per_sm);
+	return f;
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	const int reps = argc > 1 ? atoi(argv[1]) : 200;
+	cudaStream_t s;
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	unsigned char *w[COPIES], *x;
+	for (int c = 0; c < COPIES; c++) {
+		CHECK(cudaMalloc(&w[c], WBYTES));
+		CHECK(harness_fill_random_bytes(w[c], WBYTES, 100 + c, s));
+	}
+	CHECK(cudaMalloc(&x, XBYTES));
+	CHECK(harness_fill_random_bytes(x, XBYTES, 7, s));
+	unsigned *sink;
+	CHECK(cudaMalloc(&sink, 64));
+	/* the library's qkv 32 ring: 288 blocks, 4 stages of 8 KiB of W and
+	 * 4 of X; then more in flight, fewer or more blocks */
+	const std::vector<form> forms = {
+		make_form<4, 8192, 4096, 128>("288 x s4 w8k x4k (the library's)", 288),
+		make_form<4, 8192, 0, 128>("288 x s4 w8k", 288),
+		make_form<6, 8192, 4096, 128>("288 x s6 w8k x4k", 288),
+		make_form<8, 8192, 0, 128>("288 x s8 w8k", 288),
+		make_form<4, 16384, 0, 256>("288 x s4 w16k t256", 288),
+		make_form<4, 8192, 0, 128>("264 x s4 w8k", 264),
+		make_form<8, 8192, 0, 128>("264 x s8 w8k", 264),
+		make_form<8, 16384, 0, 256>("132 x s8 w16k t256", 132),
+		make_form<12, 16384, 0, 256>("132 x s12 w16k t256", 132),
+		make_form<4, 8192, 0, 128>("528 x s4 w8k", 528),
+	};
+	std::vector<diag_case> cs = { { "stream 37.7 MB", [&](int c, cudaStream_t st) {
+		CHECK(harness_stream_read(w[c], WBYTES, sink, 8 * diag_sms(), 8, st));
+	}, nullptr, (double)WBYTES } };
+	for (const form &f : forms)
+		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) {
+			size_t share = (WBYTES / f.blocks + 15) / 16 * 16, total = WBYTES;
+			void *args[] = { (void *)&w[c], (void *)&x, (void *)&sink, &share, &total };
+			CHECK(cudaLaunchKernel(f.fn, dim3(f.blocks), dim3(f.threads), args, f.smem, st));
+		}, nullptr, (double)WBYTES });
+	for (int i = 0; i < 3; i++)
+		diag_time("ring (qkv's 37.7 MB)", cs, COPIES, reps, s);
+	return 0;
+}
