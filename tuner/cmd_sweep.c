@@ -430,14 +430,16 @@ static int cmp_cand(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The tasks at (shape si, m), sorted by candidate id (*n of them; caller
- * frees). */
+/* The tasks at (shape si, m), or with m 0 every task of shape si (a
+ * candidate measured at an M is run there through any of its tasks: the
+ * M is the eval's, not the task's), sorted by candidate id (*n of them;
+ * caller frees). */
 static struct cand_task *point_tasks(const struct sweep *sw, int si, int m, int *n)
 {
 	struct cand_task *pt = xmalloc(sizeof(*pt) * (size_t)(sw->tl.n ? sw->tl.n : 1));
 	*n = 0;
 	for (int i = 0; i < sw->tl.n; i++)
-		if (sw->tl.t[i].shape == si && sw->tl.t[i].m == m)
+		if (sw->tl.t[i].shape == si && (!m || sw->tl.t[i].m == m))
 			pt[(*n)++] = (struct cand_task){ sw->cand_id[i], i };
 	qsort(pt, (size_t)*n, sizeof(*pt), cmp_cand);
 	return pt;
@@ -449,20 +451,6 @@ static int point_task(const struct cand_task *pt, int n, long long cand)
 {
 	const struct cand_task *hit = bsearch(&cand, pt, (size_t)n, sizeof(*pt), cmp_cand);
 	return hit ? hit->task : -1;
-}
-
-/* Every task of shape si, sorted by candidate id (*n of them; caller
- * frees): a candidate measured at an M is run there through any of its
- * tasks (the M is the eval's, not the task's). */
-static struct cand_task *shape_tasks(const struct sweep *sw, int si, int *n)
-{
-	struct cand_task *st = xmalloc(sizeof(*st) * (size_t)(sw->tl.n ? sw->tl.n : 1));
-	*n = 0;
-	for (int i = 0; i < sw->tl.n; i++)
-		if (sw->tl.t[i].shape == si)
-			st[(*n)++] = (struct cand_task){ sw->cand_id[i], i };
-	qsort(st, (size_t)*n, sizeof(*st), cmp_cand);
-	return st;
 }
 
 /* The Ms at which finalists of tuned m are retested: m itself, the
@@ -537,6 +525,34 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
  * fall out of the best and let an older one in. */
 #define SETTLE_ROUNDS 4
 
+/* The best up to max candidates of phase at (shape si, M q) that are
+ * among tasks (point_tasks(), n of them), paging past other code's: the
+ * task of each into ti[], its candidate id into cand[] and, when runs is
+ * not NULL, the run that measured it into runs[]. Returns the count. */
+static int leaders(struct sweep *sw, int si, int q, const char *phase,
+		   const struct cand_task *tasks, int n, int max, int *ti, long long *cand,
+		   char (*runs)[DB_RUN_MAX])
+{
+	long long page[RETEST_PAGE];
+	char page_runs[RETEST_PAGE][DB_RUN_MAX];
+	int got = RETEST_PAGE, taken = 0;
+	for (int skip = 0; taken < max && got == RETEST_PAGE; skip += RETEST_PAGE) {
+		got = db_best(sw->db, sw->env_id, sw->shape_id[si], q, phase, skip, page,
+			      runs ? page_runs : NULL, RETEST_PAGE);
+		for (int i = 0; i < got && taken < max; i++) {
+			const int t = point_task(tasks, n, page[i]);
+			if (t < 0)
+				continue;
+			ti[taken] = t;
+			cand[taken] = page[i];
+			if (runs)
+				memcpy(runs[taken], page_runs[i], DB_RUN_MAX);
+			taken++;
+		}
+	}
+	return taken;
+}
+
 /* Compare like with like at shape si's M q: emit ranks the retests there
  * by ratio, and ratios a lease apart differ by more than the candidates
  * do (docs/notes.md run 220: qkv at 1 went to the slower of two kernels
@@ -545,29 +561,17 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
  * from different runs (a sweep stopped half way, say), each of those not
  * measured by this run is measured again now, replacing its row. Decided
  * from the rows alone, so a resumed sweep settles what a stopped one left;
- * a database whose best at q all come from one run is left as it is. */
+ * a database whose best at q all come from one run is left as it is.
+ * st: point_tasks() of si at every M, nst of them. */
 static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, int nst)
 {
 	const int top = sw->sp.sweep.retest_top;
-	long long page[RETEST_PAGE];
-	char runs[RETEST_PAGE][DB_RUN_MAX];
 	char (*lead)[DB_RUN_MAX] = xmalloc(sizeof(*lead) * (size_t)top);
 	int *ti = xmalloc(sizeof(*ti) * (size_t)top);
+	long long *cand = xmalloc(sizeof(*cand) * (size_t)top);
 	for (int round = 0; round < SETTLE_ROUNDS; round++) {
 		/* the current code's best at q, with the run of each */
-		int n = 0, got = RETEST_PAGE;
-		for (int skip = 0; n < top && got == RETEST_PAGE; skip += RETEST_PAGE) {
-			got = db_best(sw->db, sw->env_id, sw->shape_id[si], q, "retest", skip, page,
-				      runs, RETEST_PAGE);
-			for (int i = 0; i < got && n < top; i++) {
-				const int t = point_task(st, nst, page[i]);
-				if (t < 0)
-					continue;
-				ti[n] = t;
-				memcpy(lead[n], runs[i], DB_RUN_MAX);
-				n++;
-			}
-		}
+		const int n = leaders(sw, si, q, "retest", st, nst, top, ti, cand, lead);
 		int mixed = db_run_retests(sw->db, sw->env_id, sw->shape_id[si], q, sw->run_id) > 0;
 		for (int i = 1; i < n; i++)
 			mixed |= strcmp(lead[i], lead[0]) != 0;
@@ -584,42 +588,41 @@ static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, 
 	}
 	free(lead);
 	free(ti);
+	free(cand);
+}
+
+/* The baseline at (shape si, m), unless the database holds one. */
+static void run_baseline_if_missing(struct sweep *sw, int si, int m)
+{
+	if (db_has_baseline(sw->db, sw->env_id, sw->shape_id[si], m) == 0)
+		run_baseline(sw, si, m);
 }
 
 /* Retest the best screened candidates of (shape, m) among this sweep's
- * own (the current code's) with many pairs at the Ms retest_ms() names,
- * settle each of those Ms (st: shape_tasks() of si, nst of them), and
- * record the baselines at the neighbours. */
-static void retest(struct sweep *sw, int si, int m, const struct cand_task *st, int nst)
+ * own (the current code's) with many pairs at the Ms retest_ms() names
+ * (into ms[], their count returned), and record the baselines at the
+ * neighbours. */
+static int retest(struct sweep *sw, int si, int m, int *ms)
 {
 	const struct shape *s = &sw->sp.shapes[si];
-	long long page[RETEST_PAGE];
 	const int top = sw->sp.sweep.retest_top;
-	int ms[2 * MAX_MS + 3];
-	int nms = retest_ms(s, m, ms);
+	const int nms = retest_ms(s, m, ms);
 	int npt;
 	struct cand_task *pt = point_tasks(sw, si, m, &npt);
+	int *ti = xmalloc(sizeof(*ti) * (size_t)top);
+	long long *cand = xmalloc(sizeof(*cand) * (size_t)top);
 
-	int taken = 0, n = RETEST_PAGE;
-	for (int skip = 0; taken < top && n == RETEST_PAGE; skip += RETEST_PAGE) {
-		n = db_best(sw->db, sw->env_id, sw->shape_id[si], m, "screen", skip, page, NULL,
-			    RETEST_PAGE);
-		for (int i = 0; i < n && taken < top; i++) {
-			int ti = point_task(pt, npt, page[i]);
-			if (ti < 0)
-				continue;
-			taken++;
-			for (int q = 0; q < nms; q++) {
-				int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], page[i],
-						      ms[q], "retest", sw->retest_since);
-				if (r == 0)
-					run_eval(sw, ti, ms[q], "retest", sw->sp.sweep.retest_pairs);
-			}
+	const int n = leaders(sw, si, m, "screen", pt, npt, top, ti, cand, NULL);
+	for (int i = 0; i < n; i++)
+		for (int q = 0; q < nms; q++) {
+			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], cand[i], ms[q],
+					      "retest", sw->retest_since);
+			if (r == 0)
+				run_eval(sw, ti[i], ms[q], "retest", sw->sp.sweep.retest_pairs);
 		}
-	}
 	free(pt);
-	for (int q = 0; q < nms; q++)
-		settle(sw, si, ms[q], st, nst);
+	free(ti);
+	free(cand);
 	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
 	 * between two tuned Ms is in both their lists, and a resumed sweep
 	 * passes here again, so each is timed once */
@@ -627,14 +630,16 @@ static void retest(struct sweep *sw, int si, int m, const struct cand_task *st, 
 		int tuned = 0;
 		for (int j = 0; j < s->n_ms; j++)
 			tuned |= s->ms[j] == ms[q];
-		if (!tuned && db_has_baseline(sw->db, sw->env_id, sw->shape_id[si], ms[q]) == 0)
-			run_baseline(sw, si, ms[q]);
+		if (!tuned)
+			run_baseline_if_missing(sw, si, ms[q]);
 	}
+	return nms;
 }
 
 /* Screen every task from on that has no screen yet, point by point (the
  * baseline first), and retest each point's best (when the sweep
- * retests): the whole sweep, or what a cuBLASLt step added. */
+ * retests), then settle() once each M those retests reached: the whole
+ * sweep, or what a cuBLASLt step added. */
 static void sweep_points(struct sweep *sw, const char *family, int from)
 {
 	for (int i = from; i < sw->tl.n; i++)
@@ -644,10 +649,9 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 		const struct shape *s = &sw->sp.shapes[si];
 		if (family && strcmp(family, s->family))
 			continue;
-		/* the shape's tasks by candidate, once: every point's settle()
-		 * looks its leaders up there */
-		int nst = 0;
-		struct cand_task *st = sw->retest ? shape_tasks(sw, si, &nst) : NULL;
+		/* the distinct Ms this shape's retests reached: tuned Ms and
+		 * neighbours, at most MAX_MS of each */
+		int reached[2 * MAX_MS], nreached = 0;
 		for (int j = 0; j < s->n_ms; j++) {
 			int m = s->ms[j], any = 0;
 			/* a later step screens and retests only where it added */
@@ -657,17 +661,38 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 				if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])
 					continue;
 				/* the baseline beside the point's screens; a later
-				 * step's screens come after the first step's, whose
-				 * baseline this run has measured already */
-				if (!any++ && (!from || db_has_baseline(sw->db, sw->env_id,
-									  sw->shape_id[si], m) == 0))
-					run_baseline(sw, si, m);
+				 * step's screens take the one the database holds (this
+				 * run's, or an earlier run's where step 1 had nothing
+				 * here to screen) */
+				if (!any++) {
+					if (from)
+						run_baseline_if_missing(sw, si, m);
+					else
+						run_baseline(sw, si, m);
+				}
 				run_eval(sw, i, m, "screen", sw->sp.sweep.screen_pairs);
 				sw->done[i] = 1;
 			}
-			if (sw->retest)
-				retest(sw, si, m, st, nst);
+			if (!sw->retest)
+				continue;
+			int ms[2 * MAX_MS + 3];
+			const int nms = retest(sw, si, m, ms);
+			for (int q = 0; q < nms; q++) {
+				int seen = 0;
+				for (int r = 0; r < nreached; r++)
+					seen |= reached[r] == ms[q];
+				if (!seen && nreached < (int)ARRAY_SIZE(reached))
+					reached[nreached++] = ms[q];
+			}
 		}
+		if (!nreached)
+			continue;
+		/* the shape's tasks at every M: a leader at an M may be a task
+		 * of another */
+		int nst;
+		struct cand_task *st = point_tasks(sw, si, 0, &nst);
+		for (int r = 0; r < nreached; r++)
+			settle(sw, si, reached[r], st, nst);
 		free(st);
 	}
 }

