@@ -672,16 +672,6 @@ static int get_seeds(const struct kv *r, long (*seeds)[LT_NATTRS], int *n, struc
 	return 0;
 }
 
-/* The optional "seeds_only" of a request: 0 (as without it) or 1. */
-static int get_seeds_only(const struct kv *r, int *out, struct why *w)
-{
-	const char *v = kv_get(r, "seeds_only");
-	*out = v && !strcmp(v, "1");
-	if (v && !*out && strcmp(v, "0"))
-		return bad(w, "bad %s '%s': 0 or 1", "seeds_only", v);
-	return 0;
-}
-
 /* Reply "count" and "algos": each algorithm's attributes (lt_attr_names
  * order) comma-separated, the algorithms ';'-separated, the heuristic's
  * best first, then the request's seeds cuBLASLt accepts, then the
@@ -695,14 +685,14 @@ static void handle_lt_algos(struct gpu *g, const struct kv *r)
 	struct shape s;
 	struct why w;
 	struct lt_variation v;
-	int m, orient, max, nseeds, seeds_only;
+	int m, orient, max, nseeds, seeds_only = 0;
 	static long attrs[LT_NAMED_MAX][LT_NATTRS];
 	long seeds[PROTO_LT_SEEDS_MAX][LT_NATTRS];
 	if (worker_get_shape(r, &s, 0, &w) || worker_get_int(r, "m", 1, MAX_M, &m, &w) ||
 	    worker_get_int(r, "orient", 0, LT_NORIENTS - 1, &orient, &w) ||
 	    worker_get_int(r, "max", 1, LT_ALGOS_MAX, &max, &w) || get_splitk(r, &v, &w) ||
 	    get_vary(r, &v, &w) || get_seeds(r, seeds, &nseeds, &w) ||
-	    get_seeds_only(r, &seeds_only, &w)) {
+	    (kv_get(r, "seeds_only") && worker_get_int(r, "seeds_only", 0, 1, &seeds_only, &w))) {
 		worker_reply_error(id, w.text);
 		return;
 	}

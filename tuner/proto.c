@@ -176,17 +176,20 @@ int kv_send(struct kv_out *o, FILE *f)
 	return 0;
 }
 
+/* Whether s holds a character kv_add would escape. */
+static int any_escape(const char *s)
+{
+	for (; *s; s++)
+		if (needs_escape((unsigned char)*s))
+			return 1;
+	return 0;
+}
+
 int kv_send_tail(struct kv_out *o, const char *key, const char *tail, FILE *f)
 {
 	errno = EINVAL;         /* what a refusal reports */
-	if (o->overflow || !*key)
+	if (o->overflow || !*key || any_escape(key) || any_escape(tail))
 		return -1;
-	for (const char *p = key; *p; p++)
-		if (needs_escape((unsigned char)*p))
-			return -1;
-	for (const char *p = tail; *p; p++)
-		if (needs_escape((unsigned char)*p))
-			return -1;
 	errno = 0;
 	if (fprintf(f, "%s %s=%s\n", o->buf, key, tail) < 0 || fflush(f))
 		return -1;

@@ -319,7 +319,7 @@ TEST(lt_algos_seeds_only)
 	snprintf(req, sizeof(req), "lt_algos id=l4 %s seeds=%s seeds_only=2", point, seed);
 	CHECK_INT(ask(&wk, req, &r), 0);
 	CHECK_STR(r.op, "error");
-	CHECK(kv_get(&r, "reason") && strstr(kv_get(&r, "reason"), "bad seeds_only '2'"));
+	CHECK(kv_get(&r, "reason") && !strcmp(kv_get(&r, "reason"), "bad seeds_only=2"));
 	kv_free(&r);
 }
 
