@@ -13,8 +13,8 @@
 # ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which no longer applies to the current template: the
-# script then says so on stderr, removes any ablate an earlier build left
-# and exits 3 after building the others; TEMPLATE_REF=REV patches the
+# script then says so on stderr and exits 3 after building the others
+# (an ablate or ktconst an earlier build left is removed first); TEMPLATE_REF=REV patches the
 # template as of git revision REV instead: 6d56109, the one before warp-k's
 # wk parameter, takes the patch).
 set -eu
@@ -22,6 +22,10 @@ cd "$(dirname "$0")/../.."
 NVCC=${NVCC:-nvcc}
 ARCH="-gencode arch=compute_90a,code=sm_90a"
 mkdir -p build/diag
+# ktconst and ablate come from sed and patch edits of the template: when
+# an edit no longer applies, a binary an earlier build left must not pass
+# for this tree's
+rm -f build/diag/ktconst build/diag/ablate
 if [ -n "${TEMPLATE_REF:-}" ]; then
 	git show "$TEMPLATE_REF:templates/mma_skinny.cuh" >build/diag/mma_ablate.cuh
 else
@@ -32,22 +36,15 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -o build/diag/oneshot tools/diag/
 $NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
 $NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
-# frag32 and skew2 time the library's committed call beside their forms:
-# they link the runtime library (make build/lib/libgemmtab.a first)
-$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/frag32 tools/diag/frag32.cu \
-	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
-$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/skew2 tools/diag/skew2.cu \
-	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
-$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/tail tools/diag/tail.cu \
-	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
-$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/partner tools/diag/partner.cu \
-	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
-$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/clock tools/diag/clock.cu \
-	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/ring tools/diag/ring.cu tuner/harness.cu
+# these time the library's committed calls beside their forms: they link
+# the runtime library (make build/lib/libgemmtab.a first)
+for d in frag32 skew2 tail partner clock; do
+	$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/$d tools/diag/$d.cu \
+		tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
+done
 # ktconst: mma_skinny as it is and with K a constant where a block
 # counts its k tiles (DIAG_K), each copy in a namespace of its own
-cp templates/mma_skinny.cuh build/diag/skinny_orig.cuh
 sed -e 's|const int ktotal = K / BK;|const int ktotal = DIAG_K / BK;|' \
 	-e 's|const int ktiles = (int)((long long)(split + 1) \* ktotal / SPLIT) - kt_first;|const int ktiles = (DIAG_K / BK) % SPLIT ? (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first : DIAG_K / BK / SPLIT;|' \
 	templates/mma_skinny.cuh >build/diag/skinny_kt.cuh
@@ -55,10 +52,11 @@ if [ "$(grep -c 'DIAG_K' build/diag/skinny_kt.cuh)" != 2 ]; then
 	echo "build/diag/skinny_kt.cuh: the k-tile lines of mma_skinny.cuh moved" >&2
 	exit 3
 fi
-$NVCC -O3 -std=c++17 $ARCH -Ituner -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
+$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel," \
-	"build/diag/frag32, build/diag/skew2, build/diag/tail, build/diag/partner, build/diag/clock, build/diag/ring and build/diag/ktconst"
+	"build/diag/ring, build/diag/frag32, build/diag/skew2, build/diag/tail, build/diag/partner," \
+	"build/diag/clock and build/diag/ktconst"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
 	>build/diag/mma_ablate.log 2>&1; then
@@ -66,8 +64,6 @@ if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mm
 		tuner/harness.cu
 	echo "built build/diag/ablate"
 else
-	# an ablate of another template must not pass for this one's
-	rm -f build/diag/ablate
 	echo "build/diag/ablate not built: mma_ablate.patch does not apply" \
 		"(build/diag/mma_ablate.log; try TEMPLATE_REF=6d56109)" >&2
 	exit 3

@@ -20,7 +20,6 @@
  */
 #include "diag_lib.cuh"
 
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 
 namespace {
@@ -48,11 +47,7 @@ int main(int argc, char **argv)
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
 	cudaStream_t s;
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	cublasHandle_t h;
-	if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) {
-		fprintf(stderr, "cublas setup failed\n");
-		return 1;
-	}
+	const cublasHandle_t h = diag_cublas_open(s);
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	diag_inputs(w, x, COPIES, N, K, MMAX, 100, 200, s);
 	CHECK(cudaMalloc(&y, (size_t)MMAX * N * 2));
@@ -72,30 +67,17 @@ int main(int argc, char **argv)
 			CHECK(cudaGetLastError());
 		};
 	};
-	auto lib_call = [&](int m) {
-		return [&, m](int c, cudaStream_t st) {
-			if (gt_linear(lib.wt[c], x[c], m, y, st) != 0) {
-				fprintf(stderr, "gt_linear failed\n");
-				exit(1);
-			}
-		};
-	};
+	std::vector<const __nv_bfloat16 *> xs(x, x + COPIES);
+	auto lib_call = [&](int m) { return diag_lib_case("", lib, xs, m, y).run; };
 	const std::vector<diag_case> cs = {
 		{ "clock alone", with_clock([](int, cudaStream_t st) { CHECK(harness_empty(st)); }) },
-		{ "stream 37.7 MB", with_clock([&](int c, cudaStream_t st) {
-			  CHECK(harness_stream_read(w[c], (size_t)N * K * 2, sink, 8 * diag_sms(), 8, st));
-		  }) },
+		{ "stream 37.7 MB",
+		  with_clock(diag_stream_case("", w, (size_t)N * K * 2, sink).run) },
 		{ "lib qkv 1", with_clock(lib_call(1)) },
 		{ "lib qkv 8", with_clock(lib_call(8)) },
 		{ "lib qkv 32", with_clock(lib_call(32)) },
 		{ "cublas qkv 32", with_clock([&](int c, cudaStream_t) {
-			  const float one = 1.0f, zero = 0.0f;
-			  if (cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, 32, K, &one, w[c], CUDA_R_16BF,
-					   K, x[c], CUDA_R_16BF, K, &zero, y, CUDA_R_16BF, N,
-					   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
-				  fprintf(stderr, "cublasGemmEx failed\n");
-				  exit(1);
-			  }
+			  diag_cublas_call(h, w[c], x[c], 32, N, K, y);
 		  }) },
 	};
 	diag_lib_explain(lib, 32);

@@ -15,9 +15,11 @@
 #include "harness.h"    /* the tuner's flush, fills, streaming read, empty kernel */
 #include "types.h"
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -71,6 +73,42 @@ __device__ __forceinline__ unsigned ctarank()
 	unsigned r;
 	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
 	return r;
+}
+
+/* 16 bytes from global memory into shared memory at dst, L2 only
+ * (cp.async.cg; a commit_group and a wait_group make it visible). */
+__device__ __forceinline__ void cp16(unsigned dst, const void *src)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+/* Spin until this block's mbarrier at shared address bar completes phase
+ * 0; CLUSTER: with acquire at cluster scope (peers in the cluster arrive
+ * on it, or store into its block by st.async). */
+template <bool CLUSTER>
+__device__ __forceinline__ void diag_mbar_wait(unsigned bar)
+{
+	if constexpr (CLUSTER)
+		asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+			     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
+			     "@!p bra W%=;\n\t}" ::"r"(bar)
+			     : "memory");
+	else
+		asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
+			     "@!p bra W%=;\n\t}" ::"r"(bar)
+			     : "memory");
+}
+
+/* cfg launched as clusters of n blocks along x (attr: its one attribute). */
+static void diag_cluster_dims(cudaLaunchConfig_t &cfg, cudaLaunchAttribute &attr, unsigned n)
+{
+	attr.id = cudaLaunchAttributeClusterDimension;
+	attr.val.clusterDim.x = n;
+	attr.val.clusterDim.y = 1;
+	attr.val.clusterDim.z = 1;
+	cfg.attrs = &attr;
+	cfg.numAttrs = 1;
 }
 
 /* N(0, stddev^2) bf16 values, the tuner's fill (harness_fill_normal):
@@ -212,4 +250,65 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 			CHECK(cudaGraphExecDestroy(x));
 	CHECK(cudaFree(flush));
 	CHECK(cudaFree(sink));
+}
+
+/* copies bf16 weight matrices (n x k, N(0, 0.02^2), seeds wseed + c) and
+ * as many activation matrices (m x k, N(0, 1), seeds xseed + c), allocated
+ * and filled on s: the inputs of a diagnostic's batch. */
+static void diag_inputs(__nv_bfloat16 **w, __nv_bfloat16 **x, int copies, int n, int k, int m,
+			uint64_t wseed, uint64_t xseed, cudaStream_t s)
+{
+	for (int c = 0; c < copies; c++) {
+		CHECK(cudaMalloc(&w[c], (size_t)n * k * 2));
+		CHECK(cudaMalloc(&x[c], (size_t)m * k * 2));
+		diag_fill_bf16(w[c], (size_t)n * k, 0.02f, wseed + c, s);
+		diag_fill_bf16(x[c], (size_t)m * k, 1.0f, xseed + c, s);
+	}
+}
+
+/* The probe's streaming read of copy c's bytes (8 blocks an SM). */
+template <typename T>
+static diag_case diag_stream_case(const char *name, T *const *w, size_t bytes, unsigned *sink)
+{
+	return { name, [w, bytes, sink](int c, cudaStream_t st) {
+			CHECK(harness_stream_read(w[c], bytes, sink, 8 * diag_sms(), 8, st));
+		}, nullptr, (double)bytes };
+}
+
+/* count floats of device memory, copied to the host after s's work. */
+static std::vector<float> diag_host(const float *dev, size_t count, cudaStream_t s)
+{
+	std::vector<float> v(count);
+	CHECK(cudaMemcpyAsync(v.data(), dev, count * sizeof(float), cudaMemcpyDeviceToHost, s));
+	CHECK(cudaStreamSynchronize(s));
+	return v;
+}
+
+/* Relative L2 error of y against r (INFINITY at a NaN or Inf in y). */
+static double diag_rel_err(const std::vector<float> &y, const std::vector<float> &r)
+{
+	double num = 0, den = 0;
+	for (size_t i = 0; i < y.size(); i++) {
+		if (!std::isfinite(y[i]))
+			return INFINITY;
+		num += (double)(y[i] - r[i]) * (y[i] - r[i]);
+		den += (double)r[i] * r[i];
+	}
+	return std::sqrt(num / den);
+}
+
+/* A form's FP32 Y (r.size() floats, on the device) against the reference
+ * r: "check NAME rel err E". */
+static void diag_check_f32(const char *name, const float *y, const std::vector<float> &r,
+			   cudaStream_t s)
+{
+	printf("check %-26s rel err %.2e\n", name, diag_rel_err(diag_host(y, r.size(), s), r));
+}
+
+/* The same of a bf16 Y, through got (r.size() floats of scratch). */
+static void diag_check_bf16(const char *name, const __nv_bfloat16 *y, float *got,
+			    const std::vector<float> &r, cudaStream_t s)
+{
+	CHECK(harness_bf16_to_fp32(y, got, r.size(), s));
+	diag_check_f32(name, got, r, s);
 }

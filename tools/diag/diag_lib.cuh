@@ -1,15 +1,17 @@
 /*
  * tools/diag/diag_lib.cuh: what the diagnostics that time the library's
- * own call beside their forms share (frag32, skew2, ktconst; they link
- * build/lib/libgemmtab.a): the library's weights on every copy, its call
- * and the probe's streaming read as diag_cases, and the FP32 check of a
- * form's bf16 Y against the reference of W packed in mma_frag's 8 x 32
+ * own call beside their forms share (frag32, skew2, ktconst, tail,
+ * partner, clock; they link build/lib/libgemmtab.a and cuBLAS): the
+ * library's weights on every copy, its call and cuBLAS's as the baseline
+ * makes it, and the FP32 reference of W packed in mma_frag's 8 x 32
  * tiles. Not part of gemmtab.
  */
 #pragma once
 
 #include "diag.cuh"
 #include "gemmtab.h"
+
+#include <cublas_v2.h>
 
 #include <cuda_bf16.h>
 
@@ -52,20 +54,6 @@ static void diag_lib_explain(const diag_lib &l, int m)
 	printf("lib: %s\n", why);
 }
 
-/* copies bf16 weight matrices (n x k, N(0, 0.02^2), seeds wseed + c) and
- * as many activation matrices (m x k, N(0, 1), seeds xseed + c), allocated
- * and filled on s: the inputs of a diagnostic's batch. */
-static void diag_inputs(__nv_bfloat16 **w, __nv_bfloat16 **x, int copies, int n, int k, int m,
-			uint64_t wseed, uint64_t xseed, cudaStream_t s)
-{
-	for (int c = 0; c < copies; c++) {
-		CHECK(cudaMalloc(&w[c], (size_t)n * k * 2));
-		CHECK(cudaMalloc(&x[c], (size_t)m * k * 2));
-		diag_fill_bf16(w[c], (size_t)n * k, 0.02f, wseed + c, s);
-		diag_fill_bf16(x[c], (size_t)m * k, 1.0f, xseed + c, s);
-	}
-}
-
 /* The library's call at m tokens on copy c (x the same for every copy,
  * or one per copy when xs has more than one). */
 static diag_case diag_lib_case(const char *name, const diag_lib &l,
@@ -79,13 +67,30 @@ static diag_case diag_lib_case(const char *name, const diag_lib &l,
 		} };
 }
 
-/* The probe's streaming read of copy c's bytes (8 blocks an SM). */
-static diag_case diag_stream_case(const char *name, __nv_bfloat16 *const *w, size_t bytes,
-				  unsigned *sink)
+/* A cuBLAS handle on stream s. */
+static cublasHandle_t diag_cublas_open(cudaStream_t s)
 {
-	return { name, [w, bytes, sink](int c, cudaStream_t st) {
-			CHECK(harness_stream_read(w[c], bytes, sink, 8 * diag_sms(), 8, st));
-		}, nullptr, (double)bytes };
+	cublasHandle_t h;
+	if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) {
+		fprintf(stderr, "cannot set up cuBLAS\n");
+		exit(1);
+	}
+	return h;
+}
+
+/* cuBLAS's call as the baseline makes it (cublasGemmEx, default algorithm,
+ * FP32 compute, bf16 in and out): Y (m x n) = X (m x k) W^T (n x k), on
+ * h's stream. */
+static void diag_cublas_call(cublasHandle_t h, const __nv_bfloat16 *w, const __nv_bfloat16 *x,
+			     int m, int n, int k, __nv_bfloat16 *y)
+{
+	const float one = 1.0f, zero = 0.0f;
+	if (cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, w, CUDA_R_16BF, k, x,
+			 CUDA_R_16BF, k, &zero, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+			 CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+		fprintf(stderr, "cublasGemmEx failed\n");
+		exit(1);
+	}
 }
 
 /* A batch's first two cases: the probe's read of copy c's wbytes
@@ -102,6 +107,15 @@ static std::vector<diag_case> diag_lib_cases(const char *stream_name, const char
 		 diag_lib_case(lib_name, l, { x, x + copies }, m, y) };
 }
 
+/* The chunk row g's 16-byte chunk q of a packed 8 x 32 tile lands on:
+ * runtime/pack.cuh's gt_tile_swizzle(4, g, q), as templates/mma_frag.cuh
+ * writes it too (pack.cuh also defines a kernel that tuner/harness.cu,
+ * linked here, already holds). */
+__host__ __device__ inline int diag_frag_swizzle(int g, int q)
+{
+	return q ^ ((g >> 1) & 3);
+}
+
 /* FP32 reference of Y (m x n) from W packed in 8 x 32 tiles
  * (RELAYOUT_TILES rows 8 cols 32: mma_frag's layout) and row-major X: one
  * thread per (token, row). */
@@ -116,30 +130,10 @@ __global__ void diag_ref_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16
 	for (int kk = 0; kk < k; kk++) {
 		const int q = (kk % 32) / 8;
 		const size_t e = ((size_t)(r / 8) * (k / 32) + kk / 32) * 256 + 32 * g +
-				 8 * (q ^ ((g >> 1) & 3)) + kk % 8;
+				 8 * diag_frag_swizzle(g, q) + kk % 8;
 		s += __bfloat162float(W[e]) * __bfloat162float(X[(size_t)t * k + kk]);
 	}
 	R[i] = s;
-}
-
-__global__ void diag_bf16_to_f32_kernel(const __nv_bfloat16 *a, float *b, int n)
-{
-	const int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		b[i] = __bfloat162float(a[i]);
-}
-
-/* Relative L2 error of y against r (INFINITY at a NaN or Inf in y). */
-static double diag_rel_err(const std::vector<float> &y, const std::vector<float> &r)
-{
-	double num = 0, den = 0;
-	for (size_t i = 0; i < y.size(); i++) {
-		if (!std::isfinite(y[i]))
-			return INFINITY;
-		num += (double)(y[i] - r[i]) * (y[i] - r[i]);
-		den += (double)r[i] * r[i];
-	}
-	return std::sqrt(num / den);
 }
 
 /* The FP32 reference of copy 0 (packed W, X) on the host. */
@@ -149,23 +143,8 @@ static std::vector<float> diag_ref_frag(const __nv_bfloat16 *w, const __nv_bfloa
 	float *ref;
 	CHECK(cudaMalloc(&ref, (size_t)m * n * sizeof(float)));
 	diag_ref_frag_kernel<<<(m * n + 255) / 256, 256, 0, s>>>(w, x, ref, m, n, k);
-	std::vector<float> r((size_t)m * n);
-	CHECK(cudaMemcpyAsync(r.data(), ref, r.size() * 4, cudaMemcpyDeviceToHost, s));
-	CHECK(cudaStreamSynchronize(s));
+	CHECK(cudaGetLastError());
+	std::vector<float> r = diag_host(ref, (size_t)m * n, s);
 	CHECK(cudaFree(ref));
 	return r;
-}
-
-/* A form's bf16 Y (m x n, on the device) against the reference r:
- * "check NAME rel err E". got: m x n floats of scratch. */
-static void diag_check_bf16(const char *name, const __nv_bfloat16 *y, float *got,
-			    const std::vector<float> &r, cudaStream_t s)
-{
-	const int count = (int)r.size();
-	diag_bf16_to_f32_kernel<<<(count + 255) / 256, 256, 0, s>>>(y, got, count);
-	CHECK(cudaGetLastError());
-	std::vector<float> v(r.size());
-	CHECK(cudaMemcpyAsync(v.data(), got, v.size() * 4, cudaMemcpyDeviceToHost, s));
-	CHECK(cudaStreamSynchronize(s));
-	printf("check %-26s rel err %.2e\n", name, diag_rel_err(v, r));
 }

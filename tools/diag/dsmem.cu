@@ -97,14 +97,9 @@ static void run(const char *name, int cluster, int clusters, double *d_out, doub
 {
 	cudaLaunchConfig_t cfg = {};
 	cudaLaunchAttribute attr;
-	attr.id = cudaLaunchAttributeClusterDimension;
-	attr.val.clusterDim.x = cluster;
-	attr.val.clusterDim.y = 1;
-	attr.val.clusterDim.z = 1;
 	cfg.gridDim = dim3(cluster * clusters);
 	cfg.blockDim = dim3(128);
-	cfg.attrs = &attr;
-	cfg.numAttrs = 1;
+	diag_cluster_dims(cfg, attr, cluster);
 	const int blocks = cluster * clusters;
 	for (int rep = 0; rep < 2; rep++)       /* the first warms up */
 		CHECK(cudaLaunchKernelEx(&cfg, k_dsmem<MODE>, d_out));

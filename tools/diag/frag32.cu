@@ -38,13 +38,6 @@ namespace {
 constexpr int N = 2304, K = 8192, M = 32, COPIES = 4;
 constexpr int KQ = K / 8;       /* 16-byte units of a row */
 
-__device__ __forceinline__ unsigned frag_ctarank()
-{
-	unsigned r;
-	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-	return r;
-}
-
 /* The loads and MMAs of one block: acc[q][j] = token tile q (16 tokens),
  * weight group j, over this block's K range. */
 template <int WARPS, int NT, int S, int U>
@@ -63,7 +56,7 @@ __device__ __forceinline__ void frag32_body(const __nv_bfloat16 *W, const __nv_b
 #pragma unroll
 	for (int h = 0; h < 4; h++)
 		xp[h] = x4 + (size_t)(h * 8 + g) * KQ + c0 * 4 + t;
-	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
+	const int wlane = g * 4 + diag_frag_swizzle(g, t);
 #pragma unroll
 	for (int j = 0; j < NT; j++)
 		wp[j] = w4 + ((size_t)(group0 + j) * (KQ / 4) + c0) * 32 + wlane;
@@ -172,7 +165,7 @@ k_frag32c(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 	extern __shared__ __align__(16) float red[];
 	float *slots = red + (size_t)WARPS * 32 * LD;   /* [S][32][OWN] */
 	float acc[2][NT][4];
-	const unsigned rank = frag_ctarank();
+	const unsigned rank = ctarank();
 	frag32_body<WARPS, NT, S, U>(W, X, acc, blockIdx.x, blockIdx.y * NT);
 	frag32_spill<WARPS, NT>(red, acc);
 	__syncthreads();
@@ -182,8 +175,7 @@ k_frag32c(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 		const float2 sum = frag32_sum<WARPS, NT>(red, tok, r);
 		const unsigned owner = r / OWN;
 		const float *dst = slots + ((size_t)rank * 32 + tok) * OWN + r % OWN;
-		unsigned a = (unsigned)__cvta_generic_to_shared(dst), ra;
-		asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra) : "r"(a), "r"(owner));
+		const unsigned ra = mapa(smem_u32(dst), owner);
 		asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(ra), "f"(sum.x), "f"(sum.y)
 			     : "memory");
 	}
@@ -238,14 +230,8 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, void 
 	cfg.blockDim = dim3(f.threads);
 	cfg.dynamicSmemBytes = f.smem;
 	cfg.stream = s;
-	if (f.cluster) {
-		attr[0].id = cudaLaunchAttributeClusterDimension;
-		attr[0].val.clusterDim.x = f.s;
-		attr[0].val.clusterDim.y = 1;
-		attr[0].val.clusterDim.z = 1;
-		cfg.attrs = attr;
-		cfg.numAttrs = 1;
-	}
+	if (f.cluster)
+		diag_cluster_dims(cfg, attr[0], f.s);
 	void *args[] = { (void *)&w, (void *)&x, &out };
 	CHECK(cudaLaunchKernelExC(&cfg, f.fn, args));
 }
@@ -308,10 +294,7 @@ int main(int argc, char **argv)
 		launch(f, w[0], x[0], part, s);
 		k_sum_partials<<<(M * N + 255) / 256, 256, 0, s>>>(part, got, f.nt, f.s);
 		CHECK(cudaGetLastError());
-		std::vector<float> v((size_t)M * N);
-		CHECK(cudaMemcpyAsync(v.data(), got, v.size() * 4, cudaMemcpyDeviceToHost, s));
-		CHECK(cudaStreamSynchronize(s));
-		printf("check %-26s rel err %.2e\n", f.name, diag_rel_err(v, r));
+		diag_check_f32(f.name, got, r, s);
 	}
 
 	/* the library's committed qkv 32 call on each copy */

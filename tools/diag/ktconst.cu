@@ -21,7 +21,7 @@
 #include "diag_lib.cuh"
 
 namespace orig {
-#include "skinny_orig.cuh"
+#include "mma_skinny.cuh"
 }
 namespace ktc {
 #define DIAG_K 8192

@@ -229,10 +229,7 @@ __device__ __forceinline__ void combine_owner(float seed, float *out, float4 *os
 				     ::"r"(mapa(smem_u32(bar), owner)) : "memory");
 		return;
 	}
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(bar))
-		     : "memory");
+	diag_mbar_wait<true>(smem_u32(bar));
 	owner_sum(oslots, 64, out, 1, seed);
 }
 
@@ -253,10 +250,7 @@ __device__ __forceinline__ void combine_mbar(float seed, float *out, float4 *slo
 			     "f"(seed + u), "f"(seed), "f"(seed), "f"(seed), "r"(rbar)
 			     : "memory");
 	}
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(bar))
-		     : "memory");
+	diag_mbar_wait<true>(smem_u32(bar));
 	owner_sum(slots, per, out);
 }
 
@@ -277,11 +271,6 @@ __global__ void k_ld(const uint4 *p, unsigned *sink, float *out)
 		push_combine((float)(acc & 1), out);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
-}
-
-__device__ __forceinline__ void cp16(unsigned dst, const void *src)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
 /* A block's 1 KiB partial (64 float4s), red.global.add'ed into tile
@@ -565,10 +554,7 @@ __global__ void k_bulk(const uint4 *p, unsigned *sink, float *out)
 	}
 	__syncthreads();
 	bulk_pieces<PIECE>(base, q, bytes, ROT ? (blockIdx.x * 7u) : 0, mb);
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(mb)
-		     : "memory");
+	diag_mbar_wait<false>(mb);
 	const unsigned acc = ring_xor<L>(ring);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
@@ -618,10 +604,7 @@ __global__ void k_bulkx(const uint4 *p, unsigned *sink, float *out)
 				     ::"r"(xb + off), "l"(x + off), "r"(PIECE), "r"(mb)
 				     : "memory");
 	}
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(mb)
-		     : "memory");
+	diag_mbar_wait<false>(mb);
 	const unsigned acc = ring_xor<2 * L>(ring);
 	if (C > 1)      /* no block leaves while a peer's multicast may still write it */
 		asm volatile("barrier.cluster.arrive.release.aligned;\n\t"

@@ -30,30 +30,11 @@
 #include "diag_lib.cuh"
 #include "gemv.cuh"
 
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 
 namespace {
 
 constexpr int N = 2304, K = 8192, M = 1, COPIES = 4;
-
-#define BLAS(x)                                                                           \
-	do {                                                                              \
-		cublasStatus_t s_ = (x);                                                  \
-		if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
-			fprintf(stderr, "%s:%d: %s: status %d\n", __FILE__, __LINE__, #x, \
-				(int)s_);                                                 \
-			exit(1);                                                          \
-		}                                                                         \
-	} while (0)
-
-void base_call(cublasHandle_t h, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y)
-{
-	const float one = 1.0f, zero = 0.0f;
-	BLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, CUDA_R_16BF, K, x,
-			  CUDA_R_16BF, K, &zero, y, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
-			  CUBLAS_GEMM_DEFAULT));
-}
 
 void gemv_call(const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y, cudaStream_t s)
 {
@@ -69,9 +50,7 @@ int main(int argc, char **argv)
 	const int reps = argc > 1 ? atoi(argv[1]) : 300;
 	cudaStream_t s;
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	cublasHandle_t h;
-	BLAS(cublasCreate(&h));
-	BLAS(cublasSetStream(h, s));
+	const cublasHandle_t h = diag_cublas_open(s);
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	diag_inputs(w, x, COPIES, N, K, M, 100, 200, s);
 	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
@@ -87,13 +66,8 @@ int main(int argc, char **argv)
 	diag_lib_explain(lib, M);
 
 	/* the three calls on copy c */
-	auto base = [&](int c, cudaStream_t) { base_call(h, w[c], x[c], y); };
-	auto libc = [&](int c, cudaStream_t st) {
-		if (gt_linear(lib.wt[c], x[c], M, y, st) != 0) {
-			fprintf(stderr, "gt_linear failed\n");
-			exit(1);
-		}
-	};
+	auto base = [&](int c, cudaStream_t) { diag_cublas_call(h, w[c], x[c], M, N, K, y); };
+	auto libc = diag_lib_case("", lib, { x, x + COPIES }, M, y).run;
 	auto gemv = [&](int c, cudaStream_t st) { gemv_call(w[c], x[c], y, st); };
 	/* one untimed call of f on copy 0, then the flush again */
 	auto after = [&](std::function<void(int, cudaStream_t)> f) {

@@ -21,11 +21,6 @@ namespace {
 constexpr size_t WBYTES = (size_t)2304 * 8192 * 2, XBYTES = (size_t)32 * 8192 * 2;
 constexpr int COPIES = 4;
 
-__device__ __forceinline__ void cp16(unsigned dst, const void *src)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-
 /* Block b reads W bytes [b * share, (b + 1) * share) of total in stages
  * of WB (the last one short), and XB bytes of X per stage. */
 template <int S, int WB, int XB, int T>
@@ -118,9 +113,7 @@ int main(int argc, char **argv)
 		make_form<12, 16384, 0, 256>("132 x s12 w16k t256", 132),
 		make_form<4, 8192, 0, 128>("528 x s4 w8k", 528),
 	};
-	std::vector<diag_case> cs = { { "stream 37.7 MB", [&](int c, cudaStream_t st) {
-		CHECK(harness_stream_read(w[c], WBYTES, sink, 8 * diag_sms(), 8, st));
-	}, nullptr, (double)WBYTES } };
+	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, WBYTES, sink) };
 	for (const form &f : forms)
 		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) {
 			size_t share = (WBYTES / f.blocks + 15) / 16 * 16, total = WBYTES;

@@ -52,7 +52,7 @@ __device__ __forceinline__ void skew_body(const __nv_bfloat16 *W, const __nv_bfl
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	const uint4 *xp = reinterpret_cast<const uint4 *>(X) + (size_t)g * KQ + c0 * 4 + t;
 	const uint4 *wp[NT];
-	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
+	const int wlane = g * 4 + diag_frag_swizzle(g, t);
 #pragma unroll
 	for (int j = 0; j < NT; j++)
 		wp[j] = reinterpret_cast<const uint4 *>(W) +
@@ -161,10 +161,7 @@ k_skew(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 		}
 		return;
 	}
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(smem_u32(&bar))
-		     : "memory");
+	diag_mbar_wait<true>(smem_u32(&bar));
 	if (u < PUSH) {
 		const float2 h = slot[u];
 		skew_store(Y, blockIdx.y, u, make_float2(s.x + h.x, s.y + h.y));
@@ -192,7 +189,7 @@ k_fragx(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M,
 	const int c0 = warp * per_warp;
 	const uint4 *xp = reinterpret_cast<const uint4 *>(X) + (size_t)min(g, M - 1) * kq + c0 * 4 + t;
 	const uint4 *wp[NT];
-	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
+	const int wlane = g * 4 + diag_frag_swizzle(g, t);
 #pragma unroll
 	for (int j = 0; j < NT; j++)
 		wp[j] = reinterpret_cast<const uint4 *>(W) + ((size_t)(group0 + j) * (kq / 4) + c0) * 32 + wlane;
@@ -276,14 +273,8 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_
 	cfg.gridDim = f.grid;
 	cfg.blockDim = dim3(f.threads);
 	cfg.stream = s;
-	if (f.cluster > 1) {
-		attr[0].id = cudaLaunchAttributeClusterDimension;
-		attr[0].val.clusterDim.x = f.cluster;
-		attr[0].val.clusterDim.y = 1;
-		attr[0].val.clusterDim.z = 1;
-		cfg.attrs = attr;
-		cfg.numAttrs = 1;
-	}
+	if (f.cluster > 1)
+		diag_cluster_dims(cfg, attr[0], f.cluster);
 	int m = M, n = N, k = K;
 	void *fargs[] = { (void *)&w, (void *)&x, (void *)&y, &m, &n, &k };
 	void *args[] = { (void *)&w, (void *)&x, (void *)&y };

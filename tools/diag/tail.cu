@@ -45,6 +45,7 @@
  * Build: bash tools/diag/build.sh (after make); run: build/diag/tail [reps]
  */
 #include "diag_lib.cuh"
+#include "mma_frag.cuh"     /* mma_frag_16816 */
 
 #include <cuda_bf16.h>
 
@@ -76,19 +77,6 @@ __global__ void k_ref(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *R)
 	for (int k = 0; k < K; k++)
 		s += __bfloat162float(W[wp_index(row, k)]) * __bfloat162float(X[(size_t)tok * K + k]);
 	R[i] = s;
-}
-
-__device__ __forceinline__ void cp16(unsigned dst, const void *src)
-{
-	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void mma16816(float *c, uint4 a, unsigned b0, unsigned b1)
-{
-	asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-		     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		     : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
 }
 
 /* One stage of a phase: ROWS weight rows (ROWS / 16 row groups from rg0)
@@ -149,8 +137,8 @@ struct phase {
 			for (int i = 0; i < G; i++)
 #pragma unroll
 				for (int p = 0; p < 2; p++) {
-					mma16816(acc[2 * p], a[i], b[i][p][0], b[i][p][1]);
-					mma16816(acc[2 * p + 1], a[i], b[i][p][2], b[i][p][3]);
+					mma_frag_16816(acc[2 * p], a[i].x, a[i].y, a[i].z, a[i].w, b[i][p][0], b[i][p][1]);
+					mma_frag_16816(acc[2 * p + 1], a[i].x, a[i].y, a[i].z, a[i].w, b[i][p][2], b[i][p][3]);
 				}
 		}
 	}
@@ -273,10 +261,7 @@ k_tail(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 		*reinterpret_cast<float4 *>(red + ((warp * 32 + lane) * 16 + 4 * j)) =
 			make_float4(acc2[j][0], acc2[j][1], acc2[j][2], acc2[j][3]);
 	if (ORDER != 2)
-		asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-			     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
-			     "@!p bra W%=;\n\t}" ::"r"(smem_u32(bar))
-			     : "memory");
+		diag_mbar_wait<true>(smem_u32(bar));
 	__syncthreads();
 	/* thread (L, j): lane L's n tile j: (g, 8j+2t), (g, +1), (g+8, 8j+2t), (g+8, +1) */
 	const int L = threadIdx.x >> 2, j = threadIdx.x & 3, g = L >> 2, t = L & 3;
@@ -325,12 +310,7 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_
 	cfg.blockDim = dim3(THREADS);
 	cfg.dynamicSmemBytes = f.smem;
 	cfg.stream = s;
-	attr[0].id = cudaLaunchAttributeClusterDimension;
-	attr[0].val.clusterDim.x = CL;
-	attr[0].val.clusterDim.y = 1;
-	attr[0].val.clusterDim.z = 1;
-	cfg.attrs = attr;
-	cfg.numAttrs = 1;
+	diag_cluster_dims(cfg, attr[0], CL);
 	void *args[] = { (void *)&w, (void *)&x, (void *)&y };
 	CHECK(cudaLaunchKernelExC(&cfg, f.fn, args));
 }
@@ -366,9 +346,7 @@ int main(int argc, char **argv)
 
 	k_ref<<<(M * N + 255) / 256, 256, 0, s>>>(w[0], x[0], ref);
 	CHECK(cudaGetLastError());
-	std::vector<float> r((size_t)M * N);
-	CHECK(cudaMemcpyAsync(r.data(), ref, r.size() * 4, cudaMemcpyDeviceToHost, s));
-	CHECK(cudaStreamSynchronize(s));
+	const std::vector<float> r = diag_host(ref, (size_t)M * N, s);
 	for (const form &f : forms) {
 		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
 		launch(f, w[0], x[0], y, s);
