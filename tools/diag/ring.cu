@@ -112,6 +112,13 @@ int main(int argc, char **argv)
 		make_form<8, 16384, 0, 256>("132 x s8 w16k t256", 132),
 		make_form<12, 16384, 0, 256>("132 x s12 w16k t256", 132),
 		make_form<4, 8192, 0, 128>("528 x s4 w8k", 528),
+		/* session 18: X's share of the gap, by its bytes (what a
+		 * multicast of X over 2 or 4 row blocks could recover at best),
+		 * and the wgmma ring's depth (STAGES - 2 in flight) */
+		make_form<4, 8192, 2048, 128>("288 x s4 w8k x2k (X halved)", 288),
+		make_form<4, 8192, 1024, 128>("288 x s4 w8k x1k (X quartered)", 288),
+		make_form<3, 8192, 4096, 128>("288 x s3 w8k x4k (2 in flight)", 288),
+		make_form<5, 8192, 4096, 128>("288 x s5 w8k x4k (4 in flight)", 288),
 	};
 	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, WBYTES, sink) };
 	for (const form &f : forms)
