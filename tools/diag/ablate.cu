@@ -231,8 +231,7 @@ int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
 	const int sms = diag_sms();
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const cudaStream_t s = diag_stream();
 	unsigned *sink;
 	CHECK(cudaMalloc(&sink, 64));
 	unsigned *flags;

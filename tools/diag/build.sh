@@ -9,7 +9,8 @@
 # its split-K push in the middle of the stream: session 17), partner (does
 # the candidate a baseline is paired with change the baseline's time:
 # session 17), clock (the SM clock a batch of one kernel runs at: session
-# 17), ring (qkv's 37.7 MB through cp.async rings alone: session 17) and
+# 17), ring (qkv's 37.7 MB through cp.async rings alone: session 17), cut
+# (qkv 32's committed kernel with parts cut out: session 18) and
 # ablate (the committed kernels with parts switched
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which no longer applies to the current template: the
@@ -25,7 +26,7 @@ mkdir -p build/diag
 # ktconst and ablate come from sed and patch edits of the template: when
 # an edit no longer applies, a binary an earlier build left must not pass
 # for this tree's
-rm -f build/diag/ktconst build/diag/ablate
+rm -f build/diag/ktconst build/diag/cut build/diag/ablate
 if [ -n "${TEMPLATE_REF:-}" ]; then
 	git show "$TEMPLATE_REF:templates/mma_skinny.cuh" >build/diag/mma_ablate.cuh
 else
@@ -33,7 +34,7 @@ else
 fi
 # these link the tuner's own device kernels (flush, fills, streaming read)
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -o build/diag/oneshot tools/diag/oneshot.cu tuner/harness.cu
-$NVCC -O2 -std=c++17 $ARCH -o build/diag/clusters tools/diag/clusters.cu
+$NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/clusters tools/diag/clusters.cu
 $NVCC -O2 -std=c++17 $ARCH -Ituner -o build/diag/dsmem tools/diag/dsmem.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/twokernel tools/diag/twokernel.cu tuner/harness.cu
 $NVCC -O3 -std=c++17 $ARCH -Ituner -o build/diag/ring tools/diag/ring.cu tuner/harness.cu
@@ -54,9 +55,25 @@ if [ "$(grep -c 'DIAG_K' build/diag/skinny_kt.cuh)" != 2 ]; then
 fi
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
+# cut: qkv 32's committed kernel with its parts cut out, one namespace per
+# DIAG_CUT value (tools/diag/cut.cu says which bit cuts what)
+sed -e '/^#pragma once/d' \
+	-e 's|for (int r = 0; r < BN; r += ROWS_PER_PASS) {|for (int r = 0; r < ((DIAG_CUT \& 2) ? 0 : BN); r += ROWS_PER_PASS) {|' \
+	-e 's|for (int ks = 0; ks < BK / 16; ks++)|for (int ks = 0; ks < ((DIAG_CUT \& 1) ? 0 : BK / 16); ks++)|' \
+	-e 's|^\(\t*\)mma_store_peer(recv + (rank \* PER_RANK + u - owner \* PER_RANK) \* 16, owner,|\1if (!(DIAG_CUT \& 4)) DIAG_PUSH(recv, (rank * PER_RANK + u - owner * PER_RANK), owner,|' \
+	-e 's|mma_cluster_sync();     /\* every slot of every owner is written \*/|if (!(DIAG_CUT \& 8)) mma_cluster_sync();|' \
+	-e 's|sum = mma_add4(sum, slots\[r \* PER_RANK + u - first\]);|sum = mma_add4(sum, DIAG_SLOT(slots, r * PER_RANK + u - first));|' \
+	-e '/mma_cluster_wait();     \/\* every peer has started \*\//{n;s|for (int u = tid; u < UNITS; u += THREADS) {|for (int i_ = tid; i_ < UNITS; i_ += THREADS) { const int u = DIAG_ROT(i_);|}' \
+	templates/mma_skinny.cuh >build/diag/skinny_cut.cuh
+if [ "$(grep -c 'DIAG_' build/diag/skinny_cut.cuh)" != 6 ]; then
+	echo "build/diag/skinny_cut.cuh: the lines cut.cu cuts moved in mma_skinny.cuh" >&2
+	exit 3
+fi
+$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/diag/cut tools/diag/cut.cu \
+	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel," \
 	"build/diag/ring, build/diag/frag32, build/diag/skew2, build/diag/tail, build/diag/partner," \
-	"build/diag/clock and build/diag/ktconst"
+	"build/diag/clock, build/diag/ktconst and build/diag/cut"
 # ablate last: its patch fails on any template it was not written for
 if patch --quiet --forward --no-backup-if-mismatch --reject-file=- build/diag/mma_ablate.cuh tools/diag/mma_ablate.patch \
 	>build/diag/mma_ablate.log 2>&1; then

@@ -45,12 +45,10 @@ __global__ void k_clock(float *out, unsigned *next)
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const cudaStream_t s = diag_stream();
 	const cublasHandle_t h = diag_cublas_open(s);
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
-	diag_inputs(w, x, COPIES, N, K, MMAX, 100, 200, s);
-	CHECK(cudaMalloc(&y, (size_t)MMAX * N * 2));
+	diag_inputs(w, x, &y, COPIES, N, K, MMAX, 100, 200, s);
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
 	unsigned *sink;

@@ -9,8 +9,7 @@
  * version of the tile that fit three per SM). Usage: build/diag/clusters
  * (no arguments).
  */
-#include <cstdio>
-#include <cuda_runtime.h>
+#include "diag.cuh"     /* CHECK, diag_cluster_dims */
 
 __global__ void k_cluster(int *p)
 {
@@ -18,15 +17,6 @@ __global__ void k_cluster(int *p)
 	if (threadIdx.x == 0 && p)
 		p[blockIdx.x] = s[0];
 }
-
-#define CHECK(x)                                                                  \
-	do {                                                                      \
-		cudaError_t e_ = (x);                                             \
-		if (e_ != cudaSuccess) {                                          \
-			fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));   \
-			return 1;                                                 \
-		}                                                                 \
-	} while (0)
 
 int main()
 {
@@ -54,15 +44,10 @@ int main()
 		for (int c : sizes) {
 			cudaLaunchConfig_t cfg = {};
 			cudaLaunchAttribute attr;
-			attr.id = cudaLaunchAttributeClusterDimension;
-			attr.val.clusterDim.x = c;
-			attr.val.clusterDim.y = 1;
-			attr.val.clusterDim.z = 1;
 			cfg.gridDim = dim3(c * 64, 1, 1);
 			cfg.blockDim = dim3(128, 1, 1);
 			cfg.dynamicSmemBytes = kib * 1024;
-			cfg.attrs = &attr;
-			cfg.numAttrs = 1;
+			diag_cluster_dims(cfg, attr, c);
 			int n = -1;
 			cudaError_t e = cudaOccupancyMaxActiveClusters(&n, k_cluster, &cfg);
 			if (e != cudaSuccess) {

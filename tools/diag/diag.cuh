@@ -111,6 +111,30 @@ static void diag_cluster_dims(cudaLaunchConfig_t &cfg, cudaLaunchAttribute &attr
 	cfg.numAttrs = 1;
 }
 
+/* fn(args) on s: grid blocks of threads with smem bytes of dynamic shared
+ * memory, as clusters of cluster blocks along x when cluster > 1. */
+static void diag_launch(const void *fn, dim3 grid, int threads, size_t smem, unsigned cluster,
+			void **args, cudaStream_t s)
+{
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr;
+	cfg.gridDim = grid;
+	cfg.blockDim = dim3(threads);
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = s;
+	if (cluster > 1)
+		diag_cluster_dims(cfg, attr, cluster);
+	CHECK(cudaLaunchKernelExC(&cfg, fn, args));
+}
+
+/* The stream a diagnostic's work and timing run on. */
+static cudaStream_t diag_stream()
+{
+	cudaStream_t s;
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	return s;
+}
+
 /* N(0, stddev^2) bf16 values, the tuner's fill (harness_fill_normal):
  * weights with stddev 0.02, activations with 1, as WORKLOAD.md's checks
  * use, so an output check of a variant compares real numbers. */
@@ -132,19 +156,32 @@ static double diag_median(std::vector<double> x)
 	return x[x.size() / 2];
 }
 
+/* Device 0's SMs (asked once: the flush between timed replays asks too). */
 static int diag_sms()
 {
-	int sms;
-	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	static int sms;
+	if (!sms)
+		CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	return sms;
 }
 
-/* The flush's buffer (bytes of random words, written on s) and its sink. */
-static void diag_flush_alloc(size_t bytes, uint4 **flush, unsigned **sink, cudaStream_t s)
+/* The flush's buffer (3 x L2 of random words, written on s) and its
+ * sink; returns its bytes. */
+static size_t diag_flush_alloc(uint4 **flush, unsigned **sink, cudaStream_t s)
 {
+	int l2;
+	CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+	const size_t bytes = (size_t)l2 * 3;
 	CHECK(cudaMalloc(flush, bytes));
 	CHECK(cudaMalloc(sink, sizeof(unsigned)));
 	CHECK(harness_fill_random_bytes(*flush, bytes, 99u, s));
+	return bytes;
+}
+
+/* The L2 flush itself on s: a read of the flush's bytes. */
+static void diag_flush(const uint4 *flush, size_t bytes, unsigned *sink, cudaStream_t s)
+{
+	CHECK(harness_flush(flush, bytes, sink, DIAG_FLUSH_BLOCKS_PER_SM * diag_sms(), s));
 }
 
 /* body's launches on s, captured into an instantiated graph. */
@@ -168,7 +205,7 @@ static std::vector<std::vector<double>> diag_replays(
 	const uint4 *flush, size_t flush_bytes, unsigned *sink,
 	const std::function<void(int)> &before = nullptr)
 {
-	const int nv = (int)graphs.size(), sms = diag_sms();
+	const int nv = (int)graphs.size();
 	std::vector<cudaEvent_t> ev(2 * (size_t)nv * reps);
 	for (auto &e : ev)
 		CHECK(cudaEventCreate(&e));
@@ -182,7 +219,7 @@ static std::vector<std::vector<double>> diag_replays(
 		for (int j = 0; j < nv; j++) {
 			const int k = perm[j];
 			who[e / 2] = k;
-			CHECK(harness_flush(flush, flush_bytes, sink, DIAG_FLUSH_BLOCKS_PER_SM * sms, s));
+			diag_flush(flush, flush_bytes, sink, s);
 			if (before)
 				before(k);
 			CHECK(cudaEventRecord(ev[e++], s));
@@ -209,10 +246,9 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 	int l2;
 	CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
 	const int sms = diag_sms();
-	const size_t flush_bytes = (size_t)l2 * 3;
 	uint4 *flush;
 	unsigned *sink;
-	diag_flush_alloc(flush_bytes, &flush, &sink, s);
+	const size_t flush_bytes = diag_flush_alloc(&flush, &sink, s);
 
 	auto capture = [&](const std::function<void()> &body) { return diag_capture(s, body); };
 	const int nv = (int)cs.size() + 1;     /* the last one: the empty graph */
@@ -254,9 +290,10 @@ static void diag_time(const char *title, const std::vector<diag_case> &cs, int c
 
 /* copies bf16 weight matrices (n x k, N(0, 0.02^2), seeds wseed + c) and
  * as many activation matrices (m x k, N(0, 1), seeds xseed + c), allocated
- * and filled on s: the inputs of a diagnostic's batch. */
-static void diag_inputs(__nv_bfloat16 **w, __nv_bfloat16 **x, int copies, int n, int k, int m,
-			uint64_t wseed, uint64_t xseed, cudaStream_t s)
+ * and filled on s, and the output *y (m x n bf16) that every call writes:
+ * the inputs of a diagnostic's batch. */
+static void diag_inputs(__nv_bfloat16 **w, __nv_bfloat16 **x, __nv_bfloat16 **y, int copies,
+			int n, int k, int m, uint64_t wseed, uint64_t xseed, cudaStream_t s)
 {
 	for (int c = 0; c < copies; c++) {
 		CHECK(cudaMalloc(&w[c], (size_t)n * k * 2));
@@ -264,6 +301,7 @@ static void diag_inputs(__nv_bfloat16 **w, __nv_bfloat16 **x, int copies, int n,
 		diag_fill_bf16(w[c], (size_t)n * k, 0.02f, wseed + c, s);
 		diag_fill_bf16(x[c], (size_t)m * k, 1.0f, xseed + c, s);
 	}
+	CHECK(cudaMalloc(y, (size_t)m * n * 2));
 }
 
 /* The probe's streaming read of copy c's bytes (8 blocks an SM). */
@@ -311,4 +349,16 @@ static void diag_check_bf16(const char *name, const __nv_bfloat16 *y, float *got
 {
 	CHECK(harness_bf16_to_fp32(y, got, r.size(), s));
 	diag_check_f32(name, got, r, s);
+}
+
+/* A form's check: its bf16 Y (r.size() values) poisoned (0xff bytes: NaN),
+ * then call() on s, then Y against r as diag_check_bf16. */
+template <typename F>
+static void diag_check_call(const char *name, __nv_bfloat16 *y, float *got,
+			    const std::vector<float> &r, cudaStream_t s, const F &call)
+{
+	CHECK(cudaMemsetAsync(y, 0xff, r.size() * 2, s));
+	call();
+	CHECK(cudaGetLastError());
+	diag_check_bf16(name, y, got, r, s);
 }

@@ -3,8 +3,9 @@
  * own call beside their forms share (frag32, skew2, ktconst, tail,
  * partner, clock; they link build/lib/libgemmtab.a and cuBLAS): the
  * library's weights on every copy, its call and cuBLAS's as the baseline
- * makes it, and the FP32 reference of W packed in mma_frag's 8 x 32
- * tiles. Not part of gemmtab.
+ * makes it, the batch of the probe's read, its call and a tool's forms,
+ * and the FP32 reference of W packed in mma_frag's 8 x 32 tiles. Not part
+ * of gemmtab.
  */
 #pragma once
 
@@ -93,18 +94,29 @@ static void diag_cublas_call(cublasHandle_t h, const __nv_bfloat16 *w, const __n
 	}
 }
 
-/* A batch's first two cases: the probe's read of copy c's wbytes
- * (stream_name) and the library's call at m on copy c with its own tokens
- * x[c] (lib_name). */
-static std::vector<diag_case> diag_lib_cases(const char *stream_name, const char *lib_name,
-					     const diag_lib &l, __nv_bfloat16 *const *w,
-					     size_t wbytes, __nv_bfloat16 *const *x, int copies,
-					     int m, __nv_bfloat16 *y)
+/* The batch frag32, skew2 and tail time beside the library, three times
+ * under title: the probe's read of copy c's n x k weights (stream_name),
+ * the library's call at m on copy c with its own tokens x[c] (lib_name;
+ * which entry it runs printed first), then every form f as run(f, c,
+ * stream), named f.name. */
+template <typename F, typename R>
+static void diag_lib_batch(const char *title, const char *stream_name, const char *lib_name,
+			   __nv_bfloat16 *const *w, __nv_bfloat16 *const *x, int copies, int n,
+			   int k, int m, __nv_bfloat16 *y, const std::vector<F> &forms, const R &run,
+			   int reps, cudaStream_t s)
 {
+	diag_lib lib;
+	diag_lib_open(lib, w, copies, n, k, s);
+	diag_lib_explain(lib, m);
 	unsigned *sink;         /* never freed: the process ends with its batches */
 	CHECK(cudaMalloc(&sink, 64));
-	return { diag_stream_case(stream_name, w, wbytes, sink),
-		 diag_lib_case(lib_name, l, { x, x + copies }, m, y) };
+	std::vector<diag_case> cs = { diag_stream_case(stream_name, w, (size_t)n * k * 2, sink),
+				      diag_lib_case(lib_name, lib, { x, x + copies }, m, y) };
+	for (const F &f : forms)
+		cs.push_back({ f.name, [&run, &f](int c, cudaStream_t st) { run(f, c, st); } });
+	for (int i = 0; i < 3; i++)
+		diag_time(title, cs, copies, reps, s);
+	diag_lib_close(lib);
 }
 
 /* The chunk row g's 16-byte chunk q of a packed 8 x 32 tile lands on:
@@ -114,6 +126,30 @@ static std::vector<diag_case> diag_lib_cases(const char *stream_name, const char
 __host__ __device__ inline int diag_frag_swizzle(int g, int q)
 {
 	return q ^ ((g >> 1) & 3);
+}
+
+/* Adds to s the float2 of a[p][tok][r], a[p][tok][r + 1] for every p
+ * (a[PARTS][TOKS][LD] FP32: the warps' or the blocks' partial sums, a
+ * token's row padded to LD floats), in order of p as templates/mma_frag.cuh
+ * adds its warps'. */
+template <int PARTS, int TOKS, int LD>
+__device__ __forceinline__ void diag_part_add(float2 &s, const float *a, int tok, int r)
+{
+#pragma unroll
+	for (int p = 0; p < PARTS; p++) {
+		const float2 v = *reinterpret_cast<const float2 *>(a + ((size_t)p * TOKS + tok) * LD + r);
+		s.x += v.x;
+		s.y += v.y;
+	}
+}
+
+/* The same sum from zero. */
+template <int PARTS, int TOKS, int LD>
+__device__ __forceinline__ float2 diag_part_sum(const float *a, int tok, int r)
+{
+	float2 s = make_float2(0.0f, 0.0f);
+	diag_part_add<PARTS, TOKS, LD>(s, a, tok, r);
+	return s;
 }
 
 /* FP32 reference of Y (m x n) from W packed in 8 x 32 tiles

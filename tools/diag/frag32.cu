@@ -119,21 +119,6 @@ __device__ __forceinline__ void frag32_spill(float *red, const float (*acc)[NT][
 		}
 }
 
-/* The warps' sums of rows r, r + 1 of token tok, added in warp order. */
-template <int WARPS, int NT>
-__device__ __forceinline__ float2 frag32_sum(const float *red, int tok, int r)
-{
-	constexpr int LD = mma_frag_ld(8 * NT);
-	float2 s = make_float2(0.0f, 0.0f);
-#pragma unroll
-	for (int w = 0; w < WARPS; w++) {
-		const float2 v = *reinterpret_cast<const float2 *>(red + ((size_t)w * 32 + tok) * LD + r);
-		s.x += v.x;
-		s.y += v.y;
-	}
-	return s;
-}
-
 /* Partials only: part[(group block, split)][32][8 NT] FP32. grid (S, N/(8 NT)). */
 template <int WARPS, int NT, int S, int U>
 __global__ void __launch_bounds__(WARPS * 32, NT <= 4 ? 3 : 1)
@@ -148,7 +133,8 @@ k_frag32(const __nv_bfloat16 *W, const __nv_bfloat16 *X, float *part)
 	float *out = part + ((size_t)blockIdx.y * S + blockIdx.x) * 32 * ROWS;
 	for (int u = threadIdx.x; u < 32 * ROWS / 2; u += WARPS * 32) {
 		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
-		*reinterpret_cast<float2 *>(out + tok * ROWS + r) = frag32_sum<WARPS, NT>(red, tok, r);
+		*reinterpret_cast<float2 *>(out + tok * ROWS + r) =
+			diag_part_sum<WARPS, 32, mma_frag_ld(ROWS)>(red, tok, r);
 	}
 }
 
@@ -172,7 +158,7 @@ k_frag32c(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 	/* the block's sums, pushed: pair (tok, r) to owner r / OWN's slot */
 	for (int u = threadIdx.x; u < 32 * ROWS / 2; u += WARPS * 32) {
 		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
-		const float2 sum = frag32_sum<WARPS, NT>(red, tok, r);
+		const float2 sum = diag_part_sum<WARPS, 32, LD>(red, tok, r);
 		const unsigned owner = r / OWN;
 		const float *dst = slots + ((size_t)rank * 32 + tok) * OWN + r % OWN;
 		const unsigned ra = mapa(smem_u32(dst), owner);
@@ -184,15 +170,9 @@ k_frag32c(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 	const int row0 = blockIdx.y * ROWS + rank * OWN;
 	for (int u = threadIdx.x; u < 32 * OWN / 2; u += WARPS * 32) {
 		const int tok = u / (OWN / 2), r = u % (OWN / 2) * 2;
-		float s0 = 0.0f, s1 = 0.0f;
-#pragma unroll
-		for (int p = 0; p < S; p++) {
-			const float2 v = *reinterpret_cast<const float2 *>(slots + ((size_t)p * 32 + tok) * OWN + r);
-			s0 += v.x;
-			s1 += v.y;
-		}
+		const float2 s = diag_part_sum<S, 32, OWN>(slots, tok, r);
 		*reinterpret_cast<__nv_bfloat162 *>(Y + (size_t)tok * N + row0 + r) =
-			__floats2bfloat162_rn(s0, s1);
+			__floats2bfloat162_rn(s.x, s.y);
 	}
 }
 
@@ -224,16 +204,8 @@ form make_form(const char *name)
 
 void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, void *out, cudaStream_t s)
 {
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
-	cfg.gridDim = dim3(f.s, N / (8 * f.nt));
-	cfg.blockDim = dim3(f.threads);
-	cfg.dynamicSmemBytes = f.smem;
-	cfg.stream = s;
-	if (f.cluster)
-		diag_cluster_dims(cfg, attr[0], f.s);
 	void *args[] = { (void *)&w, (void *)&x, &out };
-	CHECK(cudaLaunchKernelExC(&cfg, f.fn, args));
+	diag_launch(f.fn, dim3(f.s, N / (8 * f.nt)), f.threads, f.smem, f.cluster ? f.s : 1, args, s);
 }
 
 __global__ void k_sum_partials(const float *part, float *y, int nt, int s)
@@ -253,13 +225,10 @@ __global__ void k_sum_partials(const float *part, float *y, int nt, int s)
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	const size_t wbytes = (size_t)N * K * 2;
+	const cudaStream_t s = diag_stream();
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	float *part, *got;
-	diag_inputs(w, x, COPIES, N, K, M, 100, 200, s);
-	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
+	diag_inputs(w, x, &y, COPIES, N, K, M, 100, 200, s);
 	CHECK(cudaMalloc(&part, (size_t)M * N * 16 * sizeof(float)));
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 
@@ -285,10 +254,8 @@ int main(int argc, char **argv)
 	 * partials summed first) */
 	const std::vector<float> r = diag_ref_frag(w[0], x[0], M, N, K, s);
 	for (const form &f : forms) {
-		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
 		if (f.cluster) {
-			launch(f, w[0], x[0], y, s);
-			diag_check_bf16(f.name, y, got, r, s);
+			diag_check_call(f.name, y, got, r, s, [&] { launch(f, w[0], x[0], y, s); });
 			continue;
 		}
 		launch(f, w[0], x[0], part, s);
@@ -297,18 +264,12 @@ int main(int argc, char **argv)
 		diag_check_f32(f.name, got, r, s);
 	}
 
-	/* the library's committed qkv 32 call on each copy */
-	diag_lib lib;
-	diag_lib_open(lib, w, COPIES, N, K, s);
-	diag_lib_explain(lib, M);
-	std::vector<diag_case> cs =
-		diag_lib_cases("stream 37.7 MB", "lib qkv 32", lib, w, wbytes, x, COPIES, M, y);
-	for (const form &f : forms)
-		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) {
-				      launch(f, w[c], x[c], f.cluster ? (void *)y : (void *)part, st);
-			      } });
-	for (int i = 0; i < 3; i++)
-		diag_time("frag32 (qkv, M = 32)", cs, COPIES, reps, s);
-	diag_lib_close(lib);
+	/* beside the library's committed qkv 32 call on each copy */
+	diag_lib_batch("frag32 (qkv, M = 32)", "stream 37.7 MB", "lib qkv 32", w, x, COPIES, N, K, M, y,
+		       forms,
+		       [&](const form &f, int c, cudaStream_t st) {
+			       launch(f, w[c], x[c], f.cluster ? (void *)y : (void *)part, st);
+		       },
+		       reps, s);
 	return 0;
 }

@@ -74,8 +74,7 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const cudaStream_t s = diag_stream();
 	const size_t wbytes = (size_t)N * K * 2;
 	__nv_bfloat16 *w[COPIES], *p64[COPIES], *p32[COPIES], *x, *y, *y2;
 	CHECK(cudaMalloc(&x, (size_t)32 * K * 2));

@@ -49,9 +49,9 @@
  *           the shared bytes multicast to its cluster of C (run 134)
  *   cpso    one owner per cluster with a larger share LO (the peers LP
  *           each), rotated over the ranks or not (k_cps, session 15)
- *   reg8    no split-K: 8 (or 16) weight rows a block over all of K, each
- *           lane's 16-byte weight and token loads straight into mma.sync
- *           registers, k permuted alike on both sides (k_reg8, session 15)
+ *   frag    no split-K: templates/mma_frag.cuh's kernel itself, the bytes
+ *           as its packed W and the copy's 64 KiB of activations as X (M
+ *           = 8, N 1024, K 4096: the slice), 8 x NT rows a block
  *   +pri    after the flush (untimed) a kernel that holds 200 KiB of shared
  *           memory on every SM: does the SMs' carveout change cost time?
  *
@@ -327,8 +327,6 @@ __device__ __forceinline__ unsigned cp_chunk(const uint4 *p, uint4 *ring, uint4 
 	return acc;
 }
 
-/* The same share through shared memory by cp.async (dynamic smem = the
- * block's share), then one block barrier and a sum of a slice. */
 /* A block's share of p (L chunks per thread) plus L more chunks that every
  * block reads alike (block 0's share: L2 hits after the first reads):
  * what a block with no split-K and as many token bytes as weight bytes
@@ -613,6 +611,10 @@ __global__ void k_bulkx(const uint4 *p, unsigned *sink, float *out)
 		*sink = acc;
 }
 
+/* The same share through shared memory by cp.async (dynamic smem = the
+ * block's share), then one block barrier and a sum of a slice. COMBINE,
+ * the combine after it: 0 none, 1 cpcx's push, 2 cpc1's, 3 cpcm's, 4
+ * cpa's atomics, 5-7 parts of cpc1's, 8 one owner, 9-11 the sentinel push. */
 template <int L, int COMBINE>
 __global__ void k_cp(const uint4 *p, unsigned *sink, float *out)
 {
@@ -714,70 +716,6 @@ __global__ void k_cps(const uint4 *p, unsigned *sink, float *out)
 	combine_owner((float)(acc & 1), out, oslots, &bar, owner);
 	if (acc == DIAG_MAGIC)
 		*sink = acc;
-}
-
-/* The slice at M = 8 with no split-K and no shared memory in the loop
- * (session 15): a block owns 8 * NT weight rows over all of K; its WARPS
- * warps split K, each lane loading 16 bytes of a weight row and 16 bytes
- * of a token row per 32 k straight into registers (every load issued
- * before the first MMA). mma.sync m16n8k16 takes tokens on its M side (8
- * of 16 rows: a1 = a3 = 0) and weights on its N side; lane (g, t) feeds
- * k slots 2t, 2t+1, 2t+8, 2t+9 of two k16 steps with the real k 8t..8t+7
- * of its 32, for the tokens (A, row g) and the weights (B, column g)
- * alike: the same permutation of k on both sides leaves the product as
- * it is, and both loads are 16 contiguous bytes of the row-major data.
- * The warps' sums meet in shared memory once. ROT rotates each block's
- * order of issue along K so that blocks ask the L2 for different token
- * lines first (ROT 1: the order of a warp's steps; 2: which warp takes
- * which part of K); PACK reads W as if packed per 8 rows and 32 k (512
- * contiguous bytes a warp's load; the bytes are random, so the read is
- * what is timed). out is the copy's 64 KiB of activations (8 x 4096 bf16). */
-__device__ __nv_bfloat16 *d_y;  /* k_reg8 STORE's output (g_y) */
-
-template <int WARPS, int NT, int ROT, int PACK = 0, int STORE = 0>
-__global__ void __launch_bounds__(WARPS * 32, 1) k_reg8(const uint4 *p, unsigned *sink, float *out)
-{
-	constexpr int KQ = 4096 / 8;                    /* 16-byte units per row */
-	constexpr int ITER = 4096 / (32 * WARPS);       /* 32-k steps per warp */
-	__shared__ float red[WARPS][8][8 * NT];
-	const uint4 *x = reinterpret_cast<const uint4 *>(out);
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int g = lane >> 2, t = lane & 3;
-	const int row0 = blockIdx.x * 8 * NT;
-	uint4 wv[ITER][NT], xv[ITER];
-#pragma unroll
-	for (int i = 0; i < ITER; i++) {
-		const int ii = ROT == 1 ? (i + blockIdx.x) % ITER : i;
-		const int wk = ROT == 2 ? (warp + blockIdx.x) % WARPS : warp;
-		const int chunk = wk * ITER + ii;       /* which 32 k */
-		const int kq = chunk * 4 + t;
-		xv[i] = diag_ld_nc(x + g * KQ + kq);
-#pragma unroll
-		for (int j = 0; j < NT; j++)
-			wv[i][j] = diag_ld_nc(p + (PACK ? ((size_t)(row0 / 8 + j) * (KQ / 4) + chunk) * 32 + lane
-						    : (size_t)(row0 + j * 8 + g) * KQ + kq));
-	}
-	float c[NT][4] = {};
-#pragma unroll
-	for (int i = 0; i < ITER; i++)
-		mma_frag_step<NT, 1>(c, &xv[i], wv[i]);         /* the template's step */
-#pragma unroll
-	for (int j = 0; j < NT; j++) {
-		red[warp][g][j * 8 + 2 * t] = c[j][0];
-		red[warp][g][j * 8 + 2 * t + 1] = c[j][1];
-	}
-	__syncthreads();
-	if ((int)threadIdx.x < 64 * NT) {
-		const int tok = threadIdx.x / (8 * NT), r = threadIdx.x % (8 * NT);
-		float s = 0.0f;
-#pragma unroll
-		for (int w = 0; w < WARPS; w++)
-			s += red[w][tok][r];
-		if (STORE)      /* Y as a real kernel leaves it (M = 8, N = 1024) */
-			d_y[tok * 1024 + row0 + r] = __float2bfloat16(s);
-		else if (s == 1234.5f)
-			*sink = (unsigned)row0 + r;
-	}
 }
 
 /* mma_zero_f32 in miniature: 2048 float4 = 32 KiB. */
@@ -882,12 +820,7 @@ static void launch(const variant &v, const uint4 *p, unsigned *sink, float *out,
 	cfg.dynamicSmemBytes = v.smem;
 	cfg.stream = s;
 	if (v.cluster > 1 || v.policy < 0) {
-		attr[0].id = cudaLaunchAttributeClusterDimension;
-		attr[0].val.clusterDim.x = v.cluster;
-		attr[0].val.clusterDim.y = 1;
-		attr[0].val.clusterDim.z = 1;
-		cfg.attrs = attr;
-		cfg.numAttrs = 1;
+		diag_cluster_dims(cfg, attr[0], v.cluster);
 		if (v.policy > 0) {
 			attr[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
 			attr[1].val.clusterSchedulingPolicyPreference =
@@ -949,8 +882,7 @@ int main(int argc, char **argv)
 	/* only the variants whose names contain one of these ('|' between) */
 	const char *only = argc > 2 ? argv[2] : nullptr;
 	const int sms = diag_sms();
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const cudaStream_t s = diag_stream();
 	uint4 *bufs[COPIES];
 	unsigned *sink;
 	float *out;
@@ -962,7 +894,6 @@ int main(int argc, char **argv)
 	}
 	CHECK(cudaMalloc(&sink, 64));
 	CHECK(cudaMalloc(&g_y, 8 * 1024 * sizeof(__nv_bfloat16)));
-	CHECK(cudaMemcpyToSymbol(d_y, &g_y, sizeof(g_y)));
 	CHECK(cudaMalloc(&g_count, 32));
 	CHECK(cudaMemset(g_count, 0, 32));
 	CHECK(cudaMalloc(&out, (4096 + 64 * 64 * 4) * sizeof(float)));
@@ -1086,24 +1017,11 @@ int main(int argc, char **argv)
 		{ "cpcs 512 x128 L8 sentinel push", (const void *)k_cp<8, 9>, 512, 128, CLUSTER, 16384, 0 },
 		{ "cpcS 256 x128 L16 sentinel, late release", (const void *)k_cp<16, 10>, 256, 128, CLUSTER, 32768, 0 },
 		{ "cpcR 256 x128 L16 sentinel, late relaxed", (const void *)k_cp<16, 11>, 256, 128, CLUSTER, 32768, 0 },
-		/* no split-K, registers only (session 15): 8 x NT rows a block */
-		{ "reg8 128 w16", (const void *)k_reg8<16, 1, 0>, 128, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 128 w16 rot", (const void *)k_reg8<16, 1, 1>, 128, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 128 w8 rot", (const void *)k_reg8<8, 1, 1>, 128, 256, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 128 w32 rot", (const void *)k_reg8<32, 1, 1>, 128, 1024, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 64 nt2 w16 rot", (const void *)k_reg8<16, 2, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
+		/* no split-K, registers only: mma_frag's kernel, 8 x NT rows a block */
 		{ "frag 64 w16 nt2 u8", (const void *)mma_frag_kernel<16, 2, 8, 8, 0, 0>, 64, 512, 1, 0, 0, 0, 0, 1, 0, 1 },
 		{ "frag 64 w16 nt2 u4", (const void *)mma_frag_kernel<16, 2, 8, 4, 0, 0>, 64, 512, 1, 0, 0, 0, 0, 1, 0, 1 },
 		{ "frag 128 w16 nt1 u4", (const void *)mma_frag_kernel<16, 1, 8, 4, 0, 0>, 128, 512, 1, 0, 0, 0, 0, 1, 0, 1 },
 		{ "frag 128 w32 nt1 u4", (const void *)mma_frag_kernel<32, 1, 8, 4, 0, 0>, 128, 1024, 1, 0, 0, 0, 0, 1, 0, 1 },
-		{ "reg8 64 nt2 w16 pack store", (const void *)k_reg8<16, 2, 0, 1, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 64 nt2 w16 wrot", (const void *)k_reg8<16, 2, 2>, 64, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 64 nt2 w16 pack", (const void *)k_reg8<16, 2, 0, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 64 nt2 w16 wrot pack", (const void *)k_reg8<16, 2, 2, 1>, 64, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 64 nt2 w16", (const void *)k_reg8<16, 2, 0>, 64, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 128 w16 pack", (const void *)k_reg8<16, 1, 0, 1>, 128, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 128 w16 wrot pack", (const void *)k_reg8<16, 1, 2, 1>, 128, 512, 1, 0, 0, 0, 0, 1 },
-		{ "reg8 64 nt2 w8 pack", (const void *)k_reg8<8, 2, 0, 1>, 64, 256, 1, 0, 0, 0, 0, 1 },
 		/* one owner with a larger share (session 15): LO / LP chunks */
 		{ "cpso 256 L16/16 rot", (const void *)k_cps<16, 16, 1>, 256, 128, CLUSTER, 16 * 2048, 0 },
 		{ "cpso 256 L30/14 rot", (const void *)k_cps<30, 14, 1>, 256, 128, CLUSTER, 30 * 2048, 0 },

@@ -48,18 +48,13 @@ void gemv_call(const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y,
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 300;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const cudaStream_t s = diag_stream();
 	const cublasHandle_t h = diag_cublas_open(s);
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
-	diag_inputs(w, x, COPIES, N, K, M, 100, 200, s);
-	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
-	int l2;
-	CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-	const size_t flush_bytes = (size_t)l2 * 3;
+	diag_inputs(w, x, &y, COPIES, N, K, M, 100, 200, s);
 	uint4 *flush;
 	unsigned *fsink;
-	diag_flush_alloc(flush_bytes, &flush, &fsink, s);
+	const size_t flush_bytes = diag_flush_alloc(&flush, &fsink, s);
 
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
@@ -73,8 +68,7 @@ int main(int argc, char **argv)
 	auto after = [&](std::function<void(int, cudaStream_t)> f) {
 		return [&, f](cudaStream_t st) {
 			f(0, st);
-			CHECK(harness_flush(flush, flush_bytes, fsink,
-					    DIAG_FLUSH_BLOCKS_PER_SM * diag_sms(), st));
+			diag_flush(flush, flush_bytes, fsink, st);
 		};
 	};
 	const std::vector<diag_case> cs = {

@@ -88,8 +88,7 @@ form make_form(const char *name, int blocks)
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	const cudaStream_t s = diag_stream();
 	unsigned char *w[COPIES], *x;
 	for (int c = 0; c < COPIES; c++) {
 		CHECK(cudaMalloc(&w[c], WBYTES));

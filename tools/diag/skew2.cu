@@ -19,14 +19,23 @@
  * if the helper's share ends enough earlier, the push (~0.5 us, runs
  * 196-202) hides behind the owner's longer stream.
  *
- * Every load of a warp is issued before its first MMA (tools/diag/
- * oneshot.cu's k_reg8 does so); W packed in 8 x 32 tiles, read and
- * multiplied as templates/mma_frag.cuh does. Cases, in one batch under
- * WORKLOAD.md's method (diag.cuh): the probe's streaming read of the 8.4
- * MB, the library's committed slice call at M = 8 (gt_linear), the
- * template's kernel itself on these bytes, the same kernel shape with all
- * loads up front (one block, no cluster), and the skewed pairs. Each
- * form's Y is first checked against an FP32 reference of the same bytes.
+ * Every load of a warp is issued before its first MMA (skew_body); W
+ * packed in 8 x 32 tiles, read and multiplied as templates/mma_frag.cuh
+ * does. Cases, in one batch under WORKLOAD.md's method (diag.cuh): the
+ * probe's streaming read of the 8.4 MB, the library's committed slice
+ * call at M = 8 (gt_linear), the template's kernel itself on these bytes
+ * (U 4 and 8, its KC 0 and 8: a warp's chunk count counted at run time
+ * or fixed when compiled), the same kernel shape with all loads up front
+ * (one block, no cluster: "whole"), and the skewed pairs. Each form's Y
+ * is first checked against an FP32 reference of the same bytes.
+ *
+ * Seen (runs 224-226, docs/notes.md): the pairs 3.39-4.10 us against
+ * whole's 3.14-3.23 (refuted: the push costs more than the ingress
+ * saves); a warp's chunk count fixed when compiled, u 8 3.10-3.14 against
+ * 3.58-3.74 counted at run time, u 4 3.07-3.17 against 3.26-3.33: the
+ * template's KC (kfix) since. Run 226 measured that through a copy of
+ * the kernel kept here, with a second change (two accumulator chains per
+ * group: slower); the template's own KC 8 forms replace the copy.
  *
  * Build: bash tools/diag/build.sh (after make); run: build/diag/skew2 [reps]
  */
@@ -87,15 +96,8 @@ __device__ __forceinline__ float2 skew_sum(float *red, const float (*acc)[4], in
 			make_float2(acc[j][0], acc[j][1]);
 	__syncthreads();
 	float2 s = make_float2(0.0f, 0.0f);
-	if (u < PUSH) {
-		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
-#pragma unroll
-		for (int w = 0; w < WARPS; w++) {
-			const float2 v = *reinterpret_cast<const float2 *>(red + ((size_t)w * 8 + tok) * LD + r);
-			s.x += v.x;
-			s.y += v.y;
-		}
-	}
+	if (u < PUSH)
+		diag_part_add<WARPS, 8, LD>(s, red, u / (ROWS / 2), u % (ROWS / 2) * 2);
 	return s;
 }
 
@@ -168,89 +170,6 @@ k_skew(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y)
 	}
 }
 
-/* templates/mma_frag.cuh's kernel at TOK 8 with two changes to try (the
- * rest as there: runtime M, N, K, one pointer per group, U chunks a
- * batch): KCH > 0 fixes the chunks of a warp at compile time (KCH / U
- * batches, no runtime trip count), CHAINS 2 keeps even and odd chunks'
- * sums in separate accumulators (two MMA dependency chains, added at
- * the end). KCH 0 and CHAINS 1 is the template's own code. */
-template <int WARPS, int U, int KCH, int CHAINS>
-__global__ void __launch_bounds__(WARPS * 32, 1)
-k_fragx(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y, int M, int N, int K)
-{
-	constexpr int LD = mma_frag_ld(ROWS);
-	__shared__ __align__(16) float red[WARPS][8][LD];
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	const int g = lane >> 2, t = lane & 3;
-	const int group0 = blockIdx.y * NT;
-	const int kq = K / 8;
-	const int per_warp = KCH > 0 ? KCH : K / 32 / WARPS;
-	const int batches = per_warp / U;
-	const int c0 = warp * per_warp;
-	const uint4 *xp = reinterpret_cast<const uint4 *>(X) + (size_t)min(g, M - 1) * kq + c0 * 4 + t;
-	const uint4 *wp[NT];
-	const int wlane = g * 4 + diag_frag_swizzle(g, t);
-#pragma unroll
-	for (int j = 0; j < NT; j++)
-		wp[j] = reinterpret_cast<const uint4 *>(W) + ((size_t)(group0 + j) * (kq / 4) + c0) * 32 + wlane;
-	uint4 wv[U][NT], xv[U];
-#pragma unroll
-	for (int i = 0; i < U; i++) {
-		xv[i] = mma_frag_ld_na(xp + i * 4);
-#pragma unroll
-		for (int j = 0; j < NT; j++)
-			wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
-	}
-	float acc[CHAINS][NT][4];
-#pragma unroll
-	for (int c = 0; c < CHAINS; c++)
-#pragma unroll
-		for (int j = 0; j < NT; j++)
-			acc[c][j][0] = acc[c][j][1] = acc[c][j][2] = acc[c][j][3] = 0.0f;
-	for (int b = 1; b < batches; b++) {
-		xp += U * 4;
-#pragma unroll
-		for (int j = 0; j < NT; j++)
-			wp[j] += U * 32;
-#pragma unroll
-		for (int i = 0; i < U; i++) {
-			mma_frag_step<NT, 1>(acc[i % CHAINS], &xv[i], wv[i]);
-			xv[i] = mma_frag_ld_na(xp + i * 4);
-#pragma unroll
-			for (int j = 0; j < NT; j++)
-				wv[i][j] = mma_frag_ld_na(wp[j] + i * 32);
-		}
-	}
-#pragma unroll
-	for (int i = 0; i < U; i++)
-		mma_frag_step<NT, 1>(acc[i % CHAINS], &xv[i], wv[i]);
-#pragma unroll
-	for (int c = 1; c < CHAINS; c++)
-#pragma unroll
-		for (int j = 0; j < NT; j++)
-#pragma unroll
-			for (int e = 0; e < 4; e++)
-				acc[0][j][e] += acc[c][j][e];
-#pragma unroll
-	for (int j = 0; j < NT; j++)
-		*reinterpret_cast<float2 *>(&red[warp][g][j * 8 + 2 * t]) = make_float2(acc[0][j][0], acc[0][j][1]);
-	__syncthreads();
-	for (int u = threadIdx.x; u < 8 * ROWS / 2; u += WARPS * 32) {
-		const int tok = u / (ROWS / 2), r = u % (ROWS / 2) * 2;
-		if (tok >= M)
-			continue;
-		float s0 = 0.0f, s1 = 0.0f;
-#pragma unroll
-		for (int w = 0; w < WARPS; w++) {
-			const float2 v = *reinterpret_cast<const float2 *>(&red[w][tok][r]);
-			s0 += v.x;
-			s1 += v.y;
-		}
-		*reinterpret_cast<__nv_bfloat162 *>(Y + (size_t)tok * N + group0 * 8 + r) =
-			__floats2bfloat162_rn(s0, s1);
-	}
-}
-
 struct form {
 	const char *name;
 	const void *fn;
@@ -268,17 +187,10 @@ form skew(const char *name)
 void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y,
 	    cudaStream_t s)
 {
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
-	cfg.gridDim = f.grid;
-	cfg.blockDim = dim3(f.threads);
-	cfg.stream = s;
-	if (f.cluster > 1)
-		diag_cluster_dims(cfg, attr[0], f.cluster);
 	int m = M, n = N, k = K;
 	void *fargs[] = { (void *)&w, (void *)&x, (void *)&y, &m, &n, &k };
 	void *args[] = { (void *)&w, (void *)&x, (void *)&y };
-	CHECK(cudaLaunchKernelExC(&cfg, f.fn, f.frag ? fargs : args));
+	diag_launch(f.fn, f.grid, f.threads, 0, f.cluster, f.frag ? fargs : args, s);
 }
 
 } /* namespace */
@@ -286,13 +198,10 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	const size_t wbytes = (size_t)N * K * 2;
+	const cudaStream_t s = diag_stream();
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	float *got;
-	diag_inputs(w, x, COPIES, N, K, M, 300, 400, s);
-	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
+	diag_inputs(w, x, &y, COPIES, N, K, M, 300, 400, s);
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 
 	const std::vector<form> forms = {
@@ -302,11 +211,11 @@ int main(int argc, char **argv)
 		  dim3(1, N / ROWS), 512, 1, true },
 		{ "mma_frag 16w nt2 u8 ef", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_EF, 0>,
 		  dim3(1, N / ROWS), 512, 1, true },
-		{ "fragx u8 (copy)", (const void *)k_fragx<16, 8, 0, 1>, dim3(1, N / ROWS), 512, 1, true },
-		{ "fragx u8 kch8", (const void *)k_fragx<16, 8, 8, 1>, dim3(1, N / ROWS), 512, 1, true },
-		{ "fragx u8 kch8 2 chains", (const void *)k_fragx<16, 8, 8, 2>, dim3(1, N / ROWS), 512, 1, true },
-		{ "fragx u4 kch8", (const void *)k_fragx<16, 4, 8, 1>, dim3(1, N / ROWS), 512, 1, true },
-		{ "fragx u4 2 chains", (const void *)k_fragx<16, 4, 0, 2>, dim3(1, N / ROWS), 512, 1, true },
+		/* KC 8: a warp's chunk count fixed when compiled (K = 32 x 16 x 8) */
+		{ "mma_frag 16w nt2 u8 kc8", (const void *)mma_frag_kernel<16, 2, 8, 8, MMA_FRAG_CACHE_NA, 8>,
+		  dim3(1, N / ROWS), 512, 1, true },
+		{ "mma_frag 16w nt2 u4 kc8", (const void *)mma_frag_kernel<16, 2, 8, 4, MMA_FRAG_CACHE_NA, 8>,
+		  dim3(1, N / ROWS), 512, 1, true },
 		{ "whole 16w (64 blocks)", (const void *)k_whole<16>, dim3(N / ROWS), 512, 1, false },
 		{ "whole 8w (64 blocks)", (const void *)k_whole<8>, dim3(N / ROWS), 256, 1, false },
 		{ "whole 32w (64 blocks)", (const void *)k_whole<32>, dim3(N / ROWS), 1024, 1, false },
@@ -315,22 +224,13 @@ int main(int argc, char **argv)
 	};
 
 	const std::vector<float> r = diag_ref_frag(w[0], x[0], M, N, K, s);
-	for (const form &f : forms) {
-		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
-		launch(f, w[0], x[0], y, s);
-		diag_check_bf16(f.name, y, got, r, s);
-	}
-
-	/* the library's committed slice call (its own packed copy of w[c]) */
-	diag_lib lib;
-	diag_lib_open(lib, w, COPIES, N, K, s);
-	diag_lib_explain(lib, M);
-	std::vector<diag_case> cs =
-		diag_lib_cases("stream 8.4 MB", "lib slice 8", lib, w, wbytes, x, COPIES, M, y);
 	for (const form &f : forms)
-		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); } });
-	for (int i = 0; i < 3; i++)
-		diag_time("skew2 (the slice, M = 8)", cs, COPIES, reps, s);
-	diag_lib_close(lib);
+		diag_check_call(f.name, y, got, r, s, [&] { launch(f, w[0], x[0], y, s); });
+
+	/* beside the library's committed slice call (its own packed copy of w[c]) */
+	diag_lib_batch("skew2 (the slice, M = 8)", "stream 8.4 MB", "lib slice 8", w, x, COPIES, N, K,
+		       M, y, forms,
+		       [&](const form &f, int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); },
+		       reps, s);
 	return 0;
 }

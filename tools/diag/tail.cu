@@ -304,15 +304,8 @@ form make_form(const char *name)
 void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_bfloat16 *y,
 	    cudaStream_t s)
 {
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
-	cfg.gridDim = dim3(N / 16);
-	cfg.blockDim = dim3(THREADS);
-	cfg.dynamicSmemBytes = f.smem;
-	cfg.stream = s;
-	diag_cluster_dims(cfg, attr[0], CL);
 	void *args[] = { (void *)&w, (void *)&x, (void *)&y };
-	CHECK(cudaLaunchKernelExC(&cfg, f.fn, args));
+	diag_launch(f.fn, dim3(N / 16), THREADS, f.smem, CL, args, s);
 }
 
 } /* namespace */
@@ -320,13 +313,10 @@ void launch(const form &f, const __nv_bfloat16 *w, const __nv_bfloat16 *x, __nv_
 int main(int argc, char **argv)
 {
 	const int reps = argc > 1 ? atoi(argv[1]) : 200;
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	const size_t wbytes = (size_t)N * K * 2;
+	const cudaStream_t s = diag_stream();
 	__nv_bfloat16 *w[COPIES], *x[COPIES], *y;
 	float *got, *ref;
-	diag_inputs(w, x, COPIES, N, K, M, 100, 200, s);
-	CHECK(cudaMalloc(&y, (size_t)M * N * 2));
+	diag_inputs(w, x, &y, COPIES, N, K, M, 100, 200, s);
 	CHECK(cudaMalloc(&got, (size_t)M * N * sizeof(float)));
 	CHECK(cudaMalloc(&ref, (size_t)M * N * sizeof(float)));
 
@@ -348,26 +338,17 @@ int main(int argc, char **argv)
 	CHECK(cudaGetLastError());
 	const std::vector<float> r = diag_host(ref, (size_t)M * N, s);
 	for (const form &f : forms) {
-		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
-		launch(f, w[0], x[0], y, s);
-		CHECK(cudaGetLastError());
-		diag_check_bf16(f.name, y, got, r, s);
+		diag_check_call(f.name, y, got, r, s, [&] { launch(f, w[0], x[0], y, s); });
 		/* a second call over the same Y: the barrier and slots start clean */
-		CHECK(cudaMemsetAsync(y, 0xff, (size_t)M * N * 2, s));
-		launch(f, w[0], x[0], y, s);
-		launch(f, w[0], x[0], y, s);
-		diag_check_bf16(f.name, y, got, r, s);
+		diag_check_call(f.name, y, got, r, s, [&] {
+			launch(f, w[0], x[0], y, s);
+			launch(f, w[0], x[0], y, s);
+		});
 	}
 
-	diag_lib lib;
-	diag_lib_open(lib, w, COPIES, N, K, s);
-	diag_lib_explain(lib, M);
-	std::vector<diag_case> cs =
-		diag_lib_cases("stream 37.7 MB", "lib qkv 32", lib, w, wbytes, x, COPIES, M, y);
-	for (const form &f : forms)
-		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); } });
-	for (int i = 0; i < 3; i++)
-		diag_time("tail (qkv, M = 32)", cs, COPIES, reps, s);
-	diag_lib_close(lib);
+	diag_lib_batch("tail (qkv, M = 32)", "stream 37.7 MB", "lib qkv 32", w, x, COPIES, N, K, M, y,
+		       forms,
+		       [&](const form &f, int c, cudaStream_t st) { launch(f, w[c], x[c], y, st); },
+		       reps, s);
 	return 0;
 }

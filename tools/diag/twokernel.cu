@@ -85,12 +85,10 @@ int main(int argc, char **argv)
 	int l2;
 	CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
 	const int sms = diag_sms();
-	cudaStream_t s;
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	const size_t flush_bytes = (size_t)l2 * 3;
+	const cudaStream_t s = diag_stream();
 	uint4 *flush;
 	unsigned *sink;
-	diag_flush_alloc(flush_bytes, &flush, &sink, s);
+	const size_t flush_bytes = diag_flush_alloc(&flush, &sink, s);
 	void *w[COPIES];
 	for (int i = 0; i < COPIES; i++) {
 		CHECK(cudaMalloc(&w[i], W_BYTES));
