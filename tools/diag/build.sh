@@ -44,31 +44,35 @@ for d in frag32 skew2 tail partner clock; do
 	$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/$d tools/diag/$d.cu \
 		tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 done
+# template_copy OUT N MARK SED-ARGS...: templates/mma_skinny.cuh edited by
+# sed into OUT, which must then hold N lines with MARK (else the lines the
+# edits look for have moved: stop)
+template_copy() {
+	local out=$1 want=$2 mark=$3
+	shift 3
+	sed "$@" templates/mma_skinny.cuh >"$out"
+	if [ "$(grep -c "$mark" "$out")" != "$want" ]; then
+		echo "$out: the lines its edits look for moved in templates/mma_skinny.cuh" >&2
+		exit 3
+	fi
+}
 # ktconst: mma_skinny as it is and with K a constant where a block
 # counts its k tiles (DIAG_K), each copy in a namespace of its own
-sed -e 's|const int ktotal = K / BK;|const int ktotal = DIAG_K / BK;|' \
-	-e 's|const int ktiles = (int)((long long)(split + 1) \* ktotal / SPLIT) - kt_first;|const int ktiles = (DIAG_K / BK) % SPLIT ? (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first : DIAG_K / BK / SPLIT;|' \
-	templates/mma_skinny.cuh >build/diag/skinny_kt.cuh
-if [ "$(grep -c 'DIAG_K' build/diag/skinny_kt.cuh)" != 2 ]; then
-	echo "build/diag/skinny_kt.cuh: the k-tile lines of mma_skinny.cuh moved" >&2
-	exit 3
-fi
+template_copy build/diag/skinny_kt.cuh 2 DIAG_K \
+	-e 's|const int ktotal = K / BK;|const int ktotal = DIAG_K / BK;|' \
+	-e 's|const int ktiles = (int)((long long)(split + 1) \* ktotal / SPLIT) - kt_first;|const int ktiles = (DIAG_K / BK) % SPLIT ? (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first : DIAG_K / BK / SPLIT;|'
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 # cut: qkv 32's committed kernel with its parts cut out, one namespace per
 # DIAG_CUT value (tools/diag/cut.cu says which bit cuts what)
-sed -e '/^#pragma once/d' \
+template_copy build/diag/skinny_cut.cuh 6 DIAG_ \
+	-e '/^#pragma once/d' \
 	-e 's|for (int r = 0; r < BN; r += ROWS_PER_PASS) {|for (int r = 0; r < ((DIAG_CUT \& 2) ? 0 : BN); r += ROWS_PER_PASS) {|' \
 	-e 's|for (int ks = 0; ks < BK / 16; ks++)|for (int ks = 0; ks < ((DIAG_CUT \& 1) ? 0 : BK / 16); ks++)|' \
 	-e 's|^\(\t*\)mma_store_peer(recv + (rank \* PER_RANK + u - owner \* PER_RANK) \* 16, owner,|\1if (!(DIAG_CUT \& 4)) DIAG_PUSH(recv, (rank * PER_RANK + u - owner * PER_RANK), owner,|' \
 	-e 's|mma_cluster_sync();     /\* every slot of every owner is written \*/|if (!(DIAG_CUT \& 8)) mma_cluster_sync();|' \
 	-e 's|sum = mma_add4(sum, slots\[r \* PER_RANK + u - first\]);|sum = mma_add4(sum, DIAG_SLOT(slots, r * PER_RANK + u - first));|' \
-	-e '/mma_cluster_wait();     \/\* every peer has started \*\//{n;s|for (int u = tid; u < UNITS; u += THREADS) {|for (int i_ = tid; i_ < UNITS; i_ += THREADS) { const int u = DIAG_ROT(i_);|}' \
-	templates/mma_skinny.cuh >build/diag/skinny_cut.cuh
-if [ "$(grep -c 'DIAG_' build/diag/skinny_cut.cuh)" != 6 ]; then
-	echo "build/diag/skinny_cut.cuh: the lines cut.cu cuts moved in mma_skinny.cuh" >&2
-	exit 3
-fi
+	-e '/mma_cluster_wait();     \/\* every peer has started \*\//{n;s|for (int u = tid; u < UNITS; u += THREADS) {|for (int i_ = tid; i_ < UNITS; i_ += THREADS) { const int u = DIAG_ROT(i_);|}'
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/diag/cut tools/diag/cut.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 echo "built build/diag/oneshot, build/diag/clusters, build/diag/dsmem, build/diag/twokernel," \

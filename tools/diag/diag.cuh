@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -361,4 +362,28 @@ static void diag_check_call(const char *name, __nv_bfloat16 *y, float *got,
 	call();
 	CHECK(cudaGetLastError());
 	diag_check_bf16(name, y, got, r, s);
+}
+
+/* Two ways to the same bf16 Y (count values): each into its own buffer,
+ * both poisoned first (0xff bytes: NaN), then compared bit for bit:
+ * "check A against B identical|DIFFER (n NaN/Inf in the first)". */
+template <typename FA, typename FB>
+static void diag_check_same(const char *a_name, const char *b_name, __nv_bfloat16 *ya,
+			    __nv_bfloat16 *yb, size_t count, cudaStream_t s, const FA &run_a,
+			    const FB &run_b)
+{
+	std::vector<unsigned short> a(count), b(count);
+	CHECK(cudaMemsetAsync(ya, 0xff, count * 2, s));
+	CHECK(cudaMemsetAsync(yb, 0xff, count * 2, s));
+	run_a();
+	run_b();
+	CHECK(cudaGetLastError());
+	CHECK(cudaMemcpyAsync(a.data(), ya, count * 2, cudaMemcpyDeviceToHost, s));
+	CHECK(cudaMemcpyAsync(b.data(), yb, count * 2, cudaMemcpyDeviceToHost, s));
+	CHECK(cudaStreamSynchronize(s));
+	size_t nan = 0;
+	for (unsigned short v : a)
+		nan += (v & 0x7f80) == 0x7f80;
+	printf("check %-18s against %-18s %s (%zu NaN/Inf in the first)\n", a_name, b_name,
+	       memcmp(a.data(), b.data(), count * 2) ? "DIFFER" : "identical", nan);
 }

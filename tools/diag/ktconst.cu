@@ -28,8 +28,6 @@ namespace ktc {
 #include "skinny_kt.cuh"
 }
 
-#include <cstring>
-
 namespace {
 
 constexpr int N = 2304, K = 8192, COPIES = 4;
@@ -105,22 +103,10 @@ int main(int argc, char **argv)
 		{ FORM(orig, "qkv 32 orig", 64, 32, 64, 4, 8, 1, 0, 32),
 		  FORM(ktc, "qkv 32 kt const", 64, 32, 64, 4, 8, 1, 0, 32), p64 },
 	};
-	for (const pair &p : pairs) {
-		std::vector<unsigned short> a((size_t)p.a.m * N), b((size_t)p.a.m * N);
-		CHECK(cudaMemsetAsync(y, 0xff, (size_t)32 * N * 2, s));
-		CHECK(cudaMemsetAsync(y2, 0xff, (size_t)32 * N * 2, s));
-		launch(p.a, p.wp[0], x, y, s);
-		launch(p.b, p.wp[0], x, y2, s);
-		CHECK(cudaGetLastError());
-		CHECK(cudaMemcpyAsync(a.data(), y, a.size() * 2, cudaMemcpyDeviceToHost, s));
-		CHECK(cudaMemcpyAsync(b.data(), y2, b.size() * 2, cudaMemcpyDeviceToHost, s));
-		CHECK(cudaStreamSynchronize(s));
-		size_t nan = 0;
-		for (unsigned short v : a)
-			nan += (v & 0x7f80) == 0x7f80;
-		printf("check %-18s against %-18s %s (%zu NaN/Inf in the first)\n", p.a.name, p.b.name,
-		       memcmp(a.data(), b.data(), a.size() * 2) ? "DIFFER" : "identical", nan);
-	}
+	for (const pair &p : pairs)
+		diag_check_same(p.a.name, p.b.name, y, y2, (size_t)p.a.m * N, s,
+				[&] { launch(p.a, p.wp[0], x, y, s); },
+				[&] { launch(p.b, p.wp[0], x, y2, s); });
 
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
