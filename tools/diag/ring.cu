@@ -21,19 +21,47 @@ namespace {
 constexpr size_t WBYTES = (size_t)2304 * 8192 * 2, XBYTES = (size_t)32 * 8192 * 2;
 constexpr int COPIES = 4;
 
+/* How a stage's XB bytes of X are read: X_FLAT a contiguous piece by
+ * cp.async (16 bytes a thread); X_ROWS the library's token tile, 32 rows
+ * of 128 bytes (the 64 k of a stage) 16 KiB apart, by cp.async; X_BULK
+ * the same rows as 32 cp.async.bulk copies of 128 bytes (a lane each of
+ * warp 0), completing on the slot's mbarrier instead of a commit group. */
+enum { X_FLAT, X_ROWS, X_BULK };
+
+/* This block's mbarrier at bar: phase of parity `parity` complete. */
+__device__ __forceinline__ void ring_mbar_wait(unsigned bar, unsigned parity)
+{
+	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
+		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+		     "@!p bra W%=;\n\t}" ::"r"(bar), "r"(parity)
+		     : "memory");
+}
+
 /* Block b reads W bytes [b * share, (b + 1) * share) of total in stages
- * of WB (the last one short), and XB bytes of X per stage. */
-template <int S, int WB, int XB, int T>
+ * of WB (the last one short), and XB bytes of X per stage (XMODE). */
+template <int S, int WB, int XB, int T, int XMODE = X_FLAT>
 __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsigned char *X,
 					    unsigned *sink, size_t share, size_t total)
 {
-	extern __shared__ __align__(16) unsigned char ring[];
+	static_assert(XMODE == X_FLAT || XB == 4096, "the token tile is 32 rows of 128 bytes");
+	extern __shared__ __align__(128) unsigned char ring[];
+	__shared__ __align__(8) unsigned long long bars[XMODE == X_BULK ? S : 1];
 	constexpr int SB = WB + XB;
 	const unsigned base = smem_u32(ring);
 	const unsigned char *w = W + blockIdx.x * share;
 	const size_t left = total - blockIdx.x * share;
 	const size_t mine = left < share ? left : share;
 	const int stages = (int)((mine + WB - 1) / WB);
+	if constexpr (XMODE == X_BULK) {
+		if (threadIdx.x == 0) {
+			for (int i = 0; i < S; i++)
+				asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
+						     smem_u32(&bars[i]))
+					     : "memory");
+			asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+		}
+		__syncthreads();
+	}
 	auto load = [&](int s, int slot) {
 		const unsigned st = base + slot * SB;
 		const size_t off = (size_t)s * WB;
@@ -41,9 +69,28 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 		for (int i = threadIdx.x * 16; i < WB; i += T * 16)
 			if (off + i < mine)
 				cp16(st + i, w + off + i);
+		/* the stage's 64 k of the 32 token rows (8192 k, 16 KiB each) */
+		const unsigned char *xk = X + (size_t)((blockIdx.x * 7 + s) % 128) * 128;
+		if constexpr (XMODE == X_FLAT) {
 #pragma unroll
-		for (int i = threadIdx.x * 16; i < XB; i += T * 16)
-			cp16(st + WB + i, X + ((blockIdx.x * 7 + s) * (size_t)XB + i) % XBYTES);
+			for (int i = threadIdx.x * 16; i < XB; i += T * 16)
+				cp16(st + WB + i, X + ((blockIdx.x * 7 + s) * (size_t)XB + i) % XBYTES);
+		} else if constexpr (XMODE == X_ROWS) {
+#pragma unroll
+			for (int i = threadIdx.x * 16; i < XB; i += T * 16)
+				cp16(st + WB + i, xk + (size_t)(i / 128) * 16384 + i % 128);
+		} else if (threadIdx.x < 32) {
+			const unsigned bar = smem_u32(&bars[slot]);
+			if (threadIdx.x == 0)
+				asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+					     "n"(XB)
+					     : "memory");
+			__syncwarp();
+			asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+				     " [%0], [%1], 128, [%2];" ::"r"(st + WB + threadIdx.x * 128),
+				     "l"(xk + (size_t)threadIdx.x * 16384), "r"(bar)
+				     : "memory");
+		}
 	};
 #pragma unroll
 	for (int s = 0; s < S - 1; s++) {
@@ -54,6 +101,8 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 	unsigned acc = 0;
 	for (int s = 0; s < stages; s++) {
 		asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
+		if constexpr (XMODE == X_BULK)
+			ring_mbar_wait(smem_u32(&bars[s % S]), (unsigned)(s / S) & 1);
 		__syncthreads();
 		const int nx = s + S - 1;
 		if (nx < stages)
@@ -72,10 +121,10 @@ struct form {
 	size_t smem;
 };
 
-template <int S, int WB, int XB, int T>
+template <int S, int WB, int XB, int T, int XMODE = X_FLAT>
 form make_form(const char *name, int blocks)
 {
-	form f{ name, (const void *)k_ring<S, WB, XB, T>, blocks, T, (size_t)S * (WB + XB) };
+	form f{ name, (const void *)k_ring<S, WB, XB, T, XMODE>, blocks, T, (size_t)S * (WB + XB) };
 	CHECK(cudaFuncSetAttribute(f.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)f.smem));
 	int per_sm = 0;
 	CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f.fn, T, f.smem));
@@ -118,6 +167,12 @@ int main(int argc, char **argv)
 		make_form<4, 8192, 1024, 128>("288 x s4 w8k x1k (X quartered)", 288),
 		make_form<3, 8192, 4096, 128>("288 x s3 w8k x4k (2 in flight)", 288),
 		make_form<5, 8192, 4096, 128>("288 x s5 w8k x4k (4 in flight)", 288),
+		/* X as the library reads it (32 rows of 128 bytes a stage), by
+		 * cp.async or by bulk copies: does taking X off the threads'
+		 * copies (a copy engine's 32 requests a stage) recover its cost?
+		 * (run 257: rows 9.60-9.66 us as the flat piece; bulk 19.2) */
+		make_form<4, 8192, 4096, 128, X_ROWS>("288 x s4 w8k x4k rows", 288),
+		make_form<4, 8192, 4096, 128, X_BULK>("288 x s4 w8k x4k rows bulk", 288),
 	};
 	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, WBYTES, sink) };
 	for (const form &f : forms)
