@@ -16,6 +16,9 @@
  */
 #include "diag.cuh"
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
 namespace {
 
 constexpr size_t WBYTES = (size_t)2304 * 8192 * 2, XBYTES = (size_t)32 * 8192 * 2;
@@ -114,6 +117,98 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 		*sink = acc;
 }
 
+
+/* k_ring with X's token tile by the tensor memory accelerator: one
+ * cp.async.bulk.tensor.2d copy a stage (a box of 64 k by the 32 token
+ * rows, 4 KiB, through the tensor map xmap), issued by thread 0 and
+ * completing on the slot's mbarrier; W by the threads' cp.async. */
+template <int S, int WB, int T>
+__global__ void __launch_bounds__(T) k_ring_tma(const unsigned char *W,
+						const __grid_constant__ CUtensorMap xmap,
+						unsigned *sink, size_t share, size_t total)
+{
+	constexpr int XB = 4096, SB = WB + XB;
+	extern __shared__ __align__(128) unsigned char ring[];
+	__shared__ __align__(8) unsigned long long bars[S];
+	const unsigned base = smem_u32(ring);
+	const unsigned char *w = W + blockIdx.x * share;
+	const size_t left = total - blockIdx.x * share;
+	const size_t mine = left < share ? left : share;
+	const int stages = (int)((mine + WB - 1) / WB);
+	if (threadIdx.x == 0) {
+		for (int i = 0; i < S; i++)
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&bars[i]))
+				     : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	}
+	__syncthreads();
+	auto load = [&](int s, int slot) {
+		const unsigned st = base + slot * SB;
+		const size_t off = (size_t)s * WB;
+#pragma unroll
+		for (int i = threadIdx.x * 16; i < WB; i += T * 16)
+			if (off + i < mine)
+				cp16(st + i, w + off + i);
+		if (threadIdx.x == 0) {
+			const unsigned bar = smem_u32(&bars[slot]);
+			const int k0 = (int)((blockIdx.x * 7 + s) % 128) * 64;
+			asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+				     "n"(XB)
+				     : "memory");
+			asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+				     " [%0], [%1, {%2, %3}], [%4];" ::"r"(st + WB),
+				     "l"(reinterpret_cast<unsigned long long>(&xmap)), "r"(k0), "r"(0),
+				     "r"(bar)
+				     : "memory");
+		}
+	};
+#pragma unroll
+	for (int s = 0; s < S - 1; s++) {
+		if (s < stages)
+			load(s, s);
+		asm volatile("cp.async.commit_group;" ::: "memory");
+	}
+	unsigned acc = 0;
+	for (int s = 0; s < stages; s++) {
+		asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
+		ring_mbar_wait(smem_u32(&bars[s % S]), (unsigned)(s / S) & 1);
+		__syncthreads();
+		const int nx = s + S - 1;
+		if (nx < stages)
+			load(nx, nx % S);
+		asm volatile("cp.async.commit_group;" ::: "memory");
+		acc ^= reinterpret_cast<const unsigned *>(ring + (s % S) * SB)[threadIdx.x];
+	}
+	if (acc == DIAG_MAGIC)
+		*sink = acc;
+}
+
+/* The tensor map of X (32 token rows of 8192 bf16) in boxes of 64 k by
+ * the 32 rows, with no swizzle. */
+CUtensorMap x_tensor_map(const void *x)
+{
+	PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+	cudaDriverEntryPointQueryResult q;
+	CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
+					       cudaEnableDefault, &q));
+	if (!encode || q != cudaDriverEntryPointSuccess) {
+		fprintf(stderr, "ring: no cuTensorMapEncodeTiled\n");
+		exit(1);
+	}
+	CUtensorMap m;
+	const cuuint64_t dims[2] = { 8192, 32 }, strides[1] = { 8192 * 2 };
+	const cuuint32_t box[2] = { 64, 32 }, estr[2] = { 1, 1 };
+	const CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void *>(x), dims,
+				  strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+				  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+				  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS) {
+		fprintf(stderr, "ring: cuTensorMapEncodeTiled failed (%d)\n", (int)r);
+		exit(1);
+	}
+	return m;
+}
+
 struct form {
 	const char *name;
 	const void *fn;
@@ -181,6 +276,18 @@ int main(int argc, char **argv)
 			void *args[] = { (void *)&w[c], (void *)&x, (void *)&sink, &share, &total };
 			CHECK(cudaLaunchKernel(f.fn, dim3(f.blocks), dim3(f.threads), args, f.smem, st));
 		}, nullptr, (double)WBYTES });
+	/* X by the tensor memory accelerator, one copy a stage (288 blocks,
+	 * 4 stages of 8 KiB of W and the 4 KiB token tile; run 258: 10.02-10.11
+	 * us against 9.76-9.89 by cp.async) */
+	const CUtensorMap xmap = x_tensor_map(x);
+	const void *tma = (const void *)k_ring_tma<4, 8192, 128>;
+	const size_t tma_smem = 4 * (8192 + 4096);
+	CHECK(cudaFuncSetAttribute(tma, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tma_smem));
+	cs.push_back({ "288 x s4 w8k x4k rows tma", [&](int c, cudaStream_t st) {
+		size_t share = (WBYTES / 288 + 15) / 16 * 16, total = WBYTES;
+		void *args[] = { (void *)&w[c], (void *)&xmap, (void *)&sink, &share, &total };
+		CHECK(cudaLaunchKernel(tma, dim3(288), dim3(128), args, tma_smem, st));
+	}, nullptr, (double)WBYTES });
 	for (int i = 0; i < 3; i++)
 		diag_time("ring (qkv's 37.7 MB)", cs, COPIES, reps, s);
 	return 0;
