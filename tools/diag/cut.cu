@@ -11,7 +11,8 @@
  * remote stores, 8 the cluster barrier after them (only with 4: a rank
  * must not leave while a peer still stores into it), 16 the push through
  * the L2 instead of the owners' shared memory, 32 the push's owners in an
- * order rotated per rank (tools/diag/cut_hooks.h). Each value of DIAG_CUT
+ * order rotated per rank (tools/diag/cut_hooks.h), 64 the accumulators'
+ * stores into the epilogue tile the push reads. Each value of DIAG_CUT
  * is a copy of the template in a namespace of its own. The uncut copy
  * and forms 16 and 32 must match the library's own call bit for bit; the
  * others store a wrong Y by design (docs/notes.md, runs 253-255). All are timed beside the library's call and the
@@ -74,6 +75,18 @@ namespace c16 {
 #define DIAG_CUT 32
 #include "cut_hooks.h"
 namespace c32 {
+#include "skinny_cut.cuh"
+}
+#undef DIAG_CUT
+#define DIAG_CUT 64
+#include "cut_hooks.h"
+namespace c64 {
+#include "skinny_cut.cuh"
+}
+#undef DIAG_CUT
+#define DIAG_CUT 68
+#include "cut_hooks.h"
+namespace c68 {
 #include "skinny_cut.cuh"
 }
 #undef DIAG_CUT
@@ -144,6 +157,8 @@ int main(int argc, char **argv)
 		FORM(c15, "s5 ring of W only (bad Y)", 5),
 		FORM(c16, "s5 push through the L2", 5),
 		FORM(c32, "s5 push rotated per rank", 5),
+		FORM(c64, "s5 no epilogue tile (bad Y)", 5),
+		FORM(c68, "s5 no epilogue tile, no push (bad Y)", 5),
 	};
 
 	diag_lib lib;
