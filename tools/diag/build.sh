@@ -65,8 +65,9 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/d
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 # cut: qkv 32's committed kernel with its parts cut out, one namespace per
 # DIAG_CUT value (tools/diag/cut.cu says which bit cuts what)
-template_copy build/diag/skinny_cut.cuh 7 DIAG_ \
+template_copy build/diag/skinny_cut.cuh 8 DIAG_ \
 	-e '/^#pragma once/d' \
+	-e 's|^\t/\* accumulators to the epilogue tile E\[wk\]\[token\]\[row\] \*/|\tif constexpr ((DIAG_CUT \& 384) \&\& CLUSTER \&\& !HILO \&\& MMA == MMA_WGMMA) { DIAG_DIRECT_PUSH return; }\n&|' \
 	-e 's|E\[(wk \* BN + token) \* LD + row\] = acc\[i\]\[j\]\[c\];|if (!(DIAG_CUT \& 64)) E[(wk * BN + token) * LD + row] = acc[i][j][c];|' \
 	-e 's|for (int r = 0; r < BN; r += ROWS_PER_PASS) {|for (int r = 0; r < ((DIAG_CUT \& 2) ? 0 : BN); r += ROWS_PER_PASS) {|' \
 	-e 's|for (int ks = 0; ks < BK / 16; ks++)|for (int ks = 0; ks < ((DIAG_CUT \& 1) ? 0 : BK / 16); ks++)|' \

@@ -12,7 +12,9 @@
  * must not leave while a peer still stores into it), 16 the push through
  * the L2 instead of the owners' shared memory, 32 the push's owners in an
  * order rotated per rank (tools/diag/cut_hooks.h), 64 the accumulators'
- * stores into the epilogue tile the push reads. Each value of DIAG_CUT
+ * stores into the epilogue tile the push reads, 128 and 256 the push
+ * straight from the accumulators (no epilogue tile; owners by threads or
+ * by tokens). Each value of DIAG_CUT
  * is a copy of the template in a namespace of its own. The uncut copy
  * and forms 16 and 32 must match the library's own call bit for bit; the
  * others store a wrong Y by design (docs/notes.md, runs 253-255). All are timed beside the library's call and the
@@ -90,6 +92,18 @@ namespace c68 {
 #include "skinny_cut.cuh"
 }
 #undef DIAG_CUT
+#define DIAG_CUT 128
+#include "cut_hooks.h"
+namespace c128 {
+#include "skinny_cut.cuh"
+}
+#undef DIAG_CUT
+#define DIAG_CUT 256
+#include "cut_hooks.h"
+namespace c256 {
+#include "skinny_cut.cuh"
+}
+#undef DIAG_CUT
 
 namespace {
 
@@ -159,14 +173,17 @@ int main(int argc, char **argv)
 		FORM(c32, "s5 push rotated per rank", 5),
 		FORM(c64, "s5 no epilogue tile (bad Y)", 5),
 		FORM(c68, "s5 no epilogue tile, no push (bad Y)", 5),
+		FORM(c128, "s5 push from the accumulators", 5),
+		FORM(c128, "s4 push from the accumulators", 4),
+		FORM(c256, "s5 push from the accumulators by token", 5),
 	};
 
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
-	/* the uncut copy, the push through the L2 and the rotated push
-	 * against the library's own call (the same entry, the same sums in
+	/* the uncut copy, the push through the L2, the rotated push and the
+	 * push from the accumulators against the library's own call (the same entry, the same sums in
 	 * the same order) */
-	for (const form *f : { &forms[0], &forms[8], &forms[9] })
+	for (const form *f : { &forms[0], &forms[8], &forms[9], &forms[12], &forms[13], &forms[14] })
 		diag_check_same(f->name, "lib qkv 32", y, y2, (size_t)M * N, s,
 				[&] { launch(*f, p64[0], x, y, s); },
 				[&] {

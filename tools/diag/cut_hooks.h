@@ -25,3 +25,89 @@
 #else
 #define DIAG_ROT(i) (i)
 #endif
+/* bit 128 (wgmma cluster tiles): the push straight from the accumulators,
+ * with no epilogue tile: thread t's NT * 4 sums go to owner t / (THREADS /
+ * SPLIT), into slot (rank, t % (THREADS / SPLIT)) in the fragment's order;
+ * after the barrier each owner adds its slots in rank order (as the
+ * template does) and stores its rows of Y two tokens a thread. */
+#undef DIAG_DIRECT_PUSH
+#if DIAG_CUT & 128
+#define DIAG_DIRECT_PUSH                                                                         \
+	{                                                                                        \
+		constexpr int TPO = THREADS / SPLIT, F = NT * 4;                                 \
+		static_assert(MT == 1 && THREADS % SPLIT == 0 &&                                 \
+				      SPLIT * TPO * F * 4 <= mma_recv_bytes(BN, BM, SPLIT),        \
+			      "the direct push's slots");                                          \
+		const unsigned rank = mma_cluster_rank();                                        \
+		const unsigned off = mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, 0, WKS);    \
+		const unsigned owner = tid / TPO;                                                \
+		mma_cluster_wait();                                                              \
+		_Pragma("unroll") for (int j = 0; j < NT; j++)                                   \
+			mma_store_peer(raw + off + ((rank * TPO + tid % TPO) * F + j * 4) * 4, owner,\
+				       make_float4(acc[0][j][0], acc[0][j][1], acc[0][j][2],      \
+						   acc[0][j][3]));                                 \
+		mma_cluster_sync();                                                              \
+		const float *slots = reinterpret_cast<const float *>(mma_smem + off);            \
+		for (int v = tid; v < TPO * F / 2; v += THREADS) {                               \
+			const int lt = v / (F / 2), q = v % (F / 2) * 2;                         \
+			const int ts = (int)rank * TPO + lt, ls = ts & 31, ws = ts >> 5;         \
+			const int row = ws % WM * (BM / WM) + mma_c_row(ls, q % 4);              \
+			const int token = ws / WM % WN * (BN / WN) + q / 4 * 8 + mma_c_col(ls, q % 4); \
+			float s0 = 0.0f, s1 = 0.0f;                                              \
+			_Pragma("unroll") for (int r = 0; r < SPLIT; r++) {                       \
+				s0 += slots[(r * TPO + lt) * F + q];                             \
+				s1 += slots[(r * TPO + lt) * F + q + 1];                         \
+			}                                                                        \
+			if (t0 + token < M)                                                      \
+				Y[(size_t)(t0 + token) * N + n0 + row] = __float2bfloat16_rn(s0); \
+			if (t0 + token + 1 < M)                                                  \
+				Y[(size_t)(t0 + token + 1) * N + n0 + row] =                     \
+					__float2bfloat16_rn(s1);                                 \
+		}                                                                                \
+	}
+#elif DIAG_CUT & 256
+/* bit 256: the same straight from the accumulators, but owner o takes
+ * tokens [o * BN / SPLIT, (o + 1) * BN / SPLIT) of every row, its slots
+ * [rank][row][token] so that a thread's two sums of a row (adjacent
+ * tokens) are one 8-byte store, and the owner stores Y a row a thread
+ * (a warp's stores of one token contiguous) */
+#define DIAG_DIRECT_PUSH                                                                         \
+	{                                                                                        \
+		constexpr int TPW = BN / SPLIT;                                                  \
+		static_assert(MT == 1 && WN == 1 && TPW % 2 == 0 &&                               \
+				      SPLIT * BM * TPW * 4 <= mma_recv_bytes(BN, BM, SPLIT),       \
+			      "the direct push's slots");                                          \
+		const unsigned rank = mma_cluster_rank();                                        \
+		const unsigned off = mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, 0, WKS);    \
+		mma_cluster_wait();                                                              \
+		_Pragma("unroll") for (int j = 0; j < NT; j++)                                   \
+		_Pragma("unroll") for (int h = 0; h < 2; h++) {                                  \
+			const int row = wm * (BM / WM) + mma_c_row(lane, 2 * h);                 \
+			const int token = j * 8 + mma_c_col(lane, 2 * h);                        \
+			unsigned remote;                                                         \
+			asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"                      \
+				     : "=r"(remote)                                              \
+				     : "r"(raw + off + ((rank * BM + row) * TPW + token % TPW) * 4),  \
+				       "r"(token / TPW));                                        \
+			asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(remote),  \
+				     "f"(acc[0][j][2 * h]), "f"(acc[0][j][2 * h + 1])            \
+				     : "memory");                                                \
+		}                                                                                \
+		mma_cluster_sync();                                                              \
+		const float *slots = reinterpret_cast<const float *>(mma_smem + off);            \
+		for (int row = tid; row < BM; row += THREADS) {                                  \
+			float s[TPW] = {};                                                       \
+			_Pragma("unroll") for (int r = 0; r < SPLIT; r++)                         \
+			_Pragma("unroll") for (int t = 0; t < TPW; t++)                           \
+				s[t] += slots[(r * BM + row) * TPW + t];                         \
+			_Pragma("unroll") for (int t = 0; t < TPW; t++) {                         \
+				const int token = (int)rank * TPW + t;                           \
+				if (t0 + token < M)                                              \
+					Y[(size_t)(t0 + token) * N + n0 + row] =                 \
+						__float2bfloat16_rn(s[t]);                       \
+			}                                                                        \
+		}                                                                                \
+	}
+#else
+#define DIAG_DIRECT_PUSH {}
+#endif
