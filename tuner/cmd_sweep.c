@@ -527,10 +527,11 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
 
 /* The best up to max candidates of phase at (shape si, M q) that are
  * among tasks (point_tasks(), n of them), paging past other code's: the
- * task of each into ti[], its candidate id into cand[] and, when runs is
- * not NULL, the run that measured it into runs[]. Returns the count. */
+ * task of each into ti[] (its candidate is sw->cand_id[ti[i]]) and, when
+ * runs is not NULL, the run that measured it into runs[]. Returns the
+ * count. */
 static int leaders(struct sweep *sw, int si, int q, const char *phase,
-		   const struct cand_task *tasks, int n, int max, int *ti, long long *cand,
+		   const struct cand_task *tasks, int n, int max, int *ti,
 		   char (*runs)[DB_RUN_MAX])
 {
 	long long page[RETEST_PAGE];
@@ -544,7 +545,6 @@ static int leaders(struct sweep *sw, int si, int q, const char *phase,
 			if (t < 0)
 				continue;
 			ti[taken] = t;
-			cand[taken] = page[i];
 			if (runs)
 				memcpy(runs[taken], page_runs[i], DB_RUN_MAX);
 			taken++;
@@ -568,10 +568,9 @@ static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, 
 	const int top = sw->sp.sweep.retest_top;
 	char (*lead)[DB_RUN_MAX] = xmalloc(sizeof(*lead) * (size_t)top);
 	int *ti = xmalloc(sizeof(*ti) * (size_t)top);
-	long long *cand = xmalloc(sizeof(*cand) * (size_t)top);
 	for (int round = 0; round < SETTLE_ROUNDS; round++) {
 		/* the current code's best at q, with the run of each */
-		const int n = leaders(sw, si, q, "retest", st, nst, top, ti, cand, lead);
+		const int n = leaders(sw, si, q, "retest", st, nst, top, ti, lead);
 		int mixed = db_run_retests(sw->db, sw->env_id, sw->shape_id[si], q, sw->run_id) > 0;
 		for (int i = 1; i < n; i++)
 			mixed |= strcmp(lead[i], lead[0]) != 0;
@@ -588,7 +587,6 @@ static void settle(struct sweep *sw, int si, int q, const struct cand_task *st, 
 	}
 	free(lead);
 	free(ti);
-	free(cand);
 }
 
 /* The baseline at (shape si, m), unless the database holds one. */
@@ -610,19 +608,17 @@ static int retest(struct sweep *sw, int si, int m, int *ms)
 	int npt;
 	struct cand_task *pt = point_tasks(sw, si, m, &npt);
 	int *ti = xmalloc(sizeof(*ti) * (size_t)top);
-	long long *cand = xmalloc(sizeof(*cand) * (size_t)top);
 
-	const int n = leaders(sw, si, m, "screen", pt, npt, top, ti, cand, NULL);
+	const int n = leaders(sw, si, m, "screen", pt, npt, top, ti, NULL);
 	for (int i = 0; i < n; i++)
 		for (int q = 0; q < nms; q++) {
-			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si], cand[i], ms[q],
-					      "retest", sw->retest_since);
+			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si],
+					      sw->cand_id[ti[i]], ms[q], "retest", sw->retest_since);
 			if (r == 0)
 				run_eval(sw, ti[i], ms[q], "retest", sw->sp.sweep.retest_pairs);
 		}
 	free(pt);
 	free(ti);
-	free(cand);
 	/* ms[1 .. n_neighbours] are the neighbours (retest_ms): a neighbour
 	 * between two tuned Ms is in both their lists, and a resumed sweep
 	 * passes here again, so each is timed once */

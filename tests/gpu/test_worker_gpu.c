@@ -4,9 +4,9 @@
  * baseline passing validation for every family at several m, planted
  * wrong outputs failing it, candidate kernels loaded from a cubin (right,
  * wrong, over static limits, counters left set), a fault being seen as
- * sticky, mma_frag's kfix kernel trapping at a K it was not compiled for, the timing figures landing in sane ranges, and plan_waves
- * counting waves of blocks and of clusters as the device's limits say it
- * must.
+ * sticky, mma_frag's kfix kernel trapping at a K it was not compiled
+ * for, the timing figures landing in sane ranges, and plan_waves counting
+ * waves of blocks and of clusters as the device's limits say it must.
  *
  * Usage: test_worker_gpu TEST_KERNELS.cubin   (tests/gpu/test_kernels.cu
  * built with nvcc -cubin -gencode=arch=compute_90a,code=sm_90a)

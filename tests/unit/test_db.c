@@ -648,6 +648,6 @@ TEST(query_formats)
 
 TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
-      T(phase_best_order), T(retest_runs), T(lt_seeds_rank), T(absent_figures_are_null), T(migrates_version_1),
-      T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
+      T(phase_best_order), T(retest_runs), T(lt_seeds_rank), T(absent_figures_are_null),
+      T(migrates_version_1), T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
       T(fixture_views), T(query_formats))

@@ -158,7 +158,7 @@ TEST(floor_config_round_trip)
 		CHECK_INT(floor_config_parse(bad[i], &b, &u), -1);
 }
 
-TESTS(T(median_odd_and_even), T(floor_config_round_trip), T(percentiles_interpolate), T(net_time_is_clamped),
-      T(pairs_without_overhead), T(pairs_subtract_overhead_before_the_ratio),
+TESTS(T(median_odd_and_even), T(floor_config_round_trip), T(percentiles_interpolate),
+      T(net_time_is_clamped), T(pairs_without_overhead), T(pairs_subtract_overhead_before_the_ratio),
       T(pairs_spread_reflects_one_outlier), T(relative_errors),
       T(one_wrong_row_fails_the_row_bound_only), T(zero_reference_rows))

@@ -180,18 +180,20 @@ int main(int argc, char **argv)
 
 	diag_lib lib;
 	diag_lib_open(lib, w, COPIES, N, K, s);
-	/* the uncut copy, the push through the L2, the rotated push and the
-	 * push from the accumulators against the library's own call (the same entry, the same sums in
-	 * the same order) */
-	for (const form *f : { &forms[0], &forms[8], &forms[9], &forms[12], &forms[13], &forms[14] })
-		diag_check_same(f->name, "lib qkv 32", y, y2, (size_t)M * N, s,
-				[&] { launch(*f, p64[0], x, y, s); },
+	/* every form that does not say "(bad Y)" against the library's own
+	 * call: the same entry, the same sums in the same order */
+	for (const form &f : forms) {
+		if (strstr(f.name, "(bad Y)"))
+			continue;
+		diag_check_same(f.name, "lib qkv 32", y, y2, (size_t)M * N, s,
+				[&] { launch(f, p64[0], x, y, s); },
 				[&] {
 					if (gt_linear(lib.wt[0], x, M, y2, s) != 0) {
 						fprintf(stderr, "gt_linear failed\n");
 						exit(1);
 					}
 				});
+	}
 
 	unsigned *sink;
 	CHECK(cudaMalloc(&sink, 64));

@@ -28,8 +28,11 @@ constexpr int COPIES = 4;
  * cp.async (16 bytes a thread); X_ROWS the library's token tile, 32 rows
  * of 128 bytes (the 64 k of a stage) 16 KiB apart, by cp.async; X_BULK
  * the same rows as 32 cp.async.bulk copies of 128 bytes (a lane each of
- * warp 0), completing on the slot's mbarrier instead of a commit group. */
-enum { X_FLAT, X_ROWS, X_BULK };
+ * warp 0), completing on the slot's mbarrier instead of a commit group;
+ * X_TMA the same rows as one cp.async.bulk.tensor.2d copy (thread 0, a
+ * box of 64 k by the 32 rows through the tensor map xmap), completing on
+ * the slot's mbarrier too. */
+enum { X_FLAT, X_ROWS, X_BULK, X_TMA };
 
 /* This block's mbarrier at bar: phase of parity `parity` complete. */
 __device__ __forceinline__ void ring_mbar_wait(unsigned bar, unsigned parity)
@@ -44,18 +47,20 @@ __device__ __forceinline__ void ring_mbar_wait(unsigned bar, unsigned parity)
  * of WB (the last one short), and XB bytes of X per stage (XMODE). */
 template <int S, int WB, int XB, int T, int XMODE = X_FLAT>
 __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsigned char *X,
-					    unsigned *sink, size_t share, size_t total)
+					    const __grid_constant__ CUtensorMap xmap, unsigned *sink,
+					    size_t share, size_t total)
 {
+	constexpr bool MBAR = XMODE == X_BULK || XMODE == X_TMA;
 	static_assert(XMODE == X_FLAT || XB == 4096, "the token tile is 32 rows of 128 bytes");
 	extern __shared__ __align__(128) unsigned char ring[];
-	__shared__ __align__(8) unsigned long long bars[XMODE == X_BULK ? S : 1];
+	__shared__ __align__(8) unsigned long long bars[MBAR ? S : 1];
 	constexpr int SB = WB + XB;
 	const unsigned base = smem_u32(ring);
 	const unsigned char *w = W + blockIdx.x * share;
 	const size_t left = total - blockIdx.x * share;
 	const size_t mine = left < share ? left : share;
 	const int stages = (int)((mine + WB - 1) / WB);
-	if constexpr (XMODE == X_BULK) {
+	if constexpr (MBAR) {
 		if (threadIdx.x == 0) {
 			for (int i = 0; i < S; i++)
 				asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
@@ -82,6 +87,19 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 #pragma unroll
 			for (int i = threadIdx.x * 16; i < XB; i += T * 16)
 				cp16(st + WB + i, xk + (size_t)(i / 128) * 16384 + i % 128);
+		} else if constexpr (XMODE == X_TMA) {
+			if (threadIdx.x == 0) {
+				const unsigned bar = smem_u32(&bars[slot]);
+				const int k0 = (int)((blockIdx.x * 7 + s) % 128) * 64;
+				asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+					     "n"(XB)
+					     : "memory");
+				asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
+					     "::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(st + WB),
+					     "l"(reinterpret_cast<unsigned long long>(&xmap)), "r"(k0),
+					     "r"(0), "r"(bar)
+					     : "memory");
+			}
 		} else if (threadIdx.x < 32) {
 			const unsigned bar = smem_u32(&bars[slot]);
 			if (threadIdx.x == 0)
@@ -104,7 +122,7 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 	unsigned acc = 0;
 	for (int s = 0; s < stages; s++) {
 		asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
-		if constexpr (XMODE == X_BULK)
+		if constexpr (MBAR)
 			ring_mbar_wait(smem_u32(&bars[s % S]), (unsigned)(s / S) & 1);
 		__syncthreads();
 		const int nx = s + S - 1;
@@ -117,71 +135,6 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 		*sink = acc;
 }
 
-
-/* k_ring with X's token tile by the tensor memory accelerator: one
- * cp.async.bulk.tensor.2d copy a stage (a box of 64 k by the 32 token
- * rows, 4 KiB, through the tensor map xmap), issued by thread 0 and
- * completing on the slot's mbarrier; W by the threads' cp.async. */
-template <int S, int WB, int T>
-__global__ void __launch_bounds__(T) k_ring_tma(const unsigned char *W,
-						const __grid_constant__ CUtensorMap xmap,
-						unsigned *sink, size_t share, size_t total)
-{
-	constexpr int XB = 4096, SB = WB + XB;
-	extern __shared__ __align__(128) unsigned char ring[];
-	__shared__ __align__(8) unsigned long long bars[S];
-	const unsigned base = smem_u32(ring);
-	const unsigned char *w = W + blockIdx.x * share;
-	const size_t left = total - blockIdx.x * share;
-	const size_t mine = left < share ? left : share;
-	const int stages = (int)((mine + WB - 1) / WB);
-	if (threadIdx.x == 0) {
-		for (int i = 0; i < S; i++)
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&bars[i]))
-				     : "memory");
-		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-	}
-	__syncthreads();
-	auto load = [&](int s, int slot) {
-		const unsigned st = base + slot * SB;
-		const size_t off = (size_t)s * WB;
-#pragma unroll
-		for (int i = threadIdx.x * 16; i < WB; i += T * 16)
-			if (off + i < mine)
-				cp16(st + i, w + off + i);
-		if (threadIdx.x == 0) {
-			const unsigned bar = smem_u32(&bars[slot]);
-			const int k0 = (int)((blockIdx.x * 7 + s) % 128) * 64;
-			asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-				     "n"(XB)
-				     : "memory");
-			asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-				     " [%0], [%1, {%2, %3}], [%4];" ::"r"(st + WB),
-				     "l"(reinterpret_cast<unsigned long long>(&xmap)), "r"(k0), "r"(0),
-				     "r"(bar)
-				     : "memory");
-		}
-	};
-#pragma unroll
-	for (int s = 0; s < S - 1; s++) {
-		if (s < stages)
-			load(s, s);
-		asm volatile("cp.async.commit_group;" ::: "memory");
-	}
-	unsigned acc = 0;
-	for (int s = 0; s < stages; s++) {
-		asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
-		ring_mbar_wait(smem_u32(&bars[s % S]), (unsigned)(s / S) & 1);
-		__syncthreads();
-		const int nx = s + S - 1;
-		if (nx < stages)
-			load(nx, nx % S);
-		asm volatile("cp.async.commit_group;" ::: "memory");
-		acc ^= reinterpret_cast<const unsigned *>(ring + (s % S) * SB)[threadIdx.x];
-	}
-	if (acc == DIAG_MAGIC)
-		*sink = acc;
-}
 
 /* The tensor map of X (32 token rows of 8192 bf16) in boxes of 64 k by
  * the 32 rows, with no swizzle. */
@@ -241,6 +194,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&x, XBYTES));
 	CHECK(harness_fill_random_bytes(x, XBYTES, 7, s));
 	unsigned *sink;
+	const CUtensorMap xmap = x_tensor_map(x);       /* X_TMA's */
 	CHECK(cudaMalloc(&sink, 64));
 	/* the library's qkv 32 ring: 288 blocks, 4 stages of 8 KiB of W and
 	 * 4 of X; then more in flight, fewer or more blocks */
@@ -268,26 +222,18 @@ int main(int argc, char **argv)
 		 * (run 257: rows 9.60-9.66 us as the flat piece; bulk 19.2) */
 		make_form<4, 8192, 4096, 128, X_ROWS>("288 x s4 w8k x4k rows", 288),
 		make_form<4, 8192, 4096, 128, X_BULK>("288 x s4 w8k x4k rows bulk", 288),
+		/* run 258: by one TMA copy a stage 10.02-10.11 us against
+		 * 9.76-9.89 by cp.async */
+		make_form<4, 8192, 4096, 128, X_TMA>("288 x s4 w8k x4k rows tma", 288),
 	};
 	std::vector<diag_case> cs = { diag_stream_case("stream 37.7 MB", w, WBYTES, sink) };
 	for (const form &f : forms)
 		cs.push_back({ f.name, [&, f](int c, cudaStream_t st) {
 			size_t share = (WBYTES / f.blocks + 15) / 16 * 16, total = WBYTES;
-			void *args[] = { (void *)&w[c], (void *)&x, (void *)&sink, &share, &total };
+			void *args[] = { (void *)&w[c], (void *)&x, (void *)&xmap, (void *)&sink, &share,
+					 &total };
 			CHECK(cudaLaunchKernel(f.fn, dim3(f.blocks), dim3(f.threads), args, f.smem, st));
 		}, nullptr, (double)WBYTES });
-	/* X by the tensor memory accelerator, one copy a stage (288 blocks,
-	 * 4 stages of 8 KiB of W and the 4 KiB token tile; run 258: 10.02-10.11
-	 * us against 9.76-9.89 by cp.async) */
-	const CUtensorMap xmap = x_tensor_map(x);
-	const void *tma = (const void *)k_ring_tma<4, 8192, 128>;
-	const size_t tma_smem = 4 * (8192 + 4096);
-	CHECK(cudaFuncSetAttribute(tma, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tma_smem));
-	cs.push_back({ "288 x s4 w8k x4k rows tma", [&](int c, cudaStream_t st) {
-		size_t share = (WBYTES / 288 + 15) / 16 * 16, total = WBYTES;
-		void *args[] = { (void *)&w[c], (void *)&xmap, (void *)&sink, &share, &total };
-		CHECK(cudaLaunchKernel(tma, dim3(288), dim3(128), args, tma_smem, st));
-	}, nullptr, (double)WBYTES });
 	for (int i = 0; i < 3; i++)
 		diag_time("ring (qkv's 37.7 MB)", cs, COPIES, reps, s);
 	return 0;
