@@ -36,7 +36,12 @@
  *                        done and every peer has started); after one
  *                        barrier.cluster each owner sums its slots in rank
  *                        order (deterministic) and writes Y. One kernel,
- *                        one cluster barrier in the epilogue.
+ *                        one cluster barrier in the epilogue. A wgmma
+ *                        tile with one token slice (and bn / split even)
+ *                        pushes its accumulators as they are, each rank
+ *                        owning bn / split tokens of every row
+ *                        (mma_push_direct); the others go through the
+ *                        epilogue tile first.
  *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
  *   kernel,              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
@@ -585,6 +590,60 @@ __device__ __forceinline__ void mma_store_peer(unsigned addr, unsigned rank, flo
 		     :: "r"(remote), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
+/* (x, y) into the peer rank's shared memory at the offset of local addr. */
+__device__ __forceinline__ void mma_store_peer2(unsigned addr, unsigned rank, float x, float y)
+{
+	unsigned remote;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+	asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};"
+		     :: "r"(remote), "f"(x), "f"(y) : "memory");
+}
+
+/* The cluster combine of a wgmma tile (one token slice, WN 1) straight
+ * from the accumulators, with no epilogue tile in between (its round
+ * trip cost qkv at 32 0.15-0.2 us: docs/notes.md runs 260-261). Rank o
+ * owns tokens [o TPW, (o + 1) TPW) of every row, TPW = BN / SPLIT; its
+ * slots (at shared address `slots`) are [rank][row][token], so a lane's
+ * two sums of one row (adjacent tokens, accumulators 2h and 2h + 1) are
+ * one 8-byte remote store. After the barrier the owner adds its slots in
+ * rank order (the order of the tile path, so Y is the same bit for bit)
+ * and stores its tokens of Y a row a thread. */
+template <int BM, int BN, int SPLIT, int THREADS, int WM, int NT>
+__device__ __forceinline__ void mma_push_direct(const float (*acc)[4], unsigned slots,
+						const float *slot_f, __nv_bfloat16 *Y, int t0,
+						int n0, int M, int N)
+{
+	constexpr int TPW = BN / SPLIT;
+	static_assert(BN % SPLIT == 0 && TPW % 2 == 0, "the direct push needs bn / split even");
+	const int tid = threadIdx.x, lane = tid & 31, wm = (tid >> 5) % WM;
+	const unsigned rank = mma_cluster_rank();
+	mma_cluster_wait();     /* every peer has started */
+#pragma unroll
+	for (int j = 0; j < NT; j++)
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const int row = wm * (BM / WM) + mma_c_row(lane, 2 * h);
+			const int token = j * 8 + mma_c_col(lane, 2 * h);
+			mma_store_peer2(slots + ((rank * BM + row) * TPW + token % TPW) * 4,
+					token / TPW, acc[j][2 * h], acc[j][2 * h + 1]);
+		}
+	mma_cluster_sync();     /* every slot of every owner is written */
+	for (int row = tid; row < BM; row += THREADS) {
+		float sum[TPW] = {};
+#pragma unroll
+		for (int r = 0; r < SPLIT; r++)
+#pragma unroll
+			for (int t = 0; t < TPW; t++)
+				sum[t] += slot_f[(r * BM + row) * TPW + t];
+#pragma unroll
+		for (int t = 0; t < TPW; t++) {
+			const int token = t0 + (int)rank * TPW + t;
+			if (token < M)
+				Y[(size_t)token * N + n0 + row] = __float2bfloat16_rn(sum[t]);
+		}
+	}
+}
+
 __device__ __forceinline__ float4 mma_add4(float4 a, float4 b)
 {
 	return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
@@ -865,6 +924,17 @@ __device__ __forceinline__ void mma_skinny_block(const __nv_bfloat16 *W, const _
 	/* PDL: the reduce may launch; Y or ws may have been zeroed just now */
 	mma_pdl_launch_dependents();
 	mma_pdl_wait();
+
+	/* a wgmma cluster tile pushes its accumulators as they are */
+	constexpr bool DIRECT = CLUSTER && !HILO && MMA == MMA_WGMMA && WN == 1 && BN % SPLIT == 0 &&
+				(BN / SPLIT) % 2 == 0;
+	if constexpr (DIRECT) {
+		const int off = mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, 0, WKS);
+		mma_push_direct<BM, BN, SPLIT, THREADS, WM, NT>(
+			acc[0], raw + off, reinterpret_cast<const float *>(mma_smem + off), Y, t0, n0,
+			M, N);
+		return;
+	}
 
 	/* accumulators to the epilogue tile E[wk][token][row] */
 	float *E = reinterpret_cast<float *>(mma_smem);

@@ -35,6 +35,13 @@ check "wgmma: 765 results, all validated ok" test "$(q "SELECT count(*) FROM res
 check "wgmma: uneven splits (7 and 3) among them" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.status = 'ok' AND (c.params LIKE '%split=7,%' OR c.params LIKE '%split=3,%')")" = 255
 q "SELECT status, count(*), max(err_global) FROM result GROUP BY status" | sed 's/^/    wgmma status, count, worst error: /'
 
+# the wgmma cluster tiles that push their accumulators as they are
+# (tests/spaces/gpu_push.yaml: mma_push_direct, 4 and 2 tokens a rank)
+db=$TMP/push.db
+expect_exit "sweep gpu_push.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_push.yaml --db "$db" --no-retest --deadline 10
+check "push: 170 results (85 of split 8), all validated ok" test "$(q "SELECT count(*) FROM result WHERE status = 'ok'")/$(q "SELECT count(*) FROM result")/$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.params LIKE '%split=8,%'")" = 170/170/85
+q "SELECT status, count(*), max(err_global), max(err_row) FROM result GROUP BY status" | sed 's/^/    push status, count, worst global and row error: /'
+
 # warps on K first (tests/spaces/gpu_wk.yaml): wk 2 and 4, every combine
 db=$TMP/wk.db
 expect_exit "sweep gpu_wk.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/gpu_wk.yaml --db "$db" --no-retest --deadline 10
