@@ -44,13 +44,18 @@ for d in frag32 skew2 tail partner clock; do
 	$NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Iruntime -o build/diag/$d tools/diag/$d.cu \
 		tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
 done
-# template_copy OUT N MARK SED-ARGS...: templates/mma_skinny.cuh edited by
-# sed into OUT, which must then hold N lines with MARK (else the lines the
-# edits look for have moved: stop)
+# template_copy OUT N MARK REV SED-ARGS...: templates/mma_skinny.cuh (as of
+# git revision REV; the tree's when REV is -) edited by sed into OUT, which
+# must then hold N lines with MARK (else the lines the edits look for have
+# moved: stop)
 template_copy() {
-	local out=$1 want=$2 mark=$3
-	shift 3
-	sed "$@" templates/mma_skinny.cuh >"$out"
+	local out=$1 want=$2 mark=$3 rev=$4
+	shift 4
+	if [ "$rev" = - ]; then
+		sed "$@" templates/mma_skinny.cuh >"$out"
+	else
+		git show "$rev:templates/mma_skinny.cuh" | sed "$@" >"$out"
+	fi
 	if [ "$(grep -c "$mark" "$out")" != "$want" ]; then
 		echo "$out: the lines its edits look for moved in templates/mma_skinny.cuh" >&2
 		exit 3
@@ -58,14 +63,17 @@ template_copy() {
 }
 # ktconst: mma_skinny as it is and with K a constant where a block
 # counts its k tiles (DIAG_K), each copy in a namespace of its own
-template_copy build/diag/skinny_kt.cuh 2 DIAG_K \
+template_copy build/diag/skinny_kt.cuh 2 DIAG_K - \
 	-e 's|const int ktotal = K / BK;|const int ktotal = DIAG_K / BK;|' \
 	-e 's|const int ktiles = (int)((long long)(split + 1) \* ktotal / SPLIT) - kt_first;|const int ktiles = (DIAG_K / BK) % SPLIT ? (int)((long long)(split + 1) * ktotal / SPLIT) - kt_first : DIAG_K / BK / SPLIT;|'
 $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/diag/ktconst tools/diag/ktconst.cu \
 	tuner/harness.cu build/lib/libgemmtab.a -lcublasLt -lcublas
-# cut: qkv 32's committed kernel with its parts cut out, one namespace per
-# DIAG_CUT value (tools/diag/cut.cu says which bit cuts what)
-template_copy build/diag/skinny_cut.cuh 8 DIAG_ \
+# cut: qkv 32's kernel with its parts cut out, one namespace per DIAG_CUT
+# value (tools/diag/cut.cu says which bit cuts what). The template as of
+# 35541d8 (CUT_REF), the last before its wgmma cluster tiles took the
+# direct push (cut's bit 256, run 261): the copy still holds the epilogue
+# tile's push that the bits cut apart
+template_copy build/diag/skinny_cut.cuh 8 DIAG_ "${CUT_REF:-35541d8}" \
 	-e '/^#pragma once/d' \
 	-e 's|^\t/\* accumulators to the epilogue tile E\[wk\]\[token\]\[row\] \*/|\tif constexpr ((DIAG_CUT \& 384) \&\& CLUSTER \&\& !HILO \&\& MMA == MMA_WGMMA) { DIAG_DIRECT_PUSH return; }\n&|' \
 	-e 's|E\[(wk \* BN + token) \* LD + row\] = acc\[i\]\[j\]\[c\];|if (!(DIAG_CUT \& 64)) E[(wk * BN + token) * LD + row] = acc[i][j][c];|' \

@@ -1,12 +1,17 @@
 /*
- * tools/diag/cut.cu: qkv at M = 32 on the committed kernel (mma_skinny,
- * 64 x 32 x 64, 4 warps, 5 stages, split 8, wgmma, the cluster push) with
- * its parts cut out one at a time: where do its ~1.5 us over the stream
- * go? A diagnostic, not part of gemmtab (session 18; run 101 did this for
- * session 8's kernel with mma_ablate.patch, which no longer applies).
+ * tools/diag/cut.cu: qkv at M = 32 on session 18's committed kernel
+ * (mma_skinny, 64 x 32 x 64, 4 warps, 5 stages, split 8, wgmma, the
+ * cluster push through the epilogue tile) with its parts cut out one at a
+ * time: where do its ~1.5 us over the stream go? A diagnostic, not part
+ * of gemmtab (session 18; run 101 did this for session 8's kernel with
+ * mma_ablate.patch, which no longer applies). The library's own call it
+ * is timed and checked beside is the current table's: since run 263 the
+ * template pushes such tiles straight from the accumulators (bit 256's
+ * form), so the library's call and form 256 are the same code.
  *
  * tools/diag/build.sh makes build/diag/skinny_cut.cuh from
- * templates/mma_skinny.cuh by sed: DIAG_CUT bit 1 drops the wgmma k loop
+ * templates/mma_skinny.cuh as of 35541d8 (the last before the direct push
+ * moved into it; CUT_REF picks another) by sed: DIAG_CUT bit 1 drops the wgmma k loop
  * (the accumulators stay 0), 2 the token tile's copies, 4 the push's
  * remote stores, 8 the cluster barrier after them (only with 4: a rank
  * must not leave while a peer still stores into it), 16 the push through
