@@ -19,7 +19,7 @@
  * order rotated per rank (tools/diag/cut_hooks.h), 64 the accumulators'
  * stores into the epilogue tile the push reads, 128 and 256 the push
  * straight from the accumulators (no epilogue tile; owners by threads or
- * by tokens). Each value of DIAG_CUT
+ * by tokens), 512 bit 256's owners with 16-byte stores instead of 8. Each value of DIAG_CUT
  * is a copy of the template in a namespace of its own. The uncut copy
  * and forms 16 and 32 must match the library's own call bit for bit; the
  * others store a wrong Y by design (docs/notes.md, runs 253-255). All are timed beside the library's call and the
@@ -109,6 +109,12 @@ namespace c256 {
 #include "skinny_cut.cuh"
 }
 #undef DIAG_CUT
+#define DIAG_CUT 512
+#include "cut_hooks.h"
+namespace c512 {
+#include "skinny_cut.cuh"
+}
+#undef DIAG_CUT
 
 namespace {
 
@@ -181,6 +187,7 @@ int main(int argc, char **argv)
 		FORM(c128, "s5 push from the accumulators", 5),
 		FORM(c128, "s4 push from the accumulators", 4),
 		FORM(c256, "s5 push from the accumulators by token", 5),
+		FORM(c512, "s5 push by token, 16-byte stores", 5),
 	};
 
 	diag_lib lib;

@@ -31,6 +31,16 @@
  * after the barrier each owner adds its slots in rank order (as the
  * template does) and stores its rows of Y two tokens a thread. */
 #undef DIAG_DIRECT_PUSH
+#ifndef DIAG_BF16_STORE_IF
+#define DIAG_BF16_STORE_IF
+/* Y[token][col] = v where token < M */
+__device__ __forceinline__ void bf16_store_if(__nv_bfloat16 *Y, int token, int M, int N, int col,
+					      float v)
+{
+	if (token < M)
+		Y[(size_t)token * N + col] = __float2bfloat16_rn(v);
+}
+#endif
 #if DIAG_CUT & 128
 #define DIAG_DIRECT_PUSH                                                                         \
 	{                                                                                        \
@@ -106,6 +116,44 @@
 					Y[(size_t)(t0 + token) * N + n0 + row] =                 \
 						__float2bfloat16_rn(s[t]);                       \
 			}                                                                        \
+		}                                                                                \
+	}
+#elif DIAG_CUT & 512
+/* bit 512: bit 256's owners by tokens, but a thread's four sums of one
+ * token pair (acc[j][0..3]: tokens 2c and 2c + 1 of rows r and r + 8, c =
+ * lane % 4; TPW even, so one owner) are one 16-byte remote store instead
+ * of two of 8: the owner's slots [rank][row pair g][token pair p] in
+ * float4s, g = warp * 8 + lane / 4, p = token % TPW / 2; the owner adds
+ * its slots in rank order and stores 2 tokens of 2 rows a thread */
+#define DIAG_DIRECT_PUSH                                                                         \
+	{                                                                                        \
+		constexpr int TPW = BN / SPLIT, P = TPW / 2, V = BM / 2 * P;                    \
+		static_assert(MT == 1 && WN == 1 && TPW % 2 == 0 && BM / WM == 16 &&              \
+				      SPLIT * V * 16 <= mma_recv_bytes(BN, BM, SPLIT),             \
+			      "the direct push's slots");                                          \
+		const unsigned rank = mma_cluster_rank();                                        \
+		const unsigned off = mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, 0, WKS);    \
+		const int g = wm * 8 + (lane >> 2);                                              \
+		mma_cluster_wait();                                                              \
+		_Pragma("unroll") for (int j = 0; j < NT; j++) {                                 \
+			const int token = j * 8 + 2 * (lane & 3);                                \
+			mma_store_peer(raw + off + (rank * V + g * P + token % TPW / 2) * 16,    \
+				       token / TPW,                                              \
+				       make_float4(acc[0][j][0], acc[0][j][1], acc[0][j][2],      \
+						   acc[0][j][3]));                                 \
+		}                                                                                \
+		mma_cluster_sync();                                                              \
+		const float4 *slots = reinterpret_cast<const float4 *>(mma_smem + off);          \
+		for (int v = tid; v < V; v += THREADS) {                                         \
+			float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);                          \
+			_Pragma("unroll") for (int r = 0; r < SPLIT; r++)                         \
+				s = mma_add4(s, slots[r * V + v]);                               \
+			const int gg = v / P, row = gg / 8 * 16 + gg % 8;                        \
+			const int token = t0 + (int)rank * TPW + v % P * 2;                      \
+			bf16_store_if(Y, token, M, N, n0 + row, s.x);                            \
+			bf16_store_if(Y, token + 1, M, N, n0 + row, s.y);                        \
+			bf16_store_if(Y, token, M, N, n0 + row + 8, s.z);                        \
+			bf16_store_if(Y, token + 1, M, N, n0 + row + 8, s.w);                    \
 		}                                                                                \
 	}
 #else
