@@ -101,10 +101,12 @@ $(BUILD)/tools/embed: tools/embed.c
 # The template adapters are embedded too: each template's hash covers its
 # kernel source, its adapter and the adapter files it shares (tuner/sources.c).
 ADAPTERS := $(sort $(wildcard tuner/tmpl_*.c tuner/tmpl_*.h))
-$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) db/schema.sql
+# the weight re-layouts the templates' kernels read (hashed with them)
+RELAYOUTS := runtime/pack.cuh runtime/hilo.cuh
+$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) db/schema.sql
 	@mkdir -p $(@D)
-	@echo "  EMBED   $(TEMPLATES) $(ADAPTERS) db/schema.sql"
-	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) $(ADAPTERS) db/schema.sql && mv $@.tmp $@
+	@echo "  EMBED   $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) db/schema.sql"
+	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) db/schema.sql && mv $@.tmp $@
 
 $(OBJ)/embedded_data.o: $(GEN)/embedded_data.c
 	@mkdir -p $(@D)

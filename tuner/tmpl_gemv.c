@@ -5,6 +5,7 @@
  * top of gemv.cuh.
  */
 #include "tmpl.h"
+#include "tmpl_plan.h"
 
 #include <stdio.h>
 
@@ -30,8 +31,6 @@ static const struct tmpl_param params[NPARAMS] = {
  * counters); with ptxas's 255-register cap this keeps only layouts whose
  * accumulators and in-flight loads can live in registers. */
 #define REG_OVERHEAD 16
-#define MAX_REGS_PER_THREAD 255
-#define REGS_PER_SM 65536
 
 static const char *type_name(enum dtype t)
 {
@@ -56,10 +55,7 @@ static const char *gemv_check(const struct shape *s, const long *p)
 	long chunk = p[P_WARPS] * 32 * p[P_UNROLL] * vec_of(s);
 	if (s->k % (p[P_SPLIT] * chunk))
 		return "k not a multiple of split*warps*32*unroll*vec";
-	long threads = p[P_WARPS] * 32;
-	long limit = REGS_PER_SM / threads;
-	if (limit > MAX_REGS_PER_THREAD)
-		limit = MAX_REGS_PER_THREAD;
+	const long limit = hw_regs_per_thread(p[P_WARPS] * 32);
 	long acc = p[P_ROWS] * p[P_TOKENS];
 	long loads = 4 * p[P_UNROLL] * p[P_ROWS];     /* a uint4 per load */
 	if (acc + loads + REG_OVERHEAD > limit)
@@ -81,20 +77,6 @@ static int gemv_kernels(const struct shape *s, const long *p,
 	return need;
 }
 
-static void set_dims(unsigned v[3], unsigned x, unsigned y)
-{
-	v[0] = x;
-	v[1] = y;
-	v[2] = 1;
-}
-
-static void add_arg(struct launch_step *st, enum arg_kind kind, long value)
-{
-	st->args[st->nargs].kind = kind;
-	st->args[st->nargs].value = value;
-	st->nargs++;
-}
-
 static int gemv_plan(const struct shape *s, const long *p, int m, struct launch_plan *out)
 {
 	if (m < 1 || gemv_check(s, p))
@@ -106,15 +88,15 @@ static int gemv_plan(const struct shape *s, const long *p, int m, struct launch_
 	struct launch_step *st = &out->steps[out->nsteps++];
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
-	set_dims(st->grid, (unsigned)(s->n / p[P_ROWS]), (unsigned)split);
-	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1);
-	add_arg(st, ARG_W, 0);
-	add_arg(st, ARG_X, 0);
-	add_arg(st, ARG_Y, 0);
-	add_arg(st, ARG_WS, 0);
-	add_arg(st, ARG_M, 0);
-	add_arg(st, ARG_N, 0);
-	add_arg(st, ARG_K, 0);
+	plan_dims(st->grid, (unsigned)(s->n / p[P_ROWS]), (unsigned)split, 1);
+	plan_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
+	plan_arg(st, ARG_W, 0);
+	plan_arg(st, ARG_X, 0);
+	plan_arg(st, ARG_Y, 0);
+	plan_arg(st, ARG_WS, 0);
+	plan_arg(st, ARG_M, 0);
+	plan_arg(st, ARG_N, 0);
+	plan_arg(st, ARG_K, 0);
 	if (split == 1)
 		return 0;
 
@@ -122,20 +104,23 @@ static int gemv_plan(const struct shape *s, const long *p, int m, struct launch_
 	st->kind = STEP_KERNEL;
 	st->kernel = 1;
 	long total = (long)m * s->n;
-	set_dims(st->grid, (unsigned)((total + REDUCE_THREADS - 1) / REDUCE_THREADS), 1);
-	set_dims(st->block, REDUCE_THREADS, 1);
-	add_arg(st, ARG_WS, 0);
-	add_arg(st, ARG_Y, 0);
-	add_arg(st, ARG_INT, split);
-	add_arg(st, ARG_M, 0);
-	add_arg(st, ARG_N, 0);
+	plan_dims(st->grid, (unsigned)((total + REDUCE_THREADS - 1) / REDUCE_THREADS), 1, 1);
+	plan_dims(st->block, REDUCE_THREADS, 1, 1);
+	plan_arg(st, ARG_WS, 0);
+	plan_arg(st, ARG_Y, 0);
+	plan_arg(st, ARG_INT, split);
+	plan_arg(st, ARG_M, 0);
+	plan_arg(st, ARG_N, 0);
 	return 0;
 }
+
+static const char *const shared_files[] = { "tuner/tmpl_plan.h", NULL };
 
 const struct tmpl tmpl_gemv = {
 	.stem = "gemv",
 	.source = "templates/gemv.cuh",
 	.adapter = "tuner/tmpl_gemv.c",
+	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
 	.check = gemv_check,

@@ -7,6 +7,7 @@
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
+#include "tmpl_plan.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -42,8 +43,6 @@ static const struct tmpl_param params[NPARAMS] = {
 #define REDUCE_THREADS 256
 #define EPI_PAD 4
 #define MAX_CLUSTER 8
-/* The H100/H200 opt-in limit of dynamic shared memory per block (227 KiB). */
-#define MAX_SMEM (227 * 1024)
 #define MAX_GRID_YZ 65535
 #define MAX_REDUCE_BLOCKS 65535
 
@@ -146,7 +145,7 @@ const char *mma_tile_fit_check(const struct mma_tile *t, long rows, long k)
 	/* No register check: the largest tile a thread can own (bm 128 x bn 64
 	 * on 2 warps) is 128 FP32 accumulators, the template's static_assert
 	 * limit; ptxas reports 211 registers and no spills for it. */
-	if (mma_tile_smem(t) > MAX_SMEM)
+	if (mma_tile_smem(t) > HW_MAX_DYN_SMEM)
 		return "shared memory exceeds 227 KiB";
 	return NULL;
 }
@@ -174,7 +173,7 @@ static const char *mma_check(const struct shape *s, const long *p)
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > MAX_CLUSTER)
 		return "a cluster holds at most 8 blocks";
 	if (p[P_COMBINE] == COMBINE_CLUSTER && p[P_SPLIT] > 1 &&
-	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM], p[P_SPLIT]) > MAX_SMEM)
+	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM], p[P_SPLIT]) > HW_MAX_DYN_SMEM)
 		return "shared memory exceeds 227 KiB";
 	if (p[P_PDL] && (p[P_SPLIT] == 1 || p[P_COMBINE] == COMBINE_CLUSTER))
 		return "pdl needs a second kernel (split with partials or atomic)";
@@ -212,20 +211,6 @@ static int mma_kernels(const struct shape *s, const long *p,
 	return need;
 }
 
-static void set_dims(unsigned v[3], unsigned x, unsigned y, unsigned z)
-{
-	v[0] = x;
-	v[1] = y;
-	v[2] = z;
-}
-
-static void add_arg(struct launch_step *st, enum arg_kind kind, long value)
-{
-	st->args[st->nargs].kind = kind;
-	st->args[st->nargs].value = value;
-	st->nargs++;
-}
-
 /* Blocks of REDUCE_THREADS over n4 float4s, at most MAX_REDUCE_BLOCKS. */
 static unsigned float4_blocks(long n4)
 {
@@ -239,13 +224,13 @@ static void add_reduce(struct launch_plan *out, long splits, long m, long n, int
 	st->kind = STEP_KERNEL;
 	st->kernel = 1;
 	st->pdl = pdl;
-	set_dims(st->grid, float4_blocks(m * n / 4), 1, 1);
-	set_dims(st->block, REDUCE_THREADS, 1, 1);
-	add_arg(st, ARG_WS, 0);
-	add_arg(st, ARG_Y, 0);
-	add_arg(st, ARG_INT, splits);
-	add_arg(st, ARG_M, 0);
-	add_arg(st, ARG_N, 0);
+	plan_dims(st->grid, float4_blocks(m * n / 4), 1, 1);
+	plan_dims(st->block, REDUCE_THREADS, 1, 1);
+	plan_arg(st, ARG_WS, 0);
+	plan_arg(st, ARG_Y, 0);
+	plan_arg(st, ARG_INT, splits);
+	plan_arg(st, ARG_M, 0);
+	plan_arg(st, ARG_N, 0);
 }
 
 int mma_add_zero_step(struct launch_plan *out, enum arg_kind target, size_t bytes, int pdl,
@@ -262,10 +247,10 @@ int mma_add_zero_step(struct launch_plan *out, enum arg_kind target, size_t byte
 		return -1;
 	z->kind = STEP_KERNEL;
 	z->kernel = zero_kernel;
-	set_dims(z->grid, float4_blocks((long)n4), 1, 1);
-	set_dims(z->block, REDUCE_THREADS, 1, 1);
-	add_arg(z, target, 0);
-	add_arg(z, ARG_INT, (long)n4);
+	plan_dims(z->grid, float4_blocks((long)n4), 1, 1);
+	plan_dims(z->block, REDUCE_THREADS, 1, 1);
+	plan_arg(z, target, 0);
+	plan_arg(z, ARG_INT, (long)n4);
 	return 0;
 }
 
@@ -290,20 +275,20 @@ static int mma_plan(const struct shape *s, const long *p, int m, struct launch_p
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
 	st->pdl = pdl && out->nsteps > 1;
-	set_dims(st->grid, (unsigned)((m + p[P_BN] - 1) / p[P_BN]), (unsigned)split,
+	plan_dims(st->grid, (unsigned)((m + p[P_BN] - 1) / p[P_BN]), (unsigned)split,
 		 (unsigned)(s->n / p[P_BM]));
-	set_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
+	plan_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
 	const struct mma_tile t = tile_of(p);
 	st->smem = (unsigned)mma_tile_smem(&t);
 	if (split > 1 && combine == COMBINE_CLUSTER)
 		st->smem += (unsigned)mma_cluster_recv_bytes(p[P_BN], p[P_BM], split);
-	add_arg(st, p[P_LAYOUT] == LAYOUT_TILES ? ARG_PREP : ARG_W, 0);
-	add_arg(st, ARG_X, 0);
-	add_arg(st, ARG_Y, 0);
-	add_arg(st, ARG_WS, 0);
-	add_arg(st, ARG_M, 0);
-	add_arg(st, ARG_N, 0);
-	add_arg(st, ARG_K, 0);
+	plan_arg(st, p[P_LAYOUT] == LAYOUT_TILES ? ARG_PREP : ARG_W, 0);
+	plan_arg(st, ARG_X, 0);
+	plan_arg(st, ARG_Y, 0);
+	plan_arg(st, ARG_WS, 0);
+	plan_arg(st, ARG_M, 0);
+	plan_arg(st, ARG_N, 0);
+	plan_arg(st, ARG_K, 0);
 
 	if (uses_reduce(p))
 		add_reduce(out, combine == COMBINE_ATOMIC ? 1 : split, m, s->n, pdl);
@@ -318,7 +303,10 @@ static struct relayout mma_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
 }
 
-static const char *const shared_files[] = { "tuner/tmpl_mma.h", NULL };
+/* runtime/pack.cuh: the packed tiles layout=tiles reads (its swizzle is
+ * the template's ldmatrix addressing) */
+static const char *const shared_files[] = { "tuner/tmpl_mma.h", "tuner/tmpl_plan.h",
+					    "runtime/pack.cuh", NULL };
 
 const struct tmpl tmpl_mma = {
 	.stem = "mma_skinny",

@@ -8,6 +8,7 @@
  * top of mma_frag.cuh.
  */
 #include "tmpl.h"
+#include "tmpl_plan.h"
 
 #include <stdio.h>
 
@@ -36,12 +37,8 @@ static const struct tmpl_param params[NPARAMS] = {
  * anyway is pruned once compiled (tuner/launch.c refuses local memory: runs
  * 210-215 pruned 32 x 2 x 16 x 2 and 16 x 8 x 8 x 2 so). */
 #define REG_OVERHEAD 24
-#define MAX_REGS_PER_THREAD 255
-#define REGS_PER_SM 65536
 /* The most chunks of a warp kfix unrolls into one kernel. */
 #define MAX_KC 64
-/* Static shared memory of one block (the warps' sums). */
-#define MAX_STATIC_SMEM (48 * 1024)
 #define MAX_GRID_Y 65535
 
 /* mma_frag_ld in mma_frag.cuh: a row of the warps' sums, rows floats
@@ -71,16 +68,13 @@ static const char *frag_check(const struct shape *s, const long *p)
 		return "kfix: more than 64 chunks of 32 k a warp";
 	if (s->n / rows > MAX_GRID_Y)
 		return "n/(8*nt) exceeds the grid";
-	const long threads = p[P_WARPS] * 32;
-	long limit = REGS_PER_SM / threads;
-	if (limit > MAX_REGS_PER_THREAD)
-		limit = MAX_REGS_PER_THREAD;
+	const long limit = hw_regs_per_thread(p[P_WARPS] * 32);
 	/* a uint4 per weight group and per token group of each chunk in
 	 * flight, and 4 accumulators per weight group */
 	const long loads = 4 * p[P_U] * (p[P_NT] + p[P_TOK] / 8);
 	if (loads + 4 * p[P_NT] + REG_OVERHEAD > limit)
 		return "loads and accumulators do not fit in registers";
-	if (p[P_WARPS] * p[P_TOK] * sums_row(rows) * 4 > MAX_STATIC_SMEM)
+	if (p[P_WARPS] * p[P_TOK] * sums_row(rows) * 4 > HW_MAX_STATIC_SMEM)
 		return "the warps' sums exceed 48 KiB of shared memory";
 	return NULL;
 }
@@ -97,13 +91,6 @@ static int frag_kernels(const struct shape *s, const long *p,
 	return 1;
 }
 
-static void add_arg(struct launch_step *st, enum arg_kind kind)
-{
-	st->args[st->nargs].kind = kind;
-	st->args[st->nargs].value = 0;
-	st->nargs++;
-}
-
 static int frag_plan(const struct shape *s, const long *p, int m, struct launch_plan *out)
 {
 	if (m < 1 || frag_check(s, p))
@@ -112,17 +99,15 @@ static int frag_plan(const struct shape *s, const long *p, int m, struct launch_
 	struct launch_step *st = &out->steps[out->nsteps++];
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
-	st->grid[0] = (unsigned)((m + p[P_TOK] - 1) / p[P_TOK]);
-	st->grid[1] = (unsigned)(s->n / (TILE_ROWS * p[P_NT]));
-	st->grid[2] = 1;
-	st->block[0] = (unsigned)(p[P_WARPS] * 32);
-	st->block[1] = st->block[2] = 1;
-	add_arg(st, ARG_PREP);
-	add_arg(st, ARG_X);
-	add_arg(st, ARG_Y);
-	add_arg(st, ARG_M);
-	add_arg(st, ARG_N);
-	add_arg(st, ARG_K);
+	plan_dims(st->grid, (unsigned)((m + p[P_TOK] - 1) / p[P_TOK]),
+		  (unsigned)(s->n / (TILE_ROWS * p[P_NT])), 1);
+	plan_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
+	plan_arg(st, ARG_PREP, 0);
+	plan_arg(st, ARG_X, 0);
+	plan_arg(st, ARG_Y, 0);
+	plan_arg(st, ARG_M, 0);
+	plan_arg(st, ARG_N, 0);
+	plan_arg(st, ARG_K, 0);
 	return 0;
 }
 
@@ -132,10 +117,15 @@ static struct relayout frag_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_TILES, TILE_ROWS, TILE_COLS };
 }
 
+/* runtime/pack.cuh: the 8 x 32 tiles the kernel reads, swizzled as its
+ * loads expect */
+static const char *const shared_files[] = { "tuner/tmpl_plan.h", "runtime/pack.cuh", NULL };
+
 const struct tmpl tmpl_mma_frag = {
 	.stem = "mma_frag",
 	.source = "templates/mma_frag.cuh",
 	.adapter = "tuner/tmpl_mma_frag.c",
+	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
 	.relayout = frag_relayout,

@@ -25,6 +25,7 @@
  */
 #include "tmpl.h"
 #include "tmpl_mma.h"
+#include "tmpl_plan.h"
 
 #include <stdio.h>
 
@@ -79,7 +80,7 @@ static const char *hilo_check(const struct shape *s, const long *p)
 		return "a zero-block combine needs split >= 2";
 	if (p[P_COMBINE] == COMBINE_CLUSTER &&
 	    mma_tile_smem(&t) + mma_cluster_recv_bytes(p[P_BN], p[P_BM] / 2, p[P_SPLIT]) >
-	    227 * 1024)
+	    HW_MAX_DYN_SMEM)
 		return "shared memory exceeds 227 KiB";
 	return mma_tile_fit_check(&t, 2L * s->n, s->k);
 }
@@ -104,13 +105,6 @@ static int hilo_kernels(const struct shape *s, const long *p,
 	return 1 + (int)p[P_PDL];
 }
 
-static void add_arg(struct launch_step *st, enum arg_kind kind)
-{
-	st->args[st->nargs].kind = kind;
-	st->args[st->nargs].value = 0;
-	st->nargs++;
-}
-
 static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_plan *out)
 {
 	if (m < 1 || hilo_check(s, p))
@@ -127,28 +121,26 @@ static int hilo_plan(const struct shape *s, const long *p, int m, struct launch_
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
 	st->pdl = (int)p[P_PDL];
-	st->grid[0] = (unsigned)((m + p[P_BN] - 1) / p[P_BN]);
-	st->grid[1] = (unsigned)p[P_SPLIT];
-	st->grid[2] = (unsigned)(2L * s->n / p[P_BM]);
-	st->block[0] = (unsigned)(p[P_WARPS] * 32);
-	st->block[1] = st->block[2] = 1;
+	plan_dims(st->grid, (unsigned)((m + p[P_BN] - 1) / p[P_BN]), (unsigned)p[P_SPLIT],
+		  (unsigned)(2L * s->n / p[P_BM]));
+	plan_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
 	st->smem = (unsigned)mma_tile_smem(&t);
 	if (p[P_COMBINE] == COMBINE_CLUSTER)
 		st->smem += (unsigned)mma_cluster_recv_bytes(p[P_BN], p[P_BM] / 2, p[P_SPLIT]);
-	add_arg(st, ARG_PREP);
-	add_arg(st, ARG_X);
-	add_arg(st, ARG_Y);
+	plan_arg(st, ARG_PREP, 0);
+	plan_arg(st, ARG_X, 0);
+	plan_arg(st, ARG_Y, 0);
 	if (p[P_COMBINE] == COMBINE_ZBLOCK) {
 		/* the zero block's slice first; its flag, and one more warp per
 		 * block that watches it (mma_hilo_zblock_kernel) */
 		st->grid[2]++;
 		st->block[0] += 32;
 		out->sync_bytes = sizeof(unsigned);
-		add_arg(st, ARG_SYNC);
+		plan_arg(st, ARG_SYNC, 0);
 	}
-	add_arg(st, ARG_M);
-	add_arg(st, ARG_N);
-	add_arg(st, ARG_K);
+	plan_arg(st, ARG_M, 0);
+	plan_arg(st, ARG_N, 0);
+	plan_arg(st, ARG_K, 0);
 	return 0;
 }
 
@@ -160,7 +152,9 @@ static struct relayout hilo_relayout(const long *p)
 
 /* The tile's legality, its shared memory and the zero-fill step come
  * from mma_skinny's adapter. */
-static const char *const shared_files[] = { "tuner/tmpl_mma.c", "tuner/tmpl_mma.h", NULL };
+/* runtime/hilo.cuh: the hi/lo split the template's prepared W is */
+static const char *const shared_files[] = { "tuner/tmpl_mma.c", "tuner/tmpl_mma.h",
+					    "tuner/tmpl_plan.h", "runtime/hilo.cuh", NULL };
 
 const struct tmpl tmpl_mma_hilo = {
 	.stem = "mma_hilo",

@@ -14,7 +14,7 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   ec291eae7704ea15 (hash of the template sources)
+ *   sources   f1af20cc7a0a4444 (hash of the template sources)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):
@@ -24,13 +24,13 @@
  *     M 1, 2, 3..7, 8 (4 entries, 8 Ms)
  *     measured M 1 2 3 7 8
  *   qkv (n 2304, k 8192, bf16 x bf16 -> bf16):
- *     M 1..7, 8, 9..16, 17..32, 33..127, 128, 255, 256 (8 entries, 130 Ms)
+ *     M 1..7, 8, 9..16, 17..31, 32, 33..127, 128, 255, 256 (9 entries, 130 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   pooler (n 4096, k 8192, bf16 x bf16 -> bf16):
- *     M 1, 2, 3..7, 8, 9..16, 17..31, 32, 33, 127, 128, 255, 256 (12 entries, 37 Ms)
+ *     M 1, 2, 3..7, 8, 9..16, 17..31, 32, 33..128, 255..256 (9 entries, 130 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   oproj (n 8192, k 1024, bf16 x bf16 -> bf16):
- *     M 1, 2..7, 8, 9..16, 17..31, 32, 127, 128, 255, 256, 512 (11 entries, 37 Ms)
+ *     M 1, 2..8, 9..16, 17..31, 32, 127, 128, 255, 256, 512 (10 entries, 37 Ms)
  *     measured M 1 2 3 7 8 9 16 17 31 32 33 127 128 129 255 256 257 512
  *   unpooler (n 8192, k 4096, bf16 x bf16 -> bf16):
  *     M 9..31, 32, 127, 128, 129, 255, 256, 512 (8 entries, 30 Ms)
@@ -45,57 +45,57 @@
  * nkernels, kernel[], ratio_min, pairs_min */
 static const struct gt_table_entry gt_table_entries[] = {
 	/* router, M 1: gemv warps=16,rows=1,tokens=1,unroll=2,split=1,cache=nc_na_evict_first
-	 *   M 1: 1.972 (200 pairs) */
+	 *   M 1: 2.034 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 1, 1, "gemv", { 16, 1, 1, 2, 1, 4 /* nc_na_evict_first */ },
-	  1, { 3 }, 1.972, 200 },
+	  1, { 3 }, 2.034, 200 },
 	/* router, M 2: mma_hilo bm=32,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 2: 4.177 (200 pairs) */
+	 *   M 2: 4.127 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 2, 2, "mma_hilo", { 32, 8, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 16 }, 4.177, 200 },
+	  1, { 15 }, 4.127, 200 },
 	/* router, M 3..7: mma_hilo bm=32,bn=8,bk=64,warps=4,stages=6,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 3: 4.069 (200 pairs), M 7: 6.555 (200 pairs) */
+	 *   M 3: 4.049 (200 pairs), M 7: 6.553 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 3, 7, "mma_hilo", { 32, 8, 64, 4, 6, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 17 }, 4.069, 200 },
+	  1, { 16 }, 4.049, 200 },
 	/* router, M 8: mma_hilo bm=32,bn=8,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 8: 6.723 (200 pairs) */
+	 *   M 8: 6.638 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 8, 8, "mma_hilo", { 32, 8, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 16 }, 6.723, 200 },
+	  1, { 15 }, 6.638, 200 },
 	/* router, M 9..16: mma_hilo bm=32,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 9: 6.359 (200 pairs), M 16: 6.447 (200 pairs) */
+	 *   M 9: 6.431 (200 pairs), M 16: 6.312 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 9, 16, "mma_hilo", { 32, 16, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 14 }, 6.359, 200 },
+	  1, { 13 }, 6.312, 200 },
 	/* router, M 17..31: mma_hilo bm=32,bn=32,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 17: 4.177 (200 pairs), M 31: 4.136 (200 pairs) */
+	 *   M 17: 4.233 (200 pairs), M 31: 4.213 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 17, 31, "mma_hilo", { 32, 32, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 15 }, 4.136, 200 },
+	  1, { 14 }, 4.213, 200 },
 	/* router, M 32: mma_hilo bm=64,bn=16,bk=128,warps=4,stages=4,split=16,cache=cg,combine=zblock,mma=sync,pdl=0
-	 *   M 32: 4.123 (200 pairs) */
+	 *   M 32: 4.104 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 32, 32, "mma_hilo", { 64, 16, 128, 4, 4, 16, 0 /* cg */, 2 /* zblock */, 0 /* sync */, 0 },
-	  1, { 18 }, 4.123, 200 },
-	/* router, M 33..127: mma_hilo bm=128,bn=64,bk=64,warps=8,stages=6,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 33: 3.455 (200 pairs), M 127: 4.505 (200 pairs) */
-	{ 256, 8192, 1, 0, 1, 33, 127, "mma_hilo", { 128, 64, 64, 8, 6, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 13 }, 3.455, 200 },
+	  1, { 17 }, 4.104, 200 },
+	/* router, M 33..127: mma_hilo bm=64,bn=64,bk=64,warps=4,stages=5,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
+	 *   M 33: 3.437 (200 pairs), M 127: 4.734 (200 pairs) */
+	{ 256, 8192, 1, 0, 1, 33, 127, "mma_hilo", { 64, 64, 64, 4, 5, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
+	  1, { 18 }, 3.437, 200 },
 	/* router, M 128: mma_hilo bm=64,bn=64,bk=64,warps=4,stages=6,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 128: 4.618 (200 pairs) */
+	 *   M 128: 4.621 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 128, 128, "mma_hilo", { 64, 64, 64, 4, 6, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 19 }, 4.618, 200 },
+	  1, { 19 }, 4.621, 200 },
 	/* router, M 129..255: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=4,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 129: 4.937 (200 pairs), M 255: 5.336 (200 pairs) */
+	 *   M 129: 4.870 (200 pairs), M 255: 5.292 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 129, 255, "mma_hilo", { 128, 128, 64, 8, 4, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 11 }, 4.937, 200 },
+	  1, { 11 }, 4.870, 200 },
 	/* router, M 256: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=5,split=16,cache=cg,combine=zblock,mma=wgmma,pdl=0
-	 *   M 256: 5.437 (200 pairs) */
+	 *   M 256: 5.394 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 256, 256, "mma_hilo", { 128, 128, 64, 8, 5, 16, 0 /* cg */, 2 /* zblock */, 1 /* wgmma */, 0 },
-	  1, { 12 }, 5.437, 200 },
+	  1, { 12 }, 5.394, 200 },
 	/* router, M 257..512: mma_hilo bm=128,bn=128,bk=64,warps=8,stages=5,split=16,cache=cg,combine=atomic,mma=wgmma,pdl=1
-	 *   M 257: 3.697 (200 pairs), M 512: 5.218 (200 pairs) */
+	 *   M 257: 3.748 (200 pairs), M 512: 5.031 (200 pairs) */
 	{ 256, 8192, 1, 0, 1, 257, 512, "mma_hilo", { 128, 128, 64, 8, 5, 16, 0 /* cg */, 0 /* atomic */, 1 /* wgmma */, 1 },
-	  2, { 10, 35 }, 3.697, 200 },
+	  2, { 10, 33 }, 3.748, 200 },
 	/* unpooler_slice, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=nc_na
 	 *   M 1: 1.977 (200 pairs) */
 	{ 1024, 4096, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 2 /* nc_na */ },
-	  1, { 2 }, 1.977, 200 },
+	  1, { 1 }, 1.977, 200 },
 	/* unpooler_slice, M 2: mma_frag warps=16,nt=2,tok=8,u=8,cache=nc_na,kfix=1
 	 *   M 2: 1.978 (200 pairs) */
 	{ 1024, 4096, 0, 0, 0, 2, 2, "mma_frag", { 16, 2, 8, 8, 0 /* nc_na */, 1 },
@@ -109,118 +109,107 @@ static const struct gt_table_entry gt_table_entries[] = {
 	{ 1024, 4096, 0, 0, 0, 8, 8, "mma_frag", { 16, 2, 8, 2, 1 /* evict_first */, 1 },
 	  1, { 4 }, 1.931, 200 },
 	/* qkv, M 1..7: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=4,split=4,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=0
-	 *   M 1: 1.302 (200 pairs), M 2: 1.310 (200 pairs), M 3: 1.296 (200 pairs)
-	 *   M 7: 1.322 (200 pairs) */
+	 *   M 1: 1.342 (200 pairs), M 2: 1.335 (200 pairs), M 3: 1.315 (200 pairs)
+	 *   M 7: 1.360 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 1, 7, "mma_skinny", { 32, 8, 128, 4, 4, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 0 },
-	  1, { 20 }, 1.296, 200 },
+	  1, { 20 }, 1.315, 200 },
 	/* qkv, M 8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=5,split=4,cache=cg,combine=cluster,layout=rows,mma=sync,pdl=0,wk=0
-	 *   M 8: 1.321 (200 pairs) */
+	 *   M 8: 1.365 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 32, 8, 128, 4, 5, 4, 0 /* cg */, 2 /* cluster */, 0 /* rows */, 0 /* sync */, 0, 0 },
-	  1, { 21 }, 1.321, 200 },
+	  1, { 22 }, 1.365, 200 },
 	/* qkv, M 9..16: mma_skinny bm=64,bn=16,bk=64,warps=4,stages=4,split=8,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 9: 1.243 (200 pairs), M 16: 1.229 (200 pairs) */
+	 *   M 9: 1.281 (200 pairs), M 16: 1.259 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 9, 16, "mma_skinny", { 64, 16, 64, 4, 4, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 23 }, 1.229, 200 },
-	/* qkv, M 17..32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=5,split=8,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0,wk=0
-	 *   M 17: 1.262 (200 pairs), M 31: 1.208 (200 pairs), M 32: 1.237 (200 pairs) */
-	{ 2304, 8192, 0, 0, 0, 17, 32, "mma_skinny", { 64, 32, 64, 4, 5, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0, 0 },
-	  1, { 26 }, 1.208, 200 },
+	  1, { 23 }, 1.259, 200 },
+	/* qkv, M 17..31: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=5,split=7,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0,wk=0
+	 *   M 17: 1.273 (200 pairs), M 31: 1.272 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 64, 4, 5, 7, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0, 0 },
+	  1, { 26 }, 1.272, 200 },
+	/* qkv, M 32: mma_skinny bm=64,bn=32,bk=64,warps=4,stages=5,split=8,cache=cg,combine=cluster,layout=tiles,mma=wgmma,pdl=0,wk=0
+	 *   M 32: 1.240 (200 pairs) */
+	{ 2304, 8192, 0, 0, 0, 32, 32, "mma_skinny", { 64, 32, 64, 4, 5, 8, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 1 /* wgmma */, 0, 0 },
+	  1, { 27 }, 1.240, 200 },
 	/* qkv, M 33..127: blas_lt orient=t,algo=66,tile=188,stages=35,splitk=4,reduction=2,swizzle=0,custom=0,inner=0,cluster=2
 	 *   M 33: 1.028 (200 pairs), M 127: 1.018 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 33, 127, "blas_lt", { 0 /* t */, 66, 188, 35, 4, 2, 0, 0, 0, 2 },
 	  0, { 0 }, 1.018, 200 },
 	/* qkv, M 128: blas_lt orient=t,algo=66,tile=92,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
-	 *   M 128: 1.125 (200 pairs) */
+	 *   M 128: 1.193 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 128, 128, "blas_lt", { 0 /* t */, 66, 92, 35, 1, 0, 0, 0, 0, 2 },
-	  0, { 0 }, 1.125, 200 },
+	  0, { 0 }, 1.193, 200 },
 	/* qkv, M 255: blas_lt orient=t,algo=66,tile=124,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
-	 *   M 255: 1.100 (200 pairs) */
+	 *   M 255: 1.097 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 124, 35, 1, 0, 0, 0, 0, 2 },
-	  0, { 0 }, 1.100, 200 },
+	  0, { 0 }, 1.097, 200 },
 	/* qkv, M 256: blas_lt orient=row,algo=66,tile=124,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
-	 *   M 256: 1.100 (200 pairs) */
+	 *   M 256: 1.104 (200 pairs) */
 	{ 2304, 8192, 0, 0, 0, 256, 256, "blas_lt", { 1 /* row */, 66, 124, 35, 1, 0, 0, 0, 0, 2 },
-	  0, { 0 }, 1.100, 200 },
+	  0, { 0 }, 1.104, 200 },
 	/* pooler, M 1: gemv warps=16,rows=4,tokens=1,unroll=1,split=1,cache=cg
 	 *   M 1: 1.238 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 1, 1, "gemv", { 16, 4, 1, 1, 1, 1 /* cg */ },
-	  1, { 1 }, 1.238, 200 },
+	  1, { 0 }, 1.238, 200 },
 	/* pooler, M 2: mma_frag warps=8,nt=2,tok=8,u=2,cache=nc_na,kfix=1
-	 *   M 2: 1.224 (200 pairs) */
+	 *   M 2: 1.221 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 2, 2, "mma_frag", { 8, 2, 8, 2, 0 /* nc_na */, 1 },
-	  1, { 9 }, 1.224, 200 },
+	  1, { 9 }, 1.221, 200 },
 	/* pooler, M 3..7: mma_frag warps=16,nt=4,tok=8,u=4,cache=evict_first,kfix=1
-	 *   M 3: 1.239 (200 pairs), M 7: 1.221 (200 pairs) */
+	 *   M 3: 1.222 (200 pairs), M 7: 1.212 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 3, 7, "mma_frag", { 16, 4, 8, 4, 1 /* evict_first */, 1 },
-	  1, { 8 }, 1.221, 200 },
-	/* pooler, M 8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 8: 1.213 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 32, 8, 128, 4, 6, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 22 }, 1.213, 200 },
+	  1, { 8 }, 1.212, 200 },
+	/* pooler, M 8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=5,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 8: 1.217 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 8, 8, "mma_skinny", { 32, 8, 128, 4, 5, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 21 }, 1.217, 200 },
 	/* pooler, M 9..16: mma_frag warps=16,nt=4,tok=16,u=2,cache=evict_first,kfix=1
-	 *   M 9: 1.187 (200 pairs), M 16: 1.186 (200 pairs) */
+	 *   M 9: 1.160 (200 pairs), M 16: 1.178 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 9, 16, "mma_frag", { 16, 4, 16, 2, 1 /* evict_first */, 1 },
-	  1, { 7 }, 1.186, 200 },
+	  1, { 7 }, 1.160, 200 },
 	/* pooler, M 17..31: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 17: 1.111 (200 pairs), M 31: 1.124 (200 pairs) */
+	 *   M 17: 1.141 (200 pairs), M 31: 1.155 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 17, 31, "mma_skinny", { 64, 32, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 24 }, 1.111, 200 },
+	  1, { 24 }, 1.141, 200 },
 	/* pooler, M 32: mma_skinny bm=64,bn=32,bk=128,warps=4,stages=4,split=2,cache=cg,combine=cluster,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 32: 1.184 (200 pairs) */
+	 *   M 32: 1.180 (200 pairs) */
 	{ 4096, 8192, 0, 0, 0, 32, 32, "mma_skinny", { 64, 32, 128, 4, 4, 2, 0 /* cg */, 2 /* cluster */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 25 }, 1.184, 200 },
-	/* pooler, M 33: mma_skinny bm=128,bn=128,bk=64,warps=8,stages=6,split=4,cache=cg,combine=partials,layout=tiles,mma=wgmma,pdl=1,wk=0
-	 *   M 33: 1.023 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 33, 33, "mma_skinny", { 128, 128, 64, 8, 6, 4, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 1 /* wgmma */, 1, 0 },
-	  2, { 27, 34 }, 1.023, 200 },
-	/* pooler, M 127: blas_lt orient=n,algo=66,tile=15,stages=35,splitk=1,reduction=0,swizzle=0,custom=6,inner=0,cluster=5
-	 *   M 127: 1.147 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 15, 35, 1, 0, 0, 6, 0, 5 },
-	  0, { 0 }, 1.147, 200 },
-	/* pooler, M 128: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=2
-	 *   M 128: 1.310 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 2 },
-	  0, { 0 }, 1.310, 200 },
-	/* pooler, M 255: blas_lt orient=n,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=2
-	 *   M 255: 1.530 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 255, 255, "blas_lt", { 2 /* n */, 66, 17, 35, 1, 0, 0, 3, 0, 2 },
-	  0, { 0 }, 1.530, 200 },
-	/* pooler, M 256: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
-	 *   M 256: 1.290 (200 pairs) */
-	{ 4096, 8192, 0, 0, 0, 256, 256, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 0, 0, 2 },
-	  0, { 0 }, 1.290, 200 },
-	/* oproj, M 1: gemv warps=1,rows=4,tokens=1,unroll=2,split=1,cache=default
-	 *   M 1: 1.218 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 1, 4, 1, 2, 1, 0 /* default */ },
-	  1, { 0 }, 1.218, 200 },
-	/* oproj, M 2..7: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
-	 *   M 2: 1.150 (200 pairs), M 3: 1.133 (200 pairs), M 7: 1.124 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 2, 7, "mma_skinny", { 32, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
-	  1, { 28 }, 1.124, 200 },
-	/* oproj, M 8: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=5,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 8: 1.137 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 8, 8, "mma_skinny", { 64, 8, 128, 4, 5, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 33 }, 1.137, 200 },
+	  1, { 25 }, 1.180, 200 },
+	/* pooler, M 33..128: blas_lt orient=n,algo=66,tile=16,stages=35,splitk=1,reduction=0,swizzle=0,custom=1,inner=0,cluster=2
+	 *   M 33: 1.055 (200 pairs), M 127: 1.162 (200 pairs), M 128: 1.349 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 33, 128, "blas_lt", { 2 /* n */, 66, 16, 35, 1, 0, 0, 1, 0, 2 },
+	  0, { 0 }, 1.055, 200 },
+	/* pooler, M 255..256: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
+	 *   M 255: 1.484 (200 pairs), M 256: 1.297 (200 pairs) */
+	{ 4096, 8192, 0, 0, 0, 255, 256, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 0, 0, 2 },
+	  0, { 0 }, 1.297, 200 },
+	/* oproj, M 1: gemv warps=4,rows=4,tokens=1,unroll=1,split=1,cache=cg
+	 *   M 1: 1.187 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 1, 1, "gemv", { 4, 4, 1, 1, 1, 1 /* cg */ },
+	  1, { 2 }, 1.187, 200 },
+	/* oproj, M 2..8: mma_skinny bm=32,bn=8,bk=128,warps=4,stages=6,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=0
+	 *   M 2: 1.141 (200 pairs), M 3: 1.122 (200 pairs), M 7: 1.116 (200 pairs)
+	 *   M 8: 1.132 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 2, 8, "mma_skinny", { 32, 8, 128, 4, 6, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 0 },
+	  1, { 28 }, 1.116, 200 },
 	/* oproj, M 9..16: mma_skinny bm=64,bn=8,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
-	 *   M 9: 1.100 (200 pairs), M 16: 1.084 (200 pairs) */
+	 *   M 9: 1.089 (200 pairs), M 16: 1.104 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 9, 16, "mma_skinny", { 64, 8, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 32 }, 1.084, 200 },
+	  1, { 32 }, 1.089, 200 },
 	/* oproj, M 17..31: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=rows,mma=sync,pdl=0,wk=2
-	 *   M 17: 1.096 (200 pairs), M 31: 1.090 (200 pairs) */
+	 *   M 17: 1.073 (200 pairs), M 31: 1.084 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 17, 31, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 0 /* rows */, 0 /* sync */, 0, 2 },
-	  1, { 29 }, 1.090, 200 },
+	  1, { 29 }, 1.073, 200 },
 	/* oproj, M 32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 32: 1.051 (200 pairs) */
+	 *   M 32: 1.070 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 32, 32, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 30 }, 1.051, 200 },
-	/* oproj, M 127: blas_lt orient=row,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=5
-	 *   M 127: 1.021 (200 pairs) */
-	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 1 /* row */, 66, 18, 35, 1, 0, 0, 4, 0, 5 },
-	  0, { 0 }, 1.021, 200 },
+	  1, { 30 }, 1.070, 200 },
+	/* oproj, M 127: blas_lt orient=t,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=6,inner=0,cluster=5
+	 *   M 127: 1.065 (200 pairs) */
+	{ 8192, 1024, 0, 0, 0, 127, 127, "blas_lt", { 0 /* t */, 66, 18, 35, 1, 0, 0, 6, 0, 5 },
+	  0, { 0 }, 1.065, 200 },
 	/* oproj, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=2
-	 *   M 128: 1.016 (200 pairs) */
+	 *   M 128: 1.060 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 4, 0, 2 },
-	  0, { 0 }, 1.016, 200 },
+	  0, { 0 }, 1.060, 200 },
 	/* oproj, M 255: blas_lt orient=t,algo=66,tile=17,stages=35,splitk=1,reduction=0,swizzle=0,custom=0,inner=0,cluster=2
 	 *   M 255: 1.031 (200 pairs) */
 	{ 8192, 1024, 0, 0, 0, 255, 255, "blas_lt", { 0 /* t */, 66, 17, 35, 1, 0, 0, 0, 0, 2 },
@@ -234,22 +223,22 @@ static const struct gt_table_entry gt_table_entries[] = {
 	{ 8192, 1024, 0, 0, 0, 512, 512, "blas_lt", { 2 /* n */, 66, 20, 35, 1, 0, 0, 1, 0, 3 },
 	  0, { 0 }, 1.071, 200 },
 	/* unpooler, M 9..31: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=4,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 9: 1.045 (200 pairs), M 16: 1.049 (200 pairs), M 17: 1.050 (200 pairs)
-	 *   M 31: 1.017 (200 pairs) */
+	 *   M 9: 1.068 (200 pairs), M 16: 1.045 (200 pairs), M 17: 1.056 (200 pairs)
+	 *   M 31: 1.041 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 9, 31, "mma_skinny", { 64, 16, 128, 4, 4, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 30 }, 1.017, 200 },
+	  1, { 30 }, 1.041, 200 },
 	/* unpooler, M 32: mma_skinny bm=64,bn=16,bk=128,warps=4,stages=5,split=1,cache=cg,combine=partials,layout=tiles,mma=sync,pdl=0,wk=2
-	 *   M 32: 1.059 (200 pairs) */
+	 *   M 32: 1.047 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 32, 32, "mma_skinny", { 64, 16, 128, 4, 5, 1, 0 /* cg */, 0 /* partials */, 1 /* tiles */, 0 /* sync */, 0, 2 },
-	  1, { 31 }, 1.059, 200 },
-	/* unpooler, M 127: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=6,inner=0,cluster=5
+	  1, { 31 }, 1.047, 200 },
+	/* unpooler, M 127: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=2,inner=0,cluster=5
 	 *   M 127: 1.067 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 6, 0, 5 },
+	{ 8192, 4096, 0, 0, 0, 127, 127, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 2, 0, 5 },
 	  0, { 0 }, 1.067, 200 },
-	/* unpooler, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=4,inner=0,cluster=2
-	 *   M 128: 1.086 (200 pairs) */
-	{ 8192, 4096, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 4, 0, 2 },
-	  0, { 0 }, 1.086, 200 },
+	/* unpooler, M 128: blas_lt orient=n,algo=66,tile=18,stages=35,splitk=1,reduction=0,swizzle=0,custom=5,inner=0,cluster=5
+	 *   M 128: 1.083 (200 pairs) */
+	{ 8192, 4096, 0, 0, 0, 128, 128, "blas_lt", { 2 /* n */, 66, 18, 35, 1, 0, 0, 5, 0, 5 },
+	  0, { 0 }, 1.083, 200 },
 	/* unpooler, M 129: blas_lt orient=n,algo=66,tile=399,stages=35,splitk=1,reduction=0,swizzle=0,custom=3,inner=0,cluster=5
 	 *   M 129: 1.173 (200 pairs) */
 	{ 8192, 4096, 0, 0, 0, 129, 129, "blas_lt", { 2 /* n */, 66, 399, 35, 1, 0, 0, 3, 0, 5 },
@@ -274,8 +263,8 @@ static const struct gt_table gt_compiled_table = {
 	132,	/* sm_count */
 	"13.0",	/* cuda */
 	"13.1.0",	/* cublaslt */
-	"ec291eae7704ea15",	/* source_hash */
-	55,	/* nentries */
+	"f1af20cc7a0a4444",	/* source_hash */
+	52,	/* nentries */
 	gt_table_entries
 };
 

@@ -676,14 +676,33 @@ TEST(per_template_hashes)
 	CHECK(gemv != NULL);
 	CHECK_INT(strlen(tmpl_source_hash(gemv)), 16);
 	CHECK(strcmp(tmpl_source_hash(gemv), tmpl_source_hash(tmpl_find("planted"))));
-	/* the hash is of the stem, the embedded kernel source and the
-	 * embedded adapter (tuner/sources.c): an edit of either re-measures */
+	/* the hash is of the stem, the embedded kernel source, the embedded
+	 * adapter and each file the adapter shares, named (tuner/sources.c):
+	 * an edit of any re-measures */
 	uint64_t code = hash_str(HASH_INIT, gemv->stem);
 	code = hash_str(code, tmpl_source_text(gemv->source));
 	code = hash_str(code, tmpl_source_text(gemv->adapter));
+	CHECK(gemv->shared && gemv->shared[0]);
+	for (const char *const *f = gemv->shared; f && *f; f++) {
+		CHECK(tmpl_source_text(*f) != NULL);
+		code = hash_str(hash_str(code, *f), tmpl_source_text(*f));
+	}
 	char want[17];
 	hash_hex(code, want);
 	CHECK_STR(tmpl_source_hash(gemv), want);
+	/* the weight re-layouts a template's kernels read are its code too */
+	static const struct {
+		const char *stem, *file;
+	} reads[] = { { "mma_skinny", "runtime/pack.cuh" }, { "mma_frag", "runtime/pack.cuh" },
+		      { "mma_hilo", "runtime/hilo.cuh" }, { "blas_hilo", "runtime/hilo.cuh" } };
+	for (size_t i = 0; i < ARRAY_SIZE(reads); i++) {
+		const struct tmpl *t = tmpl_find(reads[i].stem);
+		int found = 0;
+		CHECK(t != NULL);
+		for (const char *const *f = t->shared; t && f && *f; f++)
+			found |= !strcmp(*f, reads[i].file);
+		CHECK(found);
+	}
 
 	char *path = scratch("hashes.db");
 	CHECK_INT(db_open(path, &db), 0);
