@@ -24,6 +24,12 @@
 # The GPU machine cannot link libgemmtab.so (its libstdc++.a is not PIC):
 # to test the new table, copy it back, `make test` here (which builds every
 # GPU test program) and run `make test-gpu PREBUILT=1` in another call.
+# DB_GZ=FILE (with RESUME=1): the database to resume, gzipped, unpacked
+# into db/h200.db first and then removed. The device takes at most 64 MiB
+# of tree and carried folders: a database past ~40 MB travels so, inside
+# a carried folder, with db/h200.db moved out of the tree (session 19:
+# `gzip -c db/h200.db > build/tools/h200.db.gz`, then
+# DB_GZ=build/tools/h200.db.gz).
 set -u
 cd "$(dirname "$0")/.."
 DEPS=$(cd "${1:?usage: tools/device_retune.sh DEPS [CACHE.tgz]}" && pwd) || exit 2
@@ -49,6 +55,15 @@ fi
 
 step "sweep search_spaces/h200.yaml"
 if [ "${RESUME:-0}" = 1 ]; then
+	if [ -n "${DB_GZ:-}" ]; then
+		if ! gunzip -c "$DB_GZ" >db/h200.db.tmp || ! mv db/h200.db.tmp db/h200.db; then
+			rm -f db/h200.db.tmp
+			step "stop: cannot unpack DB_GZ=$DB_GZ into db/h200.db"
+			exit 2
+		fi
+		rm -f "$DB_GZ"
+		step "db/h200.db unpacked from $DB_GZ"
+	fi
 	step "resuming the carried db/h200.db (only what it lacks is measured)"
 else
 	rm -f db/h200.db db/h200.db-wal db/h200.db-shm
