@@ -75,7 +75,7 @@ $NVCC -O3 -std=c++17 $ARCH -Ituner -Itemplates -Ibuild/diag -Iruntime -o build/d
 # tile's push that the bits cut apart
 template_copy build/diag/skinny_cut.cuh 8 DIAG_ "${CUT_REF:-35541d8}" \
 	-e '/^#pragma once/d' \
-	-e 's|^\t/\* accumulators to the epilogue tile E\[wk\]\[token\]\[row\] \*/|\tif constexpr ((DIAG_CUT \& 384) \&\& CLUSTER \&\& !HILO \&\& MMA == MMA_WGMMA) { DIAG_DIRECT_PUSH return; }\n&|' \
+	-e 's|^\t/\* accumulators to the epilogue tile E\[wk\]\[token\]\[row\] \*/|\tif constexpr ((DIAG_CUT \& DIAG_DIRECT_BITS) \&\& CLUSTER \&\& !HILO \&\& MMA == MMA_WGMMA) { DIAG_DIRECT_PUSH return; }\n&|' \
 	-e 's|E\[(wk \* BN + token) \* LD + row\] = acc\[i\]\[j\]\[c\];|if (!(DIAG_CUT \& 64)) E[(wk * BN + token) * LD + row] = acc[i][j][c];|' \
 	-e 's|for (int r = 0; r < BN; r += ROWS_PER_PASS) {|for (int r = 0; r < ((DIAG_CUT \& 2) ? 0 : BN); r += ROWS_PER_PASS) {|' \
 	-e 's|for (int ks = 0; ks < BK / 16; ks++)|for (int ks = 0; ks < ((DIAG_CUT \& 1) ? 0 : BK / 16); ks++)|' \

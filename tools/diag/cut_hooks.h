@@ -31,6 +31,12 @@
  * after the barrier each owner adds its slots in rank order (as the
  * template does) and stores its rows of Y two tokens a thread. */
 #undef DIAG_DIRECT_PUSH
+/* the bits whose push replaces the epilogue tile's (build.sh's edit takes
+ * the direct path for any of them: one list, so a new form cannot be
+ * left out of it as bit 512 was in run 265) */
+#ifndef DIAG_DIRECT_BITS
+#define DIAG_DIRECT_BITS (128 | 256 | 512)
+#endif
 #ifndef DIAG_BF16_STORE_IF
 #define DIAG_BF16_STORE_IF
 /* Y[token][col] = v where token < M */
