@@ -699,7 +699,7 @@ TEST(per_template_hashes)
 		const struct tmpl *t = tmpl_find(reads[i].stem);
 		int found = 0;
 		CHECK(t != NULL);
-		for (const char *const *f = t->shared; t && f && *f; f++)
+		for (const char *const *f = t ? t->shared : NULL; f && *f; f++)
 			found |= !strcmp(*f, reads[i].file);
 		CHECK(found);
 	}
