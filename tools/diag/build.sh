@@ -15,7 +15,7 @@
 # off; its kernels are templates/mma_skinny.cuh patched with
 # mma_ablate.patch, which no longer applies to the current template: the
 # script then says so on stderr and exits 3 after building the others
-# (an ablate or ktconst an earlier build left is removed first); TEMPLATE_REF=REV patches the
+# (an ablate, ktconst or cut an earlier build left is removed first); TEMPLATE_REF=REV patches the
 # template as of git revision REV instead: 6d56109, the one before warp-k's
 # wk parameter, takes the patch).
 set -eu
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/../.."
 NVCC=${NVCC:-nvcc}
 ARCH="-gencode arch=compute_90a,code=sm_90a"
 mkdir -p build/diag
-# ktconst and ablate come from sed and patch edits of the template: when
+# ktconst, cut and ablate come from sed and patch edits of the template: when
 # an edit no longer applies, a binary an earlier build left must not pass
 # for this tree's
 rm -f build/diag/ktconst build/diag/cut build/diag/ablate

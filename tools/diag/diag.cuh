@@ -83,21 +83,22 @@ __device__ __forceinline__ void cp16(unsigned dst, const void *src)
 	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
-/* Spin until this block's mbarrier at shared address bar completes phase
- * 0; CLUSTER: with acquire at cluster scope (peers in the cluster arrive
- * on it, or store into its block by st.async). */
+/* Spin until this block's mbarrier at shared address bar completes its
+ * phase of parity `parity` (the first phase: 0); CLUSTER: with acquire at
+ * cluster scope (peers in the cluster arrive on it, or store into its
+ * block by st.async). */
 template <bool CLUSTER>
-__device__ __forceinline__ void diag_mbar_wait(unsigned bar)
+__device__ __forceinline__ void diag_mbar_wait(unsigned bar, unsigned parity = 0)
 {
 	if constexpr (CLUSTER)
 		asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-			     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n\t"
-			     "@!p bra W%=;\n\t}" ::"r"(bar)
+			     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n\t"
+			     "@!p bra W%=;\n\t}" ::"r"(bar), "r"(parity)
 			     : "memory");
 	else
 		asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
-			     "@!p bra W%=;\n\t}" ::"r"(bar)
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+			     "@!p bra W%=;\n\t}" ::"r"(bar), "r"(parity)
 			     : "memory");
 }
 

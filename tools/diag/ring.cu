@@ -34,15 +34,6 @@ constexpr int COPIES = 4;
  * the slot's mbarrier too. */
 enum { X_FLAT, X_ROWS, X_BULK, X_TMA };
 
-/* This block's mbarrier at bar: phase of parity `parity` complete. */
-__device__ __forceinline__ void ring_mbar_wait(unsigned bar, unsigned parity)
-{
-	asm volatile("{\n\t.reg .pred p;\n\tW%=:\n\t"
-		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-		     "@!p bra W%=;\n\t}" ::"r"(bar), "r"(parity)
-		     : "memory");
-}
-
 /* Block b reads W bytes [b * share, (b + 1) * share) of total in stages
  * of WB (the last one short), and XB bytes of X per stage (XMODE). */
 template <int S, int WB, int XB, int T, int XMODE = X_FLAT>
@@ -123,7 +114,7 @@ __global__ void __launch_bounds__(T) k_ring(const unsigned char *W, const unsign
 	for (int s = 0; s < stages; s++) {
 		asm volatile("cp.async.wait_group %0;" ::"n"(S - 2) : "memory");
 		if constexpr (MBAR)
-			ring_mbar_wait(smem_u32(&bars[s % S]), (unsigned)(s / S) & 1);
+			diag_mbar_wait<false>(smem_u32(&bars[s % S]), (unsigned)(s / S) & 1);
 		__syncthreads();
 		const int nx = s + S - 1;
 		if (nx < stages)
