@@ -103,10 +103,23 @@ $(BUILD)/tools/embed: tools/embed.c
 ADAPTERS := $(sort $(wildcard tuner/tmpl_*.c tuner/tmpl_*.h))
 # the weight re-layouts the templates' kernels read (hashed with them)
 RELAYOUTS := runtime/pack.cuh runtime/hilo.cuh
-$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) db/schema.sql
+# schema 4's re-keying of schema-3 rows (tuner/db.c rekey_step)
+DB_FILES := db/schema.sql db/rekey-4.map
+$(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES)
 	@mkdir -p $(@D)
-	@echo "  EMBED   $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) db/schema.sql"
-	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) db/schema.sql && mv $@.tmp $@
+	@echo "  EMBED   $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES)"
+	$(Q)$(BUILD)/tools/embed $@.tmp $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES) && mv $@.tmp $@
+
+# A gemmtab that embeds the files of VARIANT_ROOT (a copy of this tree's
+# layout) instead of this tree's, written to VARIANT_OUT: what
+# tests/cli/t_rekey.sh builds to edit a template without touching the tree.
+variant: $(TUNER_OBJ) $(RT_LIB_A) $(BUILD)/tools/embed
+	$(Q)test -n "$(VARIANT_ROOT)" -a -n "$(VARIANT_OUT)" || { echo "variant: set VARIANT_ROOT and VARIANT_OUT" >&2; exit 2; }
+	$(Q)cd $(VARIANT_ROOT) && $(abspath $(BUILD)/tools/embed) $(abspath $(VARIANT_OUT)).c \
+		$(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $(VARIANT_OUT).o $(VARIANT_OUT).c
+	$(Q)$(CC) $(LDFLAGS) -o $(VARIANT_OUT) $(filter-out $(OBJ)/embedded_data.o,$(TUNER_OBJ)) \
+		$(VARIANT_OUT).o $(RT_LIB_A) $(LDLIBS)
 
 $(OBJ)/embedded_data.o: $(GEN)/embedded_data.c
 	@mkdir -p $(@D)
@@ -157,7 +170,7 @@ tune: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test test-gpu tune clean tests install
+.PHONY: variant all test test-gpu tune clean tests install
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 #include "options.h"
+#include "sass.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -43,9 +44,13 @@ int cmd_compile(int argc, char **argv)
 	int failed = 0;
 	for (int i = 0; i < tl.nitems; i++) {
 		const struct jit_item *it = &tl.items[i];
-		if (it->ok) {
-			printf("ok %s regs=%d local=%d smem=%d\n", it->name, it->regs,
-			       it->local_bytes, it->smem_bytes);
+		char code[17], why[512];
+		if (it->ok && sass_kernel_hash(it->cubin, it->lowered, code, why, sizeof(why))) {
+			printf("FAILED %s: %s\n", it->name, why);
+			failed++;
+		} else if (it->ok) {
+			printf("ok %s regs=%d local=%d smem=%d code=%s\n", it->name, it->regs,
+			       it->local_bytes, it->smem_bytes, code);
 		} else {
 			printf("FAILED %s: %s\n", it->name, it->error);
 			failed++;

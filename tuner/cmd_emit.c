@@ -8,6 +8,7 @@
  * the user did not type), written to a temp file and renamed.
  */
 #include "commands.h"
+#include "current.h"
 #include "emit.h"
 #include "jit.h"
 #include "options.h"
@@ -23,6 +24,7 @@
 
 static const char usage_text[] =
 	"usage: gemmtab emit --db DB --out OUT.h [--env ID] [--incumbent OLD.h [--margin F]]\n"
+	"                   [--strict] [--cache DIR]\n"
 	"  --db DB      the results database (gemmtab sweep writes it)\n"
 	"  --out OUT.h  the table header to write; OUT_kernels.cu is written beside it\n"
 	"  --env ID     the environment whose retests to use [the newest]\n"
@@ -30,7 +32,11 @@ static const char usage_text[] =
 	"               a table emit wrote before: at the Ms each of its entries served,\n"
 	"               a challenger replaces that entry's candidate only where it beats\n"
 	"               it by more than the margin (near ties stay as they were)\n"
-	"  --margin F   that margin, a fraction [0.02]\n";
+	"  --margin F   that margin, a fraction [0.02]\n"
+	"  --strict     fail when retests measured code this build's templates no longer\n"
+	"               compile to, instead of leaving them out with a warning\n"
+	"  --cache DIR  the cubin cache, for candidates whose code the database does not\n"
+	"               know under this build's template text [.cache/gemmtab]\n";
 
 /* Evidence per comment line in an entry's comment. */
 #define POINTS_PER_LINE 3
@@ -58,6 +64,8 @@ struct emit_out {
 	int ngroups;
 	const struct emit_entry *entries;
 	int nentries;
+	struct jit_options jit;         /* to compile what the variant map lacks */
+	int strict;                     /* superseded retests are an error */
 	struct resolved *res;           /* one per entry */
 	char (*kernels)[TMPL_NAME_MAX]; /* distinct kernel names, sorted */
 	const char **kernel_source;     /* the template file each one is in */
@@ -233,7 +241,7 @@ static void put_env(FILE *f, const struct emit_out *o)
 	for (size_t i = 0; i < ARRAY_SIZE(label); i++) {
 		fprintf(f, " *   %-9s ", label[i]);
 		put_comment(f, value[i]);
-		fputs(i + 1 < ARRAY_SIZE(label) ? "\n" : " (hash of the template sources)\n", f);
+		fputs(i + 1 < ARRAY_SIZE(label) ? "\n" : " (hash of the code its entries run)\n", f);
 	}
 }
 
@@ -408,35 +416,83 @@ static void print_summary(const struct emit_out *o, const char *out_path,
 		o->nkernels, o->nkernels == 1 ? "" : "s");
 }
 
-/* Keep only the retest rows whose candidate was measured with the
- * template code this gemmtab carries (its kernels are what the library
- * will be built from); returns how many were dropped. */
-static int drop_stale(struct retest_row *rows, int *n)
+/* Keep only the retest rows that measured the code this build runs
+ * (current.h): the library is built from this build's templates. Rows of
+ * templates this build lacks are passed by and counted in *absent; the
+ * return is how many rows of this build's templates measured other code
+ * (superseded, or an edit changed the code since), or -1. */
+static int keep_current(struct db *db, const struct jit_options *jit, struct retest_row *rows,
+			int *n, int *absent)
 {
-	int kept = 0;
+	struct code_query *q = xcalloc((size_t)(*n ? *n : 1), sizeof(*q));
+	int *of = xmalloc((size_t)(*n ? *n : 1) * sizeof(int));
+	int nq = 0, kept = 0, stale = 0;
+	*absent = 0;
+	/* rows come ordered by n, k, dtypes, m, template, params: one query per
+	 * distinct (template, params, shape) */
 	for (int i = 0; i < *n; i++) {
-		const struct tmpl *t = tmpl_find(rows[i].tmpl);
-		if (t && !strcmp(rows[i].source_hash, tmpl_source_hash(t)))
+		int j;
+		for (j = nq - 1; j >= 0 && j >= nq - 64; j--)
+			if (q[j].shape_id == rows[i].shape_id && !strcmp(q[j].tmpl, rows[i].tmpl) &&
+			    !strcmp(q[j].params, rows[i].params))
+				break;
+		if (j < 0 || j < nq - 64) {
+			struct code_query *c = &q[nq];
+			c->tmpl = rows[i].tmpl;
+			c->params = rows[i].params;
+			c->shape_id = rows[i].shape_id;
+			c->s.n = rows[i].n;
+			c->s.k = rows[i].k;
+			c->s.w = rows[i].w;
+			c->s.x = rows[i].x;
+			c->s.y = rows[i].y;
+			j = nq++;
+		}
+		of[i] = j;
+	}
+	int compiled = current_codes(db, jit, q, nq);
+	if (compiled < 0) {
+		free(q);
+		free(of);
+		return -1;
+	}
+	if (compiled)
+		fprintf(stderr, "gemmtab emit: compiled %d candidates to learn what this build's "
+			"templates run (the database had not seen their text)\n", compiled);
+	for (int i = 0; i < *n; i++) {
+		const struct code_query *c = &q[of[i]];
+		if (!c->t)
+			(*absent)++;
+		else if (strcmp(c->code, rows[i].code))
+			stale++;
+		else
 			rows[kept++] = rows[i];
 	}
-	int dropped = *n - kept;
 	*n = kept;
-	return dropped;
+	free(q);
+	free(of);
+	return stale;
 }
 
 /* The table's source hash (environments without a legacy one): over the
- * code hashes of the templates its entries use, by stem. */
-static void table_source_hash(struct emit_out *o)
+ * entries' keys, candidates and code keys, so that it names the code the
+ * table runs and not how its files read. */
+static void table_source_hash(struct emit_out *o, const struct retest_row *rows, int nrows)
 {
 	uint64_t h = HASH_INIT;
-	for (int i = 0; tmpl_all[i]; i++) {
-		int used = 0;
-		for (int j = 0; j < o->nentries && !used; j++)
-			used = o->res[j].t == tmpl_all[i];
-		if (!used)
-			continue;
-		h = hash_str(h, tmpl_all[i]->stem);
-		h = hash_str(h, tmpl_source_hash(tmpl_all[i]));
+	for (int j = 0; j < o->nentries; j++) {
+		const struct emit_entry *x = &o->entries[j];
+		const struct emit_key *k = &x->group->key;
+		h = hash_str(hash_str(h, x->cand->tmpl), x->cand->params);
+		for (int i = 0; i < nrows; i++) {
+			const struct retest_row *r = &rows[i];
+			if (r->n == k->n && r->k == k->k && r->w == k->w && r->x == k->x &&
+			    r->y == k->y && !strcmp(r->tmpl, x->cand->tmpl) &&
+			    !strcmp(r->params, x->cand->params)) {
+				h = hash_str(h, r->code);
+				break;
+			}
+		}
 	}
 	hash_hex(h, o->e.source_hash);
 }
@@ -455,10 +511,22 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 	if ((nmeasured = db_best_rows(db, o->env, &measured)) < 0 ||
 	    (nretests = db_retest_rows(db, o->env, &retests)) < 0)
 		goto cleanup;
-	int stale = o->e.source_hash[0] ? 0 : drop_stale(retests, &nretests);
+	int absent = 0, stale = o->e.source_hash[0] ? 0
+		: keep_current(db, &o->jit, retests, &nretests, &absent);
+	if (stale < 0)
+		goto cleanup;
+	if (absent)
+		fprintf(stderr, "gemmtab emit: %d retest rows of templates this build does not "
+			"have were passed by\n", absent);
+	if (stale && o->strict) {
+		error("%d retest rows of environment %lld measured code this build's templates "
+		      "no longer compile to (--strict; gemmtab prune drops superseded rows, a "
+		      "sweep measures the current code)", stale, o->env);
+		goto cleanup;
+	}
 	if (stale)
-		warning("%d retest rows of environment %lld measured template code that has "
-			"changed since; left out (sweep again to measure the current code)",
+		warning("%d retest rows of environment %lld measured code this build's templates "
+			"no longer compile to; left out (sweep again to measure the current code)",
 			stale, o->env);
 	for (int i = 0; i < nretests; i++)
 		usable += retests[i].pairs >= EMIT_MIN_PAIRS;
@@ -483,7 +551,7 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 	if (resolve_entries(o))
 		goto cleanup;
 	if (!o->e.source_hash[0])
-		table_source_hash(o);
+		table_source_hash(o, retests, nretests);
 
 	/* OUT.h -> OUT_kernels.cu (cmd_emit checked the ".h") */
 	size_t stem = strlen(out_path) - 2;
@@ -591,8 +659,11 @@ int cmd_emit(int argc, char **argv)
 		OPT_INT("env", &env_arg, 1, INT_MAX),
 		OPT_STRING("incumbent", &incumbent, 0),
 		OPT_DOUBLE("margin", &margin, 0, 1),
+		OPT_FLAG("strict", &o.strict),
+		OPT_STRING("cache", &o.jit.cache_dir, 0),
 		OPT_END(),
 	};
+	jit_options_default(&o.jit);
 
 	int st = parse_options("emit", argc, argv, opts, usage_text);
 	if (st)

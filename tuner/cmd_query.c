@@ -53,13 +53,14 @@ static const struct canned {
 	  "WHERE r.phase = 'screen' AND r.status = 'ok' AND r.waves IS NOT NULL "
 	  "GROUP BY r.env_id, s.family, s.n, s.k, r.m, r.waves "
 	  "ORDER BY r.env_id, s.family, s.n, s.k, r.m, r.waves", 0 },
-	/* the newest code of a template: the hash of its newest candidate */
+	/* the newest code of a template: what the text a sweep last recorded
+	 * (the variant map's newest row) compiles to */
 	{ "unretested", "the newest code's --top best screens per env, family and M that "
 	  "were never retested (rerun the sweep)",
-	  "WITH newest AS (SELECT template, source_hash FROM candidate WHERE id IN "
-	  "(SELECT max(id) FROM candidate GROUP BY template)), "
-	  "cur AS MATERIALIZED (SELECT c.id FROM candidate c JOIN newest w "
-	  "ON w.template = c.template AND w.source_hash = c.source_hash), "
+	  "WITH newest AS (SELECT template, source_hash FROM variant WHERE rowid IN "
+	  "(SELECT max(rowid) FROM variant GROUP BY template)), "
+	  "cur AS MATERIALIZED (SELECT DISTINCT v.candidate_id AS id FROM variant v "
+	  "JOIN newest w ON w.template = v.template AND w.source_hash = v.source_hash), "
 	  "ranked AS MATERIALIZED (SELECT env_id, shape_id, m, candidate_id, ratio, "
 	  "ROW_NUMBER() OVER (PARTITION BY env_id, shape_id, m "
 	  "ORDER BY ratio DESC, candidate_id) AS rank FROM result "

@@ -17,19 +17,37 @@
 /* Migration step i brings a database from user_version i to i + 1: the SQL
  * of an embedded file (tools/embed) or SQL written here. Append steps;
  * never edit one that has shipped. */
+static int rekey_step(struct db *db);
+
 static const struct migration {
 	const char *file;
 	const char *sql;
+	int (*fn)(struct db *db);       /* run after the SQL, in its transaction */
 } migrations[] = {
-	{ "db/schema.sql", NULL },      /* 0 -> 1: the initial schema */
+	{ "db/schema.sql", NULL, NULL },      /* 0 -> 1: the initial schema */
 	/* 1 -> 2: the most waves of blocks, or of clusters, that any kernel
 	 * step of the plan took on the device (gpu.h plan_waves; run 137);
 	 * NULL where not known (results recorded before, or not launched) */
-	{ NULL, "ALTER TABLE result ADD COLUMN waves INTEGER;" },
+	{ NULL, "ALTER TABLE result ADD COLUMN waves INTEGER;", NULL },
 	/* 2 -> 3: the sweep run that recorded the row (its start, UTC with
 	 * milliseconds); NULL before: retests are compared within one run
 	 * (cmd_sweep.c settle()) */
-	{ NULL, "ALTER TABLE result ADD COLUMN run TEXT;" },
+	{ NULL, "ALTER TABLE result ADD COLUMN run TEXT;", NULL },
+	/* 3 -> 4: candidates keyed by the code they run (codekey.h) instead
+	 * of their template's text; variant says which code a template text
+	 * compiles to at a shape, so that a sweep or emit under the same
+	 * text needs no compile to know it. rekey_step re-keys the rows of
+	 * the template texts db/rekey-4.map lists. */
+	{ NULL, "ALTER TABLE candidate RENAME COLUMN source_hash TO code;"
+		"CREATE TABLE variant ("
+		" template TEXT NOT NULL, params TEXT NOT NULL,"
+		" shape_id INTEGER NOT NULL REFERENCES shape(id),"
+		" source_hash TEXT NOT NULL,"
+		" candidate_id INTEGER NOT NULL REFERENCES candidate(id),"
+		" UNIQUE (template, params, shape_id, source_hash));"
+		/* results by candidate: the re-keying's updates, prune's deletes */
+		"CREATE INDEX result_by_candidate ON result (candidate_id, shape_id);",
+		rekey_step },
 };
 
 /* PRAGMA application_id of a gemmtab database: 'GMTB'. */
@@ -41,7 +59,7 @@ static const struct migration {
 enum stmt_id {
 	ST_ENV_INSERT, ST_ENV_SELECT, ST_ENV_GET, ST_ENV_LATEST,
 	ST_SHAPE_INSERT, ST_SHAPE_SELECT,
-	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET,
+	ST_CAND_INSERT, ST_CAND_SELECT, ST_CAND_GET, ST_VARIANT_GET, ST_VARIANT_PUT,
 	ST_RESULT_RECORD, ST_RESULT_HAS, ST_BASELINE_HAS, ST_PHASE_BEST, ST_RUN_COUNT,
 	ST_LT_SEEDS,
 	ST_PROBE_RECORD, ST_BASELINE_RECORD,
@@ -67,10 +85,15 @@ static const char *const stmt_sql[NSTMT] = {
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
 	[ST_SHAPE_SELECT] = "SELECT id FROM shape WHERE family = ?1 AND n = ?2 "
 		"AND k = ?3 AND w = ?4 AND x = ?5 AND y = ?6 AND tol = ?7",
-	[ST_CAND_INSERT] = "INSERT INTO candidate (template, params, source_hash) "
+	[ST_CAND_INSERT] = "INSERT INTO candidate (template, params, code) "
 		"VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
 	[ST_CAND_SELECT] = "SELECT id FROM candidate WHERE template = ?1 "
-		"AND params = ?2 AND source_hash = ?3",
+		"AND params = ?2 AND code = ?3",
+	[ST_VARIANT_GET] = "SELECT v.candidate_id, c.code FROM variant v JOIN candidate c "
+		"ON c.id = v.candidate_id WHERE v.template = ?1 AND v.params = ?2 "
+		"AND v.shape_id = ?3 AND v.source_hash = ?4",
+	[ST_VARIANT_PUT] = "INSERT OR REPLACE INTO variant (template, params, shape_id, "
+		"source_hash, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_CAND_GET] = "SELECT template, params FROM candidate WHERE id = ?1",
 	[ST_RESULT_RECORD] = "INSERT OR REPLACE INTO result (env_id, shape_id, "
 		"candidate_id, m, phase, status, reason, err_global, err_row, "
@@ -119,7 +142,7 @@ static const char *const stmt_sql[NSTMT] = {
 		"AND r.ratio IS NOT NULL) "
 		"ORDER BY 1, 2, 3, 4, 5, 6, 7",
 	[ST_RETEST_ROWS] = "SELECT s.family, s.n, s.k, s.w, s.x, s.y, r.m, "
-		"c.template, c.params, r.ratio, r.pairs, c.source_hash "
+		"c.template, c.params, r.ratio, r.pairs, c.code, r.shape_id, r.candidate_id "
 		"FROM result r JOIN shape s ON s.id = r.shape_id "
 		"JOIN candidate c ON c.id = r.candidate_id "
 		"WHERE r.env_id = ?1 AND r.phase = 'retest' AND r.status = 'ok' "
@@ -287,7 +310,7 @@ static int migrate(struct db *db)
 			error("DB: %s is not built into this gemmtab", step->file);
 			goto fail;
 		}
-		if (exec(db, sql, db->path))
+		if (exec(db, sql, db->path) || (step->fn && step->fn(db)))
 			goto fail;
 	}
 	stamp = xasprintf("PRAGMA application_id = %d; PRAGMA user_version = %d",
@@ -300,6 +323,153 @@ fail:
 	free(stamp);
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
+}
+
+unsigned long long db_rekey4_key(const char *tmpl, const char *old, int n, int k,
+				 const char *w, const char *x, const char *y, const char *params)
+{
+	char dims[64];
+	snprintf(dims, sizeof(dims), "%d %d", n, k);
+	const char *parts[] = { tmpl, old, dims, w, x, y, params };
+	uint64_t h = HASH_INIT;
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		h = hash_str(hash_str(h, parts[i]), "\t");
+	return h;
+}
+
+struct rekey_pair {
+	uint64_t from, to;
+};
+
+static int rekey_cmp(const void *a, const void *b)
+{
+	const struct rekey_pair *x = a, *y = b;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The pairs of db/rekey-4.map ("OLDKEY NEWCODE" in hex, a line each) in
+ * a sorted heap array; the count, or -1. */
+static long rekey_pairs(struct rekey_pair **out)
+{
+	const char *text = embedded_text("db/rekey-4.map");
+	long n = 0, cap = 0;
+	struct rekey_pair *v = NULL;
+	if (!text)
+		return error("DB: db/rekey-4.map is not built into this gemmtab");
+	for (const char *p = text; *p;) {
+		unsigned long long a, b;
+		int used = 0;
+		if (*p == '#') {
+			p = strchr(p, '\n');
+			p = p ? p + 1 : "";
+			continue;
+		}
+		if (sscanf(p, "%16llx %16llx%n", &a, &b, &used) != 2 || (p[used] && p[used] != '\n')) {
+			free(v);
+			return error("DB: db/rekey-4.map: bad line '%.40s'", p);
+		}
+		if (n == cap)
+			v = xrealloc(v, (size_t)(cap = cap ? 2 * cap : 4096) * sizeof(*v));
+		v[n++] = (struct rekey_pair){ a, b };
+		p += used + (p[used] == '\n');
+	}
+	qsort(v, (size_t)n, sizeof(*v), rekey_cmp);
+	*out = v;
+	return n;
+}
+
+/* Migration 3 -> 4, after its SQL: each (candidate, shape) with results
+ * whose template text db/rekey-4.map knows moves to the candidate of its
+ * code key, with a variant row for that text; candidates left without a
+ * result go. Rows of other template texts keep their text's hash as
+ * their key: no build's code matches it, so emit and report pass them
+ * by as superseded and prune may drop them. */
+static int rekey_step(struct db *db)
+{
+	struct rekey_pair *pairs = NULL;
+	long npairs = rekey_pairs(&pairs);
+	sqlite3_stmt *sel = NULL, *ins = NULL, *get = NULL, *upd = NULL, *var = NULL;
+	long moved = 0, rows = 0;
+	int ret = -1;
+	if (npairs < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db->h, "SELECT DISTINCT c.id, c.template, c.params, c.code, "
+			       "s.id, s.n, s.k, s.w, s.x, s.y FROM result r JOIN candidate c "
+			       "ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id "
+			       "ORDER BY c.id, s.id", -1, &sel, NULL) ||
+	    sqlite3_prepare_v2(db->h, "INSERT INTO candidate (template, params, code) VALUES "
+			       "(?1, ?2, ?3) ON CONFLICT DO NOTHING", -1, &ins, NULL) ||
+	    sqlite3_prepare_v2(db->h, "SELECT id FROM candidate WHERE template = ?1 AND "
+			       "params = ?2 AND code = ?3", -1, &get, NULL) ||
+	    sqlite3_prepare_v2(db->h, "UPDATE result SET candidate_id = ?1 WHERE "
+			       "candidate_id = ?2 AND shape_id = ?3", -1, &upd, NULL) ||
+	    sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO variant (template, params, "
+			       "shape_id, source_hash, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+			       -1, &var, NULL)) {
+		db_error(db, "re-key");
+		goto out;
+	}
+	int rc;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(sel, 1);
+		const char *params = (const char *)sqlite3_column_text(sel, 2);
+		const char *old = (const char *)sqlite3_column_text(sel, 3);
+		struct rekey_pair key = {
+			db_rekey4_key(t, old, sqlite3_column_int(sel, 5), sqlite3_column_int(sel, 6),
+				      (const char *)sqlite3_column_text(sel, 7),
+				      (const char *)sqlite3_column_text(sel, 8),
+				      (const char *)sqlite3_column_text(sel, 9), params), 0
+		};
+		const struct rekey_pair *hit = bsearch(&key, pairs, (size_t)npairs, sizeof(key),
+						       rekey_cmp);
+		if (!hit)
+			continue;
+		char code[17];
+		hash_hex(hit->to, code);
+		long long cand = sqlite3_column_int64(sel, 0), shape = sqlite3_column_int64(sel, 4);
+		long long to = 0;
+		sqlite3_stmt *both[] = { ins, get };
+		for (int i = 0; i < 2; i++) {
+			sqlite3_bind_text(both[i], 1, t, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(both[i], 2, params, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(both[i], 3, code, -1, SQLITE_TRANSIENT);
+		}
+		if (step_done(db, ins, "re-key") || step_int64(db, get, "re-key", &to) != 1)
+			goto out;
+		sqlite3_bind_int64(upd, 1, to);
+		sqlite3_bind_int64(upd, 2, cand);
+		sqlite3_bind_int64(upd, 3, shape);
+		if (step_done(db, upd, "re-key"))
+			goto out;
+		rows += sqlite3_changes(db->h);
+		sqlite3_bind_text(var, 1, t, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(var, 2, params, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(var, 3, shape);
+		sqlite3_bind_text(var, 4, old, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(var, 5, to);
+		if (step_done(db, var, "re-key"))
+			goto out;
+		moved++;
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(db, "re-key");
+		goto out;
+	}
+	if (exec(db, "DELETE FROM candidate WHERE id NOT IN (SELECT candidate_id FROM result) "
+		 "AND id NOT IN (SELECT candidate_id FROM variant)", "re-key"))
+		goto out;
+	if (moved)
+		fprintf(stderr, "gemmtab: %s: schema 4 keys candidates by their code: %ld results "
+			"of %ld (candidate, shape) pairs re-keyed\n", db->path, rows, moved);
+	ret = 0;
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(get);
+	sqlite3_finalize(upd);
+	sqlite3_finalize(var);
+	free(pairs);
+	return ret;
 }
 
 static int open_db(const char *path, int flags, struct db **out)
@@ -436,8 +606,44 @@ int db_shape_id(struct db *db, const struct shape *s, long long *id)
 	return insert_or_get(db, ins, sel, "shape", id);
 }
 
+int db_variant(struct db *db, const char *tmpl, const char *params, long long shape,
+	       const char *source_hash, long long *id, char code[17])
+{
+	sqlite3_stmt *st = stmt(db, ST_VARIANT_GET);
+	if (!st)
+		return -1;
+	bind_text(st, 1, tmpl);
+	bind_text(st, 2, params);
+	sqlite3_bind_int64(st, 3, shape);
+	bind_text(st, 4, source_hash);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		if (code)
+			col_text(st, 1, code, 17);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(db, "variant");
+	return rc == SQLITE_ROW;
+}
+
+int db_record_variant(struct db *db, const char *tmpl, const char *params, long long shape,
+		      const char *source_hash, long long cand)
+{
+	sqlite3_stmt *st = stmt(db, ST_VARIANT_PUT);
+	if (!st)
+		return -1;
+	bind_text(st, 1, tmpl);
+	bind_text(st, 2, params);
+	sqlite3_bind_int64(st, 3, shape);
+	bind_text(st, 4, source_hash);
+	sqlite3_bind_int64(st, 5, cand);
+	return step_done(db, st, "record variant");
+}
+
 int db_candidate_id(struct db *db, const char *tmpl, const char *params,
-		    const char *source_hash, long long *id)
+		    const char *code, long long *id)
 {
 	sqlite3_stmt *ins = stmt(db, ST_CAND_INSERT), *sel = stmt(db, ST_CAND_SELECT);
 	if (!ins || !sel)
@@ -446,7 +652,7 @@ int db_candidate_id(struct db *db, const char *tmpl, const char *params,
 	for (int i = 0; i < 2; i++) {
 		bind_text(both[i], 1, tmpl);
 		bind_text(both[i], 2, params);
-		bind_text(both[i], 3, source_hash);
+		bind_text(both[i], 3, code);
 	}
 	return insert_or_get(db, ins, sel, "candidate", id);
 }
@@ -768,7 +974,9 @@ static int read_retest_row(sqlite3_stmt *st, void *row)
 	col_text(st, 8, r->params, sizeof(r->params));
 	r->ratio = col_figure(st, 9);
 	r->pairs = col_count(st, 10);
-	col_text(st, 11, r->source_hash, sizeof(r->source_hash));
+	col_text(st, 11, r->code, sizeof(r->code));
+	r->shape_id = sqlite3_column_int64(st, 12);
+	r->candidate_id = sqlite3_column_int64(st, 13);
 	return 0;
 }
 

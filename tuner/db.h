@@ -69,8 +69,21 @@ int db_schema_version(struct db *db);
 /* Insert-or-get ids. Each returns 0 or -1. */
 int db_env_id(struct db *db, const struct env_info *e, long long *id);
 int db_shape_id(struct db *db, const struct shape *s, long long *id);
+/* A candidate is a template, its parameter text and the code key of what
+ * it runs at a shape (codekey.h): the key its results are recorded under. */
 int db_candidate_id(struct db *db, const char *tmpl, const char *params,
-		    const char *source_hash, long long *id);
+		    const char *code, long long *id);
+/* Which candidate (and code key) template text source_hash compiles
+ * (tmpl, params) to at shape, as a sweep or `gemmtab compile --db`
+ * recorded it. Returns 1 (found: *id, code), 0 (not known) or -1. */
+int db_variant(struct db *db, const char *tmpl, const char *params, long long shape,
+	       const char *source_hash, long long *id, char code[17]);
+/* The key db/rekey-4.map lists a (candidate, shape) of schema 3 under:
+ * FNV-1a over template, its source hash, "n k", the dtypes and params. */
+unsigned long long db_rekey4_key(const char *tmpl, const char *old, int n, int k,
+				 const char *w, const char *x, const char *y, const char *params);
+int db_record_variant(struct db *db, const char *tmpl, const char *params, long long shape,
+		      const char *source_hash, long long cand);
 
 /* Record one result (replacing an earlier row of the same key). Timing
  * figures (base_us .. pairs) are stored only when status is "ok"; absent
@@ -166,7 +179,8 @@ struct retest_row {
 	char params[512];
 	double ratio;               /* median paired base/cand */
 	int pairs;                  /* -1 if absent */
-	char source_hash[17];       /* the candidate's template code (or legacy) */
+	char code[17];              /* the candidate's code key (codekey.h) */
+	long long shape_id, candidate_id;
 };
 /* Every such row of env, ordered by n, k, w, x, y, m, template, params,
  * family, into a heap array *out (caller frees). Returns the count or -1. */

@@ -388,20 +388,20 @@ int emit_select(const struct emit_group *groups, int ngroups,
 /* One "name=value" of a params text into params[]; seen[] marks names
  * given. Returns 0 or -1 (message printed). */
 static int param_parse(const struct tmpl *t, const char *text, const char *item,
-		       long *params, char *seen)
+		       long *params, char *seen, int loud)
 {
 	const char *eq = strchr(item, '=');
 	char name[64];
 	if (!eq || eq == item || (size_t)(eq - item) >= sizeof(name))
-		return error("params '%s': '%s' is not name=value", text, item);
+		return !loud ? -1 : error("params '%s': '%s' is not name=value", text, item);
 	memcpy(name, item, (size_t)(eq - item));
 	name[eq - item] = '\0';
 	int i = tmpl_param_index(t, name);
 	if (i < 0)
-		return error("params '%s': template %s has no parameter '%s'", text,
+		return !loud ? -1 : error("params '%s': template %s has no parameter '%s'", text,
 			     t->stem, name);
 	if (seen[i]++)
-		return error("params '%s': '%s' given twice", text, name);
+		return !loud ? -1 : error("params '%s': '%s' given twice", text, name);
 	const struct tmpl_param *p = &t->params[i];
 	const char *v = eq + 1;
 	if (p->symbols) {
@@ -409,7 +409,7 @@ static int param_parse(const struct tmpl *t, const char *text, const char *item,
 		while (p->symbols[s] && strcmp(p->symbols[s], v))
 			s++;
 		if (!p->symbols[s])
-			return error("params '%s': '%s' is not a value of %s", text, v, name);
+			return !loud ? -1 : error("params '%s': '%s' is not a value of %s", text, v, name);
 		params[i] = s;
 		return 0;
 	}
@@ -417,12 +417,12 @@ static int param_parse(const struct tmpl *t, const char *text, const char *item,
 	errno = 0;
 	params[i] = strtol(v, &end, 10);
 	if (errno || end == v || *end || params[i] < p->min || params[i] > p->max)
-		return error("params '%s': %s=%s is not in %ld..%ld", text, name, v,
+		return !loud ? -1 : error("params '%s': %s=%s is not in %ld..%ld", text, name, v,
 			     p->min, p->max);
 	return 0;
 }
 
-int emit_params_parse(const struct tmpl *t, const char *text, long *params)
+static int params_parse(const struct tmpl *t, const char *text, long *params, int loud)
 {
 	char seen[MAX_PARAMS] = { 0 }, key[512];
 	char *copy = xstrdup(text), *save = NULL;
@@ -430,20 +430,23 @@ int emit_params_parse(const struct tmpl *t, const char *text, long *params)
 	int ret = -1;
 
 	if (t->nparams > MAX_PARAMS) {
-		error("template %s has more than %d parameters", t->stem, MAX_PARAMS);
+		if (loud)
+			error("template %s has more than %d parameters", t->stem, MAX_PARAMS);
 		goto cleanup;
 	}
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
-		if (param_parse(t, text, item, c.params, seen))
+		if (param_parse(t, text, item, c.params, seen, loud))
 			goto cleanup;
 	for (int i = 0; i < t->nparams; i++) {
 		if (!seen[i]) {
-			error("params '%s': %s is missing", text, t->params[i].name);
+			if (loud)
+				error("params '%s': %s is missing", text, t->params[i].name);
 			goto cleanup;
 		}
 	}
 	if (strcmp(candidate_key(&c, key, sizeof(key)), text)) {
-		error("params '%s' are not in canonical form ('%s')", text, key);
+		if (loud)
+			error("params '%s' are not in canonical form ('%s')", text, key);
 		goto cleanup;
 	}
 	memcpy(params, c.params, sizeof(c.params[0]) * (size_t)t->nparams);
@@ -451,4 +454,14 @@ int emit_params_parse(const struct tmpl *t, const char *text, long *params)
 cleanup:
 	free(copy);
 	return ret;
+}
+
+int emit_params_parse(const struct tmpl *t, const char *text, long *params)
+{
+	return params_parse(t, text, params, 1);
+}
+
+int emit_params_parse_quiet(const struct tmpl *t, const char *text, long *params)
+{
+	return params_parse(t, text, params, 0);
 }

@@ -147,5 +147,7 @@ int emit_prefer(struct emit_group *groups, int ngroups, const struct emit_incumb
  * missing or repeated, a value is out of range or not a symbol, or the
  * text is not canonical. */
 int emit_params_parse(const struct tmpl *t, const char *text, long *params);
+/* The same without a message: -1 only. */
+int emit_params_parse_quiet(const struct tmpl *t, const char *text, long *params);
 
 #endif

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE   /* qsort_r, prctl */
 #endif
 #include "jit.h"
+#include "sass.h"
 #include "util.h"
 
 #include <errno.h>
@@ -605,6 +606,7 @@ static void reset_item(struct jit_item *it)
 	it->lowered[0] = '\0';
 	it->regs = it->local_bytes = it->smem_bytes = -1;
 	it->error[0] = '\0';
+	it->code[0] = '\0';
 }
 
 static void copy_result(const struct service *sv, const struct unit *u, struct jit_item *it)
@@ -704,4 +706,17 @@ void jit_options_default(struct jit_options *o)
 	o->nproc = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	o->batch = 16;
 	o->deadline_s = 120;
+}
+
+const char *jit_item_code(struct jit_item *it, char *why, size_t len)
+{
+	if (!it->ok) {
+		snprintf(why, len, "%s did not compile", it->name);
+		return NULL;
+	}
+	if (!it->code[0] && sass_kernel_hash(it->cubin, it->lowered, it->code, why, len)) {
+		it->code[0] = '\0';
+		return NULL;
+	}
+	return it->code;
 }

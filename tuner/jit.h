@@ -38,7 +38,14 @@ struct jit_item {
 	char lowered[512];          /* mangled kernel name inside the cubin */
 	int regs, local_bytes, smem_bytes;   /* from ptxas -v; -1 unknown */
 	char error[512];            /* first lines of the log when !ok */
+	char code[17];              /* its code hash (sass.h); "" until
+				     * jit_item_code asked for it */
 };
+
+/* The code hash of a compiled item (sass.h), read from its cubin on first
+ * use and kept in it->code. Returns it->code, or NULL with the reason in
+ * why when the item did not compile or its cubin cannot be read. */
+const char *jit_item_code(struct jit_item *it, char *why, size_t len);
 
 /* "13.0" etc. of the NVRTC linked in. */
 const char *jit_nvrtc_version(void);

@@ -4,6 +4,7 @@
  * bars (see tasks.h).
  */
 #include "tasks.h"
+#include "codekey.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -134,6 +135,21 @@ int tasks_add(struct tasklist *tl, const struct space *sp, int shape, int m,
 	struct build_ctx b = { tl, shape };
 	add_task(&b, &sp->shapes[shape], m, c, c->tmpl->check(&sp->shapes[shape], c->params));
 	return 1;
+}
+
+int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[17],
+		  char *why, size_t len)
+{
+	const struct task *t = &tl->t[ti];
+	char codes[TMPL_MAX_KERNELS][17];
+	for (int j = 0; j < t->nk; j++) {
+		const char *c = jit_item_code(&tl->items[t->item[j]], why, len);
+		if (!c)
+			return -1;
+		memcpy(codes[j], c, 17);
+	}
+	code_key(t->cand.tmpl, t->cand.params, &sp->shapes[t->shape], codes, t->nk, out);
+	return 0;
 }
 
 void tasks_free(struct tasklist *tl)

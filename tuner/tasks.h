@@ -56,6 +56,12 @@ int tasks_ensure_compiled(struct tasklist *tl, const struct jit_options *opts, i
  * tasks_ensure_compiled). */
 const char *task_compile_error(const struct tasklist *tl, int ti);
 
+/* The code key of task ti (codekey.h): from the code of its compiled
+ * kernels and its template's plans. Returns 0, or -1 with the reason in
+ * why (a kernel that did not compile, or an unreadable cubin). */
+int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[17],
+		  char *why, size_t len);
+
 /* Progress line on a terminal: "\r[#####     ] done/total label ETA".
  * Does nothing when stderr is not a terminal. */
 void progress_show(const char *label, long done, long total, double started);

@@ -42,8 +42,9 @@ check "the worker's waves recorded (1 below M = 8, 2 from 8)" \
 check "query waves: screens counted by waves" \
 	test "$("$GEMMTAB" query --db "$db" --format csv waves | awk -F, 'NR > 1 && $5 == 8 { print $6 }' | sort -u)" = 2
 check "the environment carries no source hash" test "$(q "SELECT count(*) FROM env WHERE source_hash = ''")" = 1
-check "every candidate carries a 16-digit code hash" test "$(q "SELECT count(*) FROM candidate WHERE length(source_hash) != 16")" = 0
-check "one hash per template" test "$(q "SELECT count(DISTINCT source_hash) FROM candidate")" = "$(q "SELECT count(DISTINCT template) FROM candidate")"
+check "every candidate carries a 16-digit code key" test "$(q "SELECT count(*) FROM candidate WHERE length(code) != 16")" = 0
+check "every candidate is what this build's text compiles to" test "$(q "SELECT count(*) FROM candidate WHERE id NOT IN (SELECT candidate_id FROM variant)")" = 0
+check "one text hash per template in the variant map" test "$(q "SELECT count(DISTINCT source_hash) FROM variant")" = "$(q "SELECT count(DISTINCT template) FROM candidate")"
 FAKE_WORKER_LOG=$TMP/requests expect_exit "rerun: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
 # qkv's neighbour 2 lies between the tuned 1 and 8: both retests reach it
@@ -139,10 +140,11 @@ check "report's floor fraction is the probed floor over run_us ($frac)" test "$f
 if command -v sqlite3 >/dev/null 2>&1; then
 	db=$TMP/stale.db
 	cp "$TMP/fake.db" "$db"
-	check "the copy's code made stale" sqlite3 "$db" "UPDATE candidate SET source_hash = '0000000000000000'; UPDATE result SET ratio = ratio * 100 WHERE phase = 'screen'"
-	check "no current code left in it" test "$(q "SELECT count(*) FROM candidate WHERE source_hash <> '0000000000000000'")" = 0
+	# (z: not a hex digit, so no code key of this build's)
+	check "the copy's code made stale" sqlite3 "$db" "UPDATE candidate SET code = printf('z%015d', id); DELETE FROM variant; UPDATE result SET ratio = ratio * 100 WHERE phase = 'screen'"
+	check "no current code left in it" test "$(q "SELECT count(*) FROM candidate WHERE code NOT LIKE 'z%'")" = 0
 	expect_exit "sweep over stale code: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
-	current="FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.source_hash <> '0000000000000000'"
+	current="FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.code NOT LIKE 'z%'"
 	check "the current code is screened again ($want)" test "$(q "SELECT count(*) $current AND r.phase = 'screen'")" = "$want"
 	fresh=$(db=$TMP/fake.db; q "SELECT count(*) FROM result WHERE phase = 'retest'")
 	check "and retested as often as in a fresh sweep ($fresh)" test "$(q "SELECT count(*) $current AND r.phase = 'retest'")" = "$fresh"
@@ -159,7 +161,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	check "and says only unretested takes it" grep -q -- "--top: only unretested takes a count" "$TMP/err"
 	check "no finalist left unretested" test -z "$(finalists)"
 	# a finalist's retests lost: query names it, a rerun retests it
-	check "a finalist's retests removed" sqlite3 "$db" "DELETE FROM result WHERE phase = 'retest' AND candidate_id = (SELECT candidate_id FROM result WHERE phase = 'retest' AND candidate_id IN (SELECT id FROM candidate WHERE source_hash <> '0000000000000000') LIMIT 1)"
+	check "a finalist's retests removed" sqlite3 "$db" "DELETE FROM result WHERE phase = 'retest' AND candidate_id = (SELECT candidate_id FROM result WHERE phase = 'retest' AND candidate_id IN (SELECT id FROM candidate WHERE code NOT LIKE 'z%') LIMIT 1)"
 	check "query unretested names it" test -n "$(finalists)"
 	expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
 	check "the rerun retested it" test -z "$(finalists)"

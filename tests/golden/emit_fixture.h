@@ -14,7 +14,7 @@
  *   nvrtc     13.0
  *   cublas    13.1.0
  *   cublaslt  13.1.0
- *   sources   fedcba9876543210 (hash of the template sources)
+ *   sources   fedcba9876543210 (hash of the code its entries run)
  *
  * Per shape:
  *   router (n 256, k 8192, fp32 x bf16 -> fp32):

@@ -92,11 +92,11 @@ TEST(open_creates_schema)
 	char *path = scratch("create.db");
 	CHECK_INT(access(path, F_OK), -1);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 3);
+	CHECK_INT(db_schema_version(db), 4);
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
 		    "name\nbest\ncompile_errors\nfailures\nfloors\nprogress\n");
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
-		    "name\nbaseline\ncandidate\nenv\nprobe\nresult\nshape\n");
+		    "name\nbaseline\ncandidate\nenv\nprobe\nresult\nshape\nvariant\n");
 	CHECK_QUERY(db, "PRAGMA foreign_keys", "foreign_keys\n1\n");
 	CHECK_QUERY(db, "PRAGMA application_id", "application_id\n1196250178\n");
 	/* WAL mode: a write goes to path-wal while the database is open */
@@ -122,10 +122,10 @@ TEST(reopen_is_idempotent)
 	CHECK_INT(db_env_id(db, &e, &id1), 0);
 	db_close(db);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 3);
+	CHECK_INT(db_schema_version(db), 4);
 	CHECK_INT(db_env_id(db, &e, &id2), 0);
 	CHECK_INT(id2, id1);
-	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n17\n");
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n20\n");
 	db_close(db);
 	CHECK_INT(db_open_existing(path, &db), 0);
 	CHECK_INT(db_latest_env(db), id1);
@@ -391,6 +391,57 @@ TEST(absent_figures_are_null)
 
 /* A database as schema version 1 wrote it (db/schema.sql alone), one ok
  * result in it: step 2 adds result.waves, NULL for what was there. */
+/* Schema 3 -> 4 re-keys the (candidate, shape)s of the template texts
+ * db/rekey-4.map lists: their results move to the candidate of the code
+ * key the map gives, with a variant row for the text; other rows keep
+ * their text's hash; a candidate left without results goes. */
+TEST(migrates_version_3_rekeys)
+{
+	sqlite3 *h;
+	char *path = scratch("v3.db");
+	const char *old = "a8d5f2ca73f409d1";   /* blas_hilo's text when the map was made */
+	char key[17], want[40] = "";
+	hash_hex(db_rekey4_key("blas_hilo", old, 256, 8192, "fp32", "bf16", "fp32", ""), key);
+	const char *map = embedded_text("db/rekey-4.map");
+	const char *line = map ? strstr(map, key) : NULL;
+	CHECK(line != NULL);
+	if (line)
+		snprintf(want, sizeof(want), "code\n%.16s\n", line + 17);
+	CHECK_INT(sqlite3_open(path, &h), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(h, embedded_text("db/schema.sql"), NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(h, "ALTER TABLE result ADD COLUMN waves INTEGER;"
+			       "ALTER TABLE result ADD COLUMN run TEXT;"
+			       "PRAGMA application_id = 1196250178; PRAGMA user_version = 3;"
+			       "INSERT INTO env (gpu_name, gpu_uuid, sm_count, sm_clock_mhz, "
+			       "mem_clock_mhz, l2_bytes, driver, cuda, nvrtc, cublas, cublaslt, "
+			       "source_hash) VALUES ('H', 'u', 132, 1980, 3201, 1, 'd', 'c', 'n', "
+			       "'b', 'l', '');"
+			       "INSERT INTO shape (family, n, k, w, x, y, tol) VALUES "
+			       "('router', 256, 8192, 'fp32', 'bf16', 'fp32', 0.0001);"
+			       "INSERT INTO candidate (template, params, source_hash) VALUES "
+			       "('blas_hilo', '', 'a8d5f2ca73f409d1'), ('gemv', 'warps=1', 's');"
+			       "INSERT INTO result (env_id, shape_id, candidate_id, m, phase, status, "
+			       "cand_us) VALUES (1, 1, 1, 1, 'screen', 'ok', 9.5), "
+			       "(1, 1, 1, 8, 'retest', 'ok', 9.0), (1, 1, 2, 1, 'screen', 'ok', 7.0);",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	struct db *db;
+	CHECK_INT(db_open_existing(path, &db), 0);
+	CHECK_INT(db_schema_version(db), 4);
+	CHECK_QUERY(db, "SELECT c.code FROM result r JOIN candidate c ON c.id = r.candidate_id "
+		    "WHERE c.template = 'blas_hilo' GROUP BY c.code", want);
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM result r JOIN candidate c ON "
+		    "c.id = r.candidate_id WHERE c.template = 'blas_hilo'", "n\n2\n");
+	CHECK_QUERY(db, "SELECT v.source_hash, v.candidate_id = c.id AS same FROM variant v, "
+		    "candidate c WHERE c.template = 'blas_hilo'", "source_hash,same\na8d5f2ca73f409d1,1\n");
+	/* the old blas_hilo row went with its last result */
+	CHECK_QUERY(db, "SELECT template, code = 's' AS kept FROM candidate ORDER BY template",
+		    "template,kept\nblas_hilo,0\ngemv,1\n");
+	db_close(db);
+	free(path);
+}
+
 TEST(migrates_version_1)
 {
 	sqlite3 *h;
@@ -413,9 +464,11 @@ TEST(migrates_version_1)
 
 	struct db *db;
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 3);
+	CHECK_INT(db_schema_version(db), 4);
 	CHECK_QUERY(db, "SELECT cand_us, waves IS NULL AS w, run IS NULL AS r FROM result",
 		    "cand_us,w,r\n9.5,1,1\n");
+	/* a text db/rekey-4.map does not know keeps its hash as its key */
+	CHECK_QUERY(db, "SELECT code FROM candidate", "code\ns\n");
 	struct result_row r = ok_row(8, "screen", 13.6, 12.0, 1.13, 10);
 	r.waves = 2;
 	CHECK_INT(db_record_result(db, 1, 1, 1, &r), 0);
@@ -423,7 +476,7 @@ TEST(migrates_version_1)
 	db_close(db);
 	/* opened again: nothing left to migrate */
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 3);
+	CHECK_INT(db_schema_version(db), 4);
 	db_close(db);
 	free(path);
 }
@@ -649,5 +702,5 @@ TEST(query_formats)
 TESTS(T(open_creates_schema), T(reopen_is_idempotent), T(env_ignores_the_unit), T(ids_are_stable),
       T(record_and_resume), T(records_are_visible_at_once), T(record_replaces),
       T(phase_best_order), T(retest_runs), T(lt_seeds_rank), T(absent_figures_are_null),
-      T(migrates_version_1), T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
+      T(migrates_version_1), T(migrates_version_3_rekeys), T(refuses_what_it_must_not_touch), T(best_view_prefers_retest),
       T(fixture_views), T(query_formats))

@@ -1,0 +1,87 @@
+/*
+ * current.c: this build's code key of stored candidates (current.h).
+ */
+#include "current.h"
+#include "codekey.h"
+#include "emit.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int current_codes(struct db *db, const struct jit_options *jit, struct code_query *q, int n)
+{
+	struct jit_item *items = NULL;
+	int nitems = 0, cap = 0, ncompile = 0;
+	int *first = xcalloc((size_t)(n ? n : 1), sizeof(int));
+	char (*names)[TMPL_NAME_MAX] = xmalloc(TMPL_MAX_KERNELS * sizeof(*names));
+	long (*params)[MAX_PARAMS] = xcalloc((size_t)(n ? n : 1), sizeof(*params));
+	int *nk = xcalloc((size_t)(n ? n : 1), sizeof(int));
+	int ret = -1;
+
+	for (int i = 0; i < n; i++) {
+		struct code_query *c = &q[i];
+		long long id;
+		c->code[0] = '\0';
+		c->compiled = 0;
+		nk[i] = -1;
+		if (!(c->t = tmpl_find(c->tmpl)))
+			continue;
+		int known = db_variant(db, c->tmpl, c->params, c->shape_id,
+				       tmpl_source_hash(c->t), &id, c->code);
+		if (known < 0)
+			goto out;
+		if (known || emit_params_parse_quiet(c->t, c->params, params[i]))
+			continue;
+		nk[i] = c->t->kernels(&c->s, params[i], names, TMPL_MAX_KERNELS);
+		if (nk[i] < 0 || nk[i] > TMPL_MAX_KERNELS) {
+			nk[i] = -1;
+			continue;
+		}
+		if (nk[i] == 0) {
+			code_key(c->t, params[i], &c->s, NULL, 0, c->code);
+			continue;
+		}
+		if (!jit) {
+			nk[i] = -1;
+			continue;
+		}
+		first[i] = nitems;
+		for (int j = 0; j < nk[i]; j++) {
+			if (nitems == cap)
+				items = xrealloc(items, (size_t)(cap = cap ? 2 * cap : 64) *
+						 sizeof(*items));
+			memset(&items[nitems], 0, sizeof(items[nitems]));
+			items[nitems].source_name = c->t->source;
+			snprintf(items[nitems].name, sizeof(items[nitems].name), "%s", names[j]);
+			nitems++;
+		}
+		c->compiled = 1;
+		ncompile++;
+	}
+	if (nitems && jit_compile_all(jit, items, nitems, NULL, NULL))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		struct code_query *c = &q[i];
+		char codes[TMPL_MAX_KERNELS][17], why[512];
+		if (!c->compiled)
+			continue;
+		int ok = 1;
+		for (int j = 0; j < nk[i] && ok; j++) {
+			const char *h = jit_item_code(&items[first[i] + j], why, sizeof(why));
+			if (h)
+				memcpy(codes[j], h, 17);
+			ok = h != NULL;
+		}
+		if (ok)
+			code_key(c->t, params[i], &c->s, (const char (*)[17])codes, nk[i], c->code);
+	}
+	ret = ncompile;
+out:
+	free(items);
+	free(first);
+	free(names);
+	free(params);
+	free(nk);
+	return ret;
+}
