@@ -84,7 +84,7 @@ static int load_floors(const char *path, struct floor_row **out, char *label, si
 	long long env;
 	int n = -1;
 	*out = NULL;
-	if (db_open_existing(path, &db))
+	if (db_open_read(path, &db))
 		return error("--floors %s: not a database gemmtab can read", path);
 	if (!db_env_pick(db, "bench", 0, &env, &e))
 		n = db_floors(db, env, out);

@@ -57,10 +57,12 @@ static const struct canned {
 	 * (the variant map's newest row) compiles to */
 	{ "unretested", "the newest code's --top best screens per env, family and M that "
 	  "were never retested (rerun the sweep)",
-	  "WITH newest AS (SELECT template, source_hash FROM variant WHERE rowid IN "
-	  "(SELECT max(rowid) FROM variant GROUP BY template)), "
-	  "cur AS MATERIALIZED (SELECT DISTINCT v.candidate_id AS id FROM variant v "
-	  "JOIN newest w ON w.template = v.template AND w.source_hash = v.source_hash), "
+	  "WITH vt AS MATERIALIZED (SELECT v.id, v.candidate_id, v.source_hash, c.template "
+	  "FROM variant v JOIN candidate c ON c.id = v.candidate_id), "
+	  "newest AS (SELECT template, source_hash FROM vt WHERE id IN "
+	  "(SELECT max(id) FROM vt GROUP BY template)), "
+	  "cur AS MATERIALIZED (SELECT DISTINCT vt.candidate_id AS id FROM vt "
+	  "JOIN newest w ON w.template = vt.template AND w.source_hash = vt.source_hash), "
 	  "ranked AS MATERIALIZED (SELECT env_id, shape_id, m, candidate_id, ratio, "
 	  "ROW_NUMBER() OVER (PARTITION BY env_id, shape_id, m "
 	  "ORDER BY ratio DESC, candidate_id) AS rank FROM result "
@@ -139,7 +141,7 @@ int cmd_query(int argc, char **argv)
 	if (c && c->takes_top)
 		sql = xasprintf(c->sql, top >= 0 ? top : DEFAULT_TOP);
 	ret = 1;
-	if (db_open_existing(path, &db))
+	if (db_open_read(path, &db))
 		goto cleanup;
 	ret = db_query_print(db, sql ? sql : c ? c->sql : query, format) ? 1 : 0;
 	db_close(db);

@@ -75,7 +75,7 @@ int cmd_report(int argc, char **argv)
 	int st = parse_options("report", argc, argv, opts, usage_text);
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
-	if (db_open_existing(path, &db))
+	if (db_open_read(path, &db))
 		return 1;
 	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
 	    report_write(db, env, path, f, stdout))

@@ -8,6 +8,7 @@
  * database already holds for the same environment.
  */
 #include "commands.h"
+#include "lock.h"
 #include "db.h"
 #include "emit.h"
 #include "options.h"
@@ -773,8 +774,11 @@ static void resolve_id(struct sweep *sw, int i)
 	else if (task_code_key(&sw->tl, &sw->sp, i, code, why, sizeof(why)))
 		die("%s %s: %s", t->cand.tmpl->stem, t->key, why);
 	long long shape = sw->shape_id[t->shape];
+	/* (a template with no kernel of ours needs no variant: its key is
+	 * its plans, computed without a compile) */
 	if (db_candidate_id(sw->db, t->cand.tmpl->stem, t->key, code, &sw->cand_id[i]) ||
-	    db_record_variant(sw->db, t->cand.tmpl->stem, t->key, shape, text, sw->cand_id[i]))
+	    (t->cand.tmpl->source &&
+	     db_record_variant(sw->db, t->cand.tmpl->stem, t->key, shape, text, sw->cand_id[i])))
 		die("%s: cannot record candidates", sw->db_path);
 	int r = db_has_result(sw->db, sw->env_id, shape, sw->cand_id[i], t->m, "screen", NULL);
 	if (r < 0)
@@ -859,6 +863,7 @@ int cmd_sweep(int argc, char **argv)
 	char since_now[32];
 	int dry_run = 0, no_retest = 0, rc = 1;
 	double deadline = 0;
+	struct db_lock lock = { -1 };
 	const struct opt opts[] = {
 		OPT_STRING("space", &space, OPT_REQUIRED),
 		OPT_STRING("db", &sw.db_path, 0),
@@ -910,6 +915,9 @@ int cmd_sweep(int argc, char **argv)
 	}
 	sw.started = now_seconds();
 	utc_now_ms(sw.run_id, sizeof(sw.run_id));
+	/* one sweep (or prune) of a database at a time (lock.h) */
+	if (db_lock_take(sw.db_path, "sweep", &lock))
+		goto out_tasks;
 	if (db_open(sw.db_path, &sw.db))
 		goto out_tasks;
 	struct env_info env;
@@ -978,6 +986,7 @@ out_worker:
 out_db:
 	db_close(sw.db);
 out_tasks:
+	db_lock_drop(&lock);
 	free(sw.shape_id);
 	free(sw.lt_sent);
 	free(sw.cand_id);

@@ -12,6 +12,8 @@ int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_prune(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 

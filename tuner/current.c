@@ -33,6 +33,11 @@ int current_codes(struct db *db, const struct jit_options *jit, struct code_quer
 			goto out;
 		if (known || emit_params_parse_quiet(c->t, c->params, params[i]))
 			continue;
+		/* as the sweep keys them: what never reaches the GPU by its text */
+		if (c->t->check(&c->s, params[i])) {
+			memcpy(c->code, tmpl_source_hash(c->t), 17);
+			continue;
+		}
 		nk[i] = c->t->kernels(&c->s, params[i], names, TMPL_MAX_KERNELS);
 		if (nk[i] < 0 || nk[i] > TMPL_MAX_KERNELS) {
 			nk[i] = -1;
@@ -66,15 +71,19 @@ int current_codes(struct db *db, const struct jit_options *jit, struct code_quer
 		char codes[TMPL_MAX_KERNELS][17], why[512];
 		if (!c->compiled)
 			continue;
-		int ok = 1;
+		int ok = 1, built = 1;
 		for (int j = 0; j < nk[i] && ok; j++) {
-			const char *h = jit_item_code(&items[first[i] + j], why, sizeof(why));
+			struct jit_item *it = &items[first[i] + j];
+			const char *h = it->ok ? jit_item_code(it, why, sizeof(why)) : NULL;
 			if (h)
 				memcpy(codes[j], h, 17);
+			built &= it->ok;
 			ok = h != NULL;
 		}
 		if (ok)
 			code_key(c->t, params[i], &c->s, (const char (*)[17])codes, nk[i], c->code);
+		else if (!built)        /* a compile error, keyed by its text */
+			memcpy(c->code, tmpl_source_hash(c->t), 17);
 	}
 	ret = ncompile;
 out:

@@ -7,6 +7,7 @@
 #include "db.h"
 #include "embedded.h"
 #include "table.h"
+#include "tmpl.h"
 #include "util.h"
 
 #include <math.h>
@@ -34,20 +35,34 @@ static const struct migration {
 	 * (cmd_sweep.c settle()) */
 	{ NULL, "ALTER TABLE result ADD COLUMN run TEXT;", NULL },
 	/* 3 -> 4: candidates keyed by the code they run (codekey.h) instead
-	 * of their template's text; variant says which code a template text
-	 * compiles to at a shape, so that a sweep or emit under the same
-	 * text needs no compile to know it. rekey_step re-keys the rows of
-	 * the template texts db/rekey-4.map lists. */
-	{ NULL, "ALTER TABLE candidate RENAME COLUMN source_hash TO code;"
+	 * of their template's text. (template, params, code) is unique,
+	 * which db_candidate_id keeps; the index is on pkey, a 64-bit hash
+	 * of template and params (a sixth of the size of one on the text).
+	 * variant says that a template text
+	 * (source_hash) compiles a candidate's (template, params) at a shape
+	 * to that candidate's code, so that a sweep or emit under the same
+	 * text needs no compile to know it (kept for templates with kernels
+	 * of ours: the others' keys need no compile). rekey_step re-keys the
+	 * rows of the template texts db/rekey-4.map lists. */
+	{ NULL, "PRAGMA legacy_alter_table = ON;"
+		"CREATE TABLE candidate_v4 ("
+		" id INTEGER PRIMARY KEY,"
+		" template TEXT NOT NULL,"
+		" params TEXT NOT NULL,"
+		" code TEXT NOT NULL,"
+		" pkey INTEGER NOT NULL);"
+		"INSERT INTO candidate_v4 (id, template, params, code, pkey) SELECT id, template, "
+		" params, source_hash, gemmtab_pkey(template, params) FROM candidate;"
+		"DROP TABLE candidate;"
+		"ALTER TABLE candidate_v4 RENAME TO candidate;"
+		"PRAGMA legacy_alter_table = OFF;"
+		"CREATE INDEX candidate_by_pkey ON candidate (pkey);"
 		"CREATE TABLE variant ("
-		" template TEXT NOT NULL, params TEXT NOT NULL,"
+		" id INTEGER PRIMARY KEY,"
+		" candidate_id INTEGER NOT NULL REFERENCES candidate(id),"
 		" shape_id INTEGER NOT NULL REFERENCES shape(id),"
 		" source_hash TEXT NOT NULL,"
-		" candidate_id INTEGER NOT NULL REFERENCES candidate(id),"
-		" UNIQUE (template, params, shape_id, source_hash));"
-		/* results by candidate: the re-keying's updates, prune's deletes */
-		"CREATE INDEX result_by_candidate ON result (candidate_id, shape_id);",
-		rekey_step },
+		" UNIQUE (candidate_id, shape_id, source_hash));", rekey_step },
 };
 
 /* PRAGMA application_id of a gemmtab database: 'GMTB'. */
@@ -85,15 +100,18 @@ static const char *const stmt_sql[NSTMT] = {
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
 	[ST_SHAPE_SELECT] = "SELECT id FROM shape WHERE family = ?1 AND n = ?2 "
 		"AND k = ?3 AND w = ?4 AND x = ?5 AND y = ?6 AND tol = ?7",
-	[ST_CAND_INSERT] = "INSERT INTO candidate (template, params, code) "
-		"VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-	[ST_CAND_SELECT] = "SELECT id FROM candidate WHERE template = ?1 "
-		"AND params = ?2 AND code = ?3",
-	[ST_VARIANT_GET] = "SELECT v.candidate_id, c.code FROM variant v JOIN candidate c "
-		"ON c.id = v.candidate_id WHERE v.template = ?1 AND v.params = ?2 "
+	[ST_CAND_INSERT] = "INSERT INTO candidate (template, params, code, pkey) "
+		"SELECT ?1, ?2, ?3, gemmtab_pkey(?1, ?2) WHERE NOT EXISTS (SELECT 1 FROM "
+		"candidate WHERE pkey = gemmtab_pkey(?1, ?2) AND template = ?1 AND params = ?2 "
+		"AND code = ?3)",
+	[ST_CAND_SELECT] = "SELECT id FROM candidate WHERE pkey = gemmtab_pkey(?1, ?2) "
+		"AND template = ?1 AND params = ?2 AND code = ?3",
+	[ST_VARIANT_GET] = "SELECT v.candidate_id, c.code FROM candidate c JOIN variant v "
+		"ON v.candidate_id = c.id WHERE c.pkey = gemmtab_pkey(?1, ?2) "
+		"AND c.template = ?1 AND c.params = ?2 "
 		"AND v.shape_id = ?3 AND v.source_hash = ?4",
-	[ST_VARIANT_PUT] = "INSERT OR REPLACE INTO variant (template, params, shape_id, "
-		"source_hash, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_VARIANT_PUT] = "INSERT OR IGNORE INTO variant (candidate_id, shape_id, source_hash) "
+		"VALUES (?5, ?3, ?4)",
 	[ST_CAND_GET] = "SELECT template, params FROM candidate WHERE id = ?1",
 	[ST_RESULT_RECORD] = "INSERT OR REPLACE INTO result (env_id, shape_id, "
 		"candidate_id, m, phase, status, reason, err_global, err_row, "
@@ -298,8 +316,12 @@ static int migrate(struct db *db)
 		return -1;
 	if (version == latest)
 		return 0;
-	if (exec(db, "BEGIN IMMEDIATE", db->path))
-		return -1;
+	/* foreign keys off across the steps, checked before the commit: a
+	 * step may rebuild a table others reference (SQLite's recipe for a
+	 * schema change; the pragma is a no-op inside a transaction) */
+	if (exec(db, "PRAGMA foreign_keys = OFF", db->path) ||
+	    exec(db, "BEGIN IMMEDIATE", db->path))
+		goto fail;
 	version = check_version(db);
 	if (version < 0)
 		goto fail;
@@ -313,15 +335,24 @@ static int migrate(struct db *db)
 		if (exec(db, sql, db->path) || (step->fn && step->fn(db)))
 			goto fail;
 	}
+	long long broken = 0;
+	if (pragma_int(db, "SELECT count(*) FROM pragma_foreign_key_check", &broken))
+		goto fail;
+	if (broken) {
+		error("DB: %s: the migration would leave %lld rows that reference none", db->path,
+		      broken);
+		goto fail;
+	}
 	stamp = xasprintf("PRAGMA application_id = %d; PRAGMA user_version = %d",
 			  GT_APP_ID, latest);
 	if (exec(db, stamp, db->path) || exec(db, "COMMIT", db->path))
 		goto fail;
 	free(stamp);
-	return 0;
+	return exec(db, "PRAGMA foreign_keys = ON", db->path);
 fail:
 	free(stamp);
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 	return -1;
 }
 
@@ -388,7 +419,7 @@ static int rekey_step(struct db *db)
 {
 	struct rekey_pair *pairs = NULL;
 	long npairs = rekey_pairs(&pairs);
-	sqlite3_stmt *sel = NULL, *ins = NULL, *get = NULL, *upd = NULL, *var = NULL;
+	sqlite3_stmt *sel = NULL, *upd = NULL, *var = NULL;
 	long moved = 0, rows = 0;
 	int ret = -1;
 	if (npairs < 0)
@@ -397,19 +428,17 @@ static int rekey_step(struct db *db)
 			       "s.id, s.n, s.k, s.w, s.x, s.y FROM result r JOIN candidate c "
 			       "ON c.id = r.candidate_id JOIN shape s ON s.id = r.shape_id "
 			       "ORDER BY c.id, s.id", -1, &sel, NULL) ||
-	    sqlite3_prepare_v2(db->h, "INSERT INTO candidate (template, params, code) VALUES "
-			       "(?1, ?2, ?3) ON CONFLICT DO NOTHING", -1, &ins, NULL) ||
-	    sqlite3_prepare_v2(db->h, "SELECT id FROM candidate WHERE template = ?1 AND "
-			       "params = ?2 AND code = ?3", -1, &get, NULL) ||
 	    sqlite3_prepare_v2(db->h, "UPDATE result SET candidate_id = ?1 WHERE "
 			       "candidate_id = ?2 AND shape_id = ?3", -1, &upd, NULL) ||
-	    sqlite3_prepare_v2(db->h, "INSERT OR REPLACE INTO variant (template, params, "
-			       "shape_id, source_hash, candidate_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-			       -1, &var, NULL)) {
+	    sqlite3_prepare_v2(db->h, "INSERT OR IGNORE INTO variant (candidate_id, shape_id, "
+			       "source_hash) VALUES (?5, ?3, ?4)", -1, &var, NULL)) {
 		db_error(db, "re-key");
 		goto out;
 	}
 	int rc;
+	if (exec(db, "CREATE INDEX temp_result_by_candidate ON result (candidate_id, shape_id)",
+		 "re-key"))
+		goto out;
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(sel, 1);
 		const char *params = (const char *)sqlite3_column_text(sel, 2);
@@ -428,13 +457,7 @@ static int rekey_step(struct db *db)
 		hash_hex(hit->to, code);
 		long long cand = sqlite3_column_int64(sel, 0), shape = sqlite3_column_int64(sel, 4);
 		long long to = 0;
-		sqlite3_stmt *both[] = { ins, get };
-		for (int i = 0; i < 2; i++) {
-			sqlite3_bind_text(both[i], 1, t, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(both[i], 2, params, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(both[i], 3, code, -1, SQLITE_TRANSIENT);
-		}
-		if (step_done(db, ins, "re-key") || step_int64(db, get, "re-key", &to) != 1)
+		if (db_candidate_id(db, t, params, code, &to))
 			goto out;
 		sqlite3_bind_int64(upd, 1, to);
 		sqlite3_bind_int64(upd, 2, cand);
@@ -442,20 +465,24 @@ static int rekey_step(struct db *db)
 		if (step_done(db, upd, "re-key"))
 			goto out;
 		rows += sqlite3_changes(db->h);
-		sqlite3_bind_text(var, 1, t, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(var, 2, params, -1, SQLITE_TRANSIENT);
+		moved++;
+		const struct tmpl *tt = tmpl_find(t);
+		if (!tt || !tt->source)
+			continue;       /* no kernel of ours: its key needs no compile */
 		sqlite3_bind_int64(var, 3, shape);
 		sqlite3_bind_text(var, 4, old, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(var, 5, to);
 		if (step_done(db, var, "re-key"))
 			goto out;
-		moved++;
 	}
 	if (rc != SQLITE_DONE) {
 		db_error(db, "re-key");
 		goto out;
 	}
-	if (exec(db, "DELETE FROM candidate WHERE id NOT IN (SELECT candidate_id FROM result) "
+	sqlite3_finalize(sel);
+	sel = NULL;
+	if (exec(db, "DROP INDEX temp_result_by_candidate", "re-key") ||
+	    exec(db, "DELETE FROM candidate WHERE id NOT IN (SELECT candidate_id FROM result) "
 		 "AND id NOT IN (SELECT candidate_id FROM variant)", "re-key"))
 		goto out;
 	if (moved)
@@ -464,20 +491,66 @@ static int rekey_step(struct db *db)
 	ret = 0;
 out:
 	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(get);
 	sqlite3_finalize(upd);
 	sqlite3_finalize(var);
 	free(pairs);
 	return ret;
 }
 
-static int open_db(const char *path, int flags, struct db **out)
+/* gemmtab_pkey(template, params): candidate.pkey, FNV-1a of both as a
+ * signed 64-bit integer. */
+static void sql_pkey(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const unsigned char *t = sqlite3_value_text(argv[0]);
+	const unsigned char *p = sqlite3_value_text(argv[1]);
+	uint64_t h = hash_str(HASH_INIT, t ? (const char *)t : "");
+	h = hash_str(hash_str(h, "\t"), p ? (const char *)p : "");
+	sqlite3_result_int64(ctx, (sqlite3_int64)h);
+}
+
+/* How a command opens a database. */
+enum open_mode {
+	OPEN_CREATE,    /* a sweep or probe: create, WAL, migrate */
+	OPEN_WRITE,     /* prune: an existing file, its journal mode kept, migrate */
+	OPEN_READ,      /* report, query, emit, bench: read only, never migrated */
+};
+
+/* 1 when a non-empty PATH-wal file sits beside path (committed results an
+ * immutable reader would miss). */
+static int has_wal(const char *path)
+{
+	char *wal = xasprintf("%s-wal", path);
+	FILE *f = fopen(wal, "rb");
+	int nonempty = f && fgetc(f) != EOF;
+	if (f)
+		fclose(f);
+	free(wal);
+	return nonempty;
+}
+
+static int open_db(const char *path, enum open_mode mode, struct db **out)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
 	*out = NULL;
-	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+	int flags = mode == OPEN_CREATE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+		: mode == OPEN_WRITE ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	int rc = sqlite3_open_v2(path, &db->h, flags, NULL);
+	if (rc == SQLITE_OK && mode == OPEN_READ) {
+		/* a file on a read-only mount (or of a read-only directory, with
+		 * a WAL database) cannot be read as it is: read it immutable,
+		 * unless committed results wait in a -wal file beside it */
+		sqlite3_extended_result_codes(db->h, 1);
+		if (sqlite3_exec(db->h, "PRAGMA user_version", NULL, NULL, NULL) != SQLITE_OK &&
+		    !has_wal(path)) {
+			sqlite3_close(db->h);
+			char *uri = sqlite3_mprintf("file:%q?immutable=1", path);
+			rc = sqlite3_open_v2(uri, &db->h, flags | SQLITE_OPEN_URI, NULL);
+			sqlite3_free(uri);
+		}
+	}
+	if (rc != SQLITE_OK) {
 		if (!db->h)
 			error("DB: %s: out of memory", path);
 		else
@@ -486,10 +559,34 @@ static int open_db(const char *path, int flags, struct db **out)
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
-	/* WAL: readers and the recording sweep do not block each other; with
-	 * WAL, synchronous=NORMAL still survives a process kill */
-	if (exec(db, "PRAGMA foreign_keys = ON", path) ||
-	    exec(db, "PRAGMA journal_mode = WAL", path) ||
+	if (sqlite3_create_function(db->h, "gemmtab_pkey", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    NULL, sql_pkey, NULL, NULL) != SQLITE_OK) {
+		db_error(db, path);
+		goto fail;
+	}
+	if (exec(db, "PRAGMA foreign_keys = ON", path))
+		goto fail;
+	if (mode == OPEN_READ) {
+		int version = check_version(db);
+		if (version < 0)
+			goto fail;
+		if (version == 0) {
+			error("DB: %s is empty, not a gemmtab database", path);
+			goto fail;
+		}
+		if (version < (int)ARRAY_SIZE(migrations)) {
+			error("DB: %s has schema %d, older than this gemmtab's %zu: run `gemmtab "
+			      "migrate --db %s` to upgrade it", path, version,
+			      ARRAY_SIZE(migrations), path);
+			goto fail;
+		}
+		*out = db;
+		return 0;
+	}
+	/* WAL for a sweep: readers and the recording sweep do not block each
+	 * other; with WAL, synchronous=NORMAL still survives a process kill.
+	 * A database opened to prune or migrate keeps its journal mode. */
+	if ((mode == OPEN_CREATE && exec(db, "PRAGMA journal_mode = WAL", path)) ||
 	    exec(db, "PRAGMA synchronous = NORMAL", path) ||
 	    migrate(db))
 		goto fail;
@@ -502,12 +599,17 @@ fail:
 
 int db_open(const char *path, struct db **out)
 {
-	return open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, out);
+	return open_db(path, OPEN_CREATE, out);
 }
 
 int db_open_existing(const char *path, struct db **out)
 {
-	return open_db(path, SQLITE_OPEN_READWRITE, out);
+	return open_db(path, OPEN_WRITE, out);
+}
+
+int db_open_read(const char *path, struct db **out)
+{
+	return open_db(path, OPEN_READ, out);
 }
 
 void db_close(struct db *db)
@@ -1055,4 +1157,145 @@ int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *ou
 int db_query_print(struct db *db, const char *sql, const char *format)
 {
 	return db_query_fprint(db, sql, format, stdout);
+}
+
+long db_pairs(struct db *db, struct db_pair **out)
+{
+	sqlite3_stmt *st;
+	long n = 0, cap = 0;
+	struct db_pair *v = NULL;
+	*out = NULL;
+	if (sqlite3_prepare_v2(db->h, "SELECT r.candidate_id, r.shape_id, c.template, c.params, "
+			       "c.code, s.family, s.n, s.k, s.w, s.x, s.y, count(*) FROM result r "
+			       "JOIN candidate c ON c.id = r.candidate_id JOIN shape s ON "
+			       "s.id = r.shape_id GROUP BY r.candidate_id, r.shape_id "
+			       "ORDER BY r.candidate_id, r.shape_id", -1, &st, NULL))
+		return db_error(db, "pairs");
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap)
+			v = xrealloc(v, (size_t)(cap = cap ? 2 * cap : 1024) * sizeof(*v));
+		struct db_pair *p = &v[n];
+		memset(p, 0, sizeof(*p));
+		p->candidate_id = sqlite3_column_int64(st, 0);
+		p->shape_id = sqlite3_column_int64(st, 1);
+		col_text(st, 2, p->tmpl, sizeof(p->tmpl));
+		col_text(st, 3, p->params, sizeof(p->params));
+		col_text(st, 4, p->code, sizeof(p->code));
+		col_text(st, 5, p->s.family, sizeof(p->s.family));
+		p->s.n = sqlite3_column_int(st, 6);
+		p->s.k = sqlite3_column_int(st, 7);
+		const char *w = (const char *)sqlite3_column_text(st, 8);
+		const char *x = (const char *)sqlite3_column_text(st, 9);
+		const char *y = (const char *)sqlite3_column_text(st, 10);
+		if (!w || !x || !y || dtype_parse(w, &p->s.w) || dtype_parse(x, &p->s.x) ||
+		    dtype_parse(y, &p->s.y)) {
+			sqlite3_finalize(st);
+			long long id = p->shape_id;
+			free(v);
+			return error("DB: %s: shape %lld has an unknown dtype", db->path, id);
+		}
+		p->rows = sqlite3_column_int64(st, 11);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(db, "pairs");
+		sqlite3_finalize(st);
+		free(v);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	return n;
+}
+
+/* Run sql with its one parameter bound to v (or none when v < 0); add the
+ * rows it changed to *count. Returns 0 or -1. */
+static int exec_count(struct db *db, const char *sql, long long v, long *count)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL))
+		return db_error(db, "prune");
+	if (v >= 0)
+		sqlite3_bind_int64(st, 1, v);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(db, "prune");
+	*count += sqlite3_changes(db->h);
+	return 0;
+}
+
+int db_prune(struct db *db, const struct db_pair *drop, long ndrop, const long long *envs,
+	     int nenv, int dry_run, struct prune_counts *c)
+{
+	sqlite3_stmt *del = NULL;
+	memset(c, 0, sizeof(*c));
+	if (exec(db, "BEGIN IMMEDIATE", db->path))
+		return -1;
+	/* one pass over result: the pairs in a temp table first */
+	if (exec(db, "CREATE TEMP TABLE prune_pair (c INTEGER, s INTEGER, PRIMARY KEY (c, s)) "
+		 "WITHOUT ROWID", "prune") ||
+	    sqlite3_prepare_v2(db->h, "INSERT OR IGNORE INTO prune_pair VALUES (?1, ?2)", -1,
+			       &del, NULL)) {
+		db_error(db, "prune");
+		goto fail;
+	}
+	for (long i = 0; i < ndrop; i++) {
+		sqlite3_bind_int64(del, 1, drop[i].candidate_id);
+		sqlite3_bind_int64(del, 2, drop[i].shape_id);
+		if (step_done(db, del, "prune"))
+			goto fail;
+	}
+	if (exec_count(db, "DELETE FROM result WHERE EXISTS (SELECT 1 FROM prune_pair p WHERE "
+		       "p.c = result.candidate_id AND p.s = result.shape_id)", -1, &c->results))
+		goto fail;
+	for (int i = 0; i < nenv; i++)
+		if (exec_count(db, "DELETE FROM result WHERE env_id = ?1", envs[i], &c->results) ||
+		    exec_count(db, "DELETE FROM baseline WHERE env_id = ?1", envs[i], &c->baselines) ||
+		    exec_count(db, "DELETE FROM probe WHERE env_id = ?1", envs[i], &c->probes) ||
+		    exec_count(db, "DELETE FROM env WHERE id = ?1", envs[i], &c->envs))
+			goto fail;
+	/* a variant of a candidate without results says only what a text
+	 * compiled to: kept while its candidate has results elsewhere */
+	if (exec_count(db, "DELETE FROM variant WHERE candidate_id NOT IN (SELECT candidate_id "
+		       "FROM result)", -1, &c->variants) ||
+	    exec_count(db, "DELETE FROM candidate WHERE id NOT IN (SELECT candidate_id FROM "
+		       "result) AND id NOT IN (SELECT candidate_id FROM variant)", -1,
+		       &c->candidates))
+		goto fail;
+	sqlite3_finalize(del);
+	return exec(db, dry_run ? "ROLLBACK" : "COMMIT", db->path) ||
+	       exec(db, "DROP TABLE IF EXISTS temp.prune_pair", db->path) ? -1 : 0;
+fail:
+	sqlite3_finalize(del);
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.prune_pair", NULL, NULL, NULL);
+	return -1;
+}
+
+int db_compact(struct db *db)
+{
+	return exec(db, "PRAGMA journal_mode = DELETE", db->path) ||
+	       exec(db, "VACUUM", db->path) ? -1 : 0;
+}
+
+int db_schema_latest(void)
+{
+	return (int)ARRAY_SIZE(migrations);
+}
+
+int db_file_version(const char *path)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int v = -1;
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+	return v;
 }

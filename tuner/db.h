@@ -59,10 +59,18 @@ void result_row_clear(struct result_row *r);
  * as "gemmtab: error: DB: ..."). Refuses a file that is not a gemmtab
  * database and one whose schema is newer than this binary knows. */
 int db_open(const char *path, struct db **out);
-/* The same, but a missing file is an error instead of a new database
- * (for readers: report, query, emit). */
+/* The same, but a missing file is an error instead of a new database and
+ * the file keeps its journal mode (prune, migrate). */
 int db_open_existing(const char *path, struct db **out);
+/* For readers (report, query, emit, bench): read only (immutable on a
+ * read-only mount when no -wal file holds results), never created, never
+ * migrated: an older schema is refused with "run gemmtab migrate". */
+int db_open_read(const char *path, struct db **out);
 void db_close(struct db *db);
+/* The schema version this gemmtab writes, and that of the file at path
+ * (-1 when it cannot be read). */
+int db_schema_latest(void);
+int db_file_version(const char *path);
 /* The schema version of an open database (PRAGMA user_version). */
 int db_schema_version(struct db *db);
 
@@ -82,6 +90,33 @@ int db_variant(struct db *db, const char *tmpl, const char *params, long long sh
  * FNV-1a over template, its source hash, "n k", the dtypes and params. */
 unsigned long long db_rekey4_key(const char *tmpl, const char *old, int n, int k,
 				 const char *w, const char *x, const char *y, const char *params);
+/* One (candidate, shape) that has results, for prune. */
+struct db_pair {
+	long long candidate_id, shape_id;
+	char tmpl[64];
+	char params[512];
+	char code[17];
+	struct shape s;             /* family, n, k and dtypes */
+	long rows;                  /* its results */
+};
+/* Every such pair, ordered by candidate and shape, into a heap array
+ * (caller frees). Returns the count or -1. */
+long db_pairs(struct db *db, struct db_pair **out);
+
+/* What db_prune drops. */
+struct prune_counts {
+	long results, candidates, variants, baselines, probes, envs;
+};
+/* In one transaction: the results of pairs drop[0..ndrop), every row of
+ * the environments envs[0..nenv), then the candidates left with neither a
+ * result nor a variant and the variants of candidates gone. With dry_run,
+ * counts what would go and rolls back. Returns 0 or -1. */
+int db_prune(struct db *db, const struct db_pair *drop, long ndrop, const long long *envs,
+	     int nenv, int dry_run, struct prune_counts *c);
+/* VACUUM, and leave the file in rollback-journal mode (what a read-only
+ * clone can open). Returns 0 or -1. */
+int db_compact(struct db *db);
+
 int db_record_variant(struct db *db, const char *tmpl, const char *params, long long shape,
 		      const char *source_hash, long long cand);
 

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "time libgemmtab (its compiled-in table) against cuBLAS per WORKLOAD.md" },
 	{ "report", cmd_report, "per family and M, per load, and the score, from a database" },
 	{ "emit", cmd_emit, "write the C dispatch table (and its kernel list) from a database's retests" },
+	{ "prune", cmd_prune, "drop superseded code's results (and named environments), compact" },
+	{ "migrate", cmd_migrate, "upgrade a database to this gemmtab's schema, in place" },
 	{ "query", cmd_query, "run SQL or a canned query against a database" },
 	{ "worker", cmd_worker, "(internal) the GPU worker process a sweep talks to over a pipe" },
 };

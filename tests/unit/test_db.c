@@ -125,7 +125,7 @@ TEST(reopen_is_idempotent)
 	CHECK_INT(db_schema_version(db), 4);
 	CHECK_INT(db_env_id(db, &e, &id2), 0);
 	CHECK_INT(id2, id1);
-	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n20\n");
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n19\n");
 	db_close(db);
 	CHECK_INT(db_open_existing(path, &db), 0);
 	CHECK_INT(db_latest_env(db), id1);
@@ -433,8 +433,9 @@ TEST(migrates_version_3_rekeys)
 		    "WHERE c.template = 'blas_hilo' GROUP BY c.code", want);
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM result r JOIN candidate c ON "
 		    "c.id = r.candidate_id WHERE c.template = 'blas_hilo'", "n\n2\n");
-	CHECK_QUERY(db, "SELECT v.source_hash, v.candidate_id = c.id AS same FROM variant v, "
-		    "candidate c WHERE c.template = 'blas_hilo'", "source_hash,same\na8d5f2ca73f409d1,1\n");
+	/* blas_hilo launches no kernel of ours: its key needs no compile, so
+	 * the variant map does not hold it */
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM variant", "n\n0\n");
 	/* the old blas_hilo row went with its last result */
 	CHECK_QUERY(db, "SELECT template, code = 's' AS kept FROM candidate ORDER BY template",
 		    "template,kept\nblas_hilo,0\ngemv,1\n");
