@@ -78,7 +78,7 @@ int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype
  * stream the weight's calls will run on. On an H200, re-layouts made on
  * another stream while a stream was replaying graphs left that stream's
  * graphs of two kernels (cuBLAS's split-K pair, the router's zero-fill
- * and product) ~0.3 us slower (docs/notes.md runs 139-152). */
+ * and product) ~0.3 us slower. */
 int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 			 gt_dtype x, gt_dtype y, void *stream, gt_weight **out);
 /* Frees the handle and its device memory (synchronizing, as cudaFree

@@ -163,8 +163,8 @@ int rt_plan(const struct rt_route *r, const struct shape *s, int m, int nkernels
  * clusters of `size` blocks each at m tokens on a device that holds `fit`
  * such clusters at once (cudaOccupancyMaxActiveClusters), into buf: ""
  * when they all run at once (or fit is unknown, <= 0), else a note that
- * the step takes more than one wave (a cluster's blocks share a GPC; run
- * 121 of docs/notes.md: such a tile read ~40% slower). */
+ * the step takes more than one wave (a cluster's blocks share a GPC; on
+ * an H200 such a tile reads ~40% slower). */
 void rt_cluster_note(long clusters, int size, int fit, int m, char *buf, size_t len);
 
 /* The route whose range covers m (the first in table order), or NULL. */

@@ -149,8 +149,9 @@ static int prepare_relayouts(gt_weight *wt, cudaStream_t stream)
 		if (r->prep)
 			continue;
 		/* w_dev may still be filling on another stream, which the legacy
-		 * stream does not wait for (run 20: the runtime's GPU test filled
-		 * W on a non-blocking stream and got a partly stale tiled copy) */
+		 * stream does not wait for (the runtime's GPU test fills W on a
+		 * non-blocking stream; without this wait its tiled copy is partly
+		 * stale) */
 		int status = made ? GT_OK : rt_cuda_status(cudaDeviceSynchronize());
 		if (status == GT_OK)
 			status = rt_cuda_status(cudaMalloc(&r->prep, bytes));

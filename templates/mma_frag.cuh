@@ -21,8 +21,8 @@
  * chunk q at byte 64 g + 16 (q ^ ((g >> 1) & 3)) (the swizzle of a
  * 4-chunk row). Lane (g, t) takes chunk t of row g, so the eight lanes
  * of each quarter of a warp read one 128-byte line (rows 2p, 2p+1) and
- * the warp 512 contiguous bytes (run 205, a diagnostic kernel: 2.91 us
- * for the slice's bytes at M = 8 read so, against 3.30 for the rows as
+ * the warp 512 contiguous bytes (in a diagnostic kernel the slice's
+ * bytes at M = 8 read so take 2.91 us, against 3.30 for the rows as
  * given).
  *
  * The WARPS warps split K in equal contiguous ranges of 32-k chunks and
@@ -32,15 +32,15 @@
  * warps' sums meet once in shared memory ([WARPS][TOK][LD] FP32, LD =
  * mma_frag_ld(8 NT)) and leave as bf16 pairs.
  *
- * How it got here (tools/diag/oneshot.cu, the slice's bytes at M = 8 on
+ * Why this form (a diagnostic kernel, the slice's bytes at M = 8 on
  * 64 blocks of 16 rows and 16 warps, one batch of 8 chunks a warp): a
  * form with 8 x 8 tiles (a quarter-warp's lanes on four lines) and the
- * refill behind a branch in one loop ran 5.12 us against the diagnostic's
- * straight-line kernel's 3.01 (run 208); the last batch straight-line,
- * 4.35-4.42 (run 209); 8 x 32 tiles, 3.46-3.52 (run 211); the loads at
- * immediate offsets from one pointer per group (below), 3.17 with U = 4,
- * the same as the diagnostic kernel once it stores Y as this one does
- * (3.17; 2.88 without the store: run 213).
+ * refill behind a branch in one loop takes 5.12 us against the diagnostic's
+ * straight-line kernel's 3.01; with the last batch straight-line,
+ * 4.35-4.42; with 8 x 32 tiles, 3.46-3.52; with the loads at immediate
+ * offsets from one pointer per group (below), 3.17 with U = 4, the same
+ * as the diagnostic kernel once it stores Y as this one does (3.17; 2.88
+ * without the store).
  *
  * Tunable: WARPS, NT, TOK, U, the weights' cache policy (CACHE:
  * MMA_FRAG_CACHE_NA = ld.global.nc.L1::no_allocate, MMA_FRAG_CACHE_EF =
@@ -49,8 +49,8 @@
  * compiled (the adapter's kfix: one kernel per K). With it the batch loop
  * has a constant trip count: the slice's bytes at M = 8 with 16 warps, 16
  * rows and U 8 read 3.10-3.14 us with KC 8 against 3.58-3.74 counted at
- * run time, and U 4 3.07-3.17 against 3.26-3.33 (tools/diag/skew2.cu,
- * run 226; two accumulator chains per group instead of one: slower).
+ * run time, and U 4 3.07-3.17 against 3.26-3.33 (a diagnostic kernel;
+ * two accumulator chains per group instead of one: slower).
  *
  * Launch (tuner/tmpl_mma_frag.c builds the plan):
  *   mma_frag_kernel<WARPS, NT, TOK, U, CACHE, KC>(W packed, X, Y, M, N, K):
@@ -59,8 +59,9 @@
  *       KC > 0, K == 32 WARPS KC (another K traps); 16-byte aligned W, X
  *       and Y rows (K % 8 == 0, N % 8 == 0), any M >= 1.
  *
- * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
- * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
+ * Compiled by NVRTC from this same text, in the tuner and for the library
+ * (tools/gt_cubin.c): device code only (sm_90a), no host headers beyond
+ * cuda_bf16.h.
  */
 #pragma once
 

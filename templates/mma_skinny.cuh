@@ -77,8 +77,9 @@
  * first kernel of a call is never launched this way: X may be written by
  * the work before the call, which only a normal launch waits for.
  *
- * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
- * text: device code only (sm_90a), no host headers beyond cuda_bf16.h.
+ * Compiled by NVRTC from this same text, in the tuner and for the library
+ * (tools/gt_cubin.c): device code only (sm_90a), no host headers beyond
+ * cuda_bf16.h.
  *
  * Launch (tuner/tmpl_mma.c builds the plan):
  *   mma_skinny_kernel, mma_skinny_cluster_kernel:
@@ -172,8 +173,8 @@ __host__ __device__ constexpr int mma_max(int a, int b)
  * rest splitting K inside a stage. All are powers of two. WK (the
  * adapter's "wk") 0 places warps on rows first, then on tokens; WK > 0
  * sets WK warps aside to split K first, so each warp covers more rows and
- * tokens and loads fewer fragments per MMA (session 7, run 90: qkv at 32
- * with 2 of 4 warps on K ran 3% faster). */
+ * tokens and loads fewer fragments per MMA (on an H200, qkv at 32 with 2
+ * of 4 warps on K runs 3% faster). */
 __host__ __device__ constexpr int mma_warps_m(int BM, int WARPS, int WK = 0)
 {
 	return mma_min(WARPS / (WK ? WK : 1), BM / 16);
@@ -601,7 +602,7 @@ __device__ __forceinline__ void mma_store_peer2(unsigned addr, unsigned rank, fl
 
 /* The cluster combine of a wgmma tile (one token slice, WN 1) straight
  * from the accumulators, with no epilogue tile in between (its round
- * trip cost qkv at 32 0.15-0.2 us: docs/notes.md runs 260-261). Rank o
+ * trip costs qkv at 32 0.15-0.2 us on an H200). Rank o
  * owns tokens [o TPW, (o + 1) TPW) of every row, TPW = BN / SPLIT; its
  * slots (at shared address `slots`) are [rank][row][token], so a lane's
  * two sums of one row (adjacent tokens, accumulators 2h and 2h + 1) are

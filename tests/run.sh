@@ -4,13 +4,15 @@
 #                           scripts (tests/cli/t_*.sh): no GPU needed
 #   bash tests/run.sh gpu   GPU test binaries (build/tests/gpu_*) and GPU
 #                           scripts (tests/gpu/t_*.sh): needs an H200
-# Each program prints "N passed, N failed" as its last summary line; a
-# program that ends without one counts as one failure. The last line of
-# this script is the sum: "N passed, N failed".
+# Each program prints "N passed, N failed" (", N skipped" when a check
+# could not run here; it says why on a "skip - WHAT: WHY" line) as its
+# last summary line; a program that ends without one counts as one
+# failure. The last line of this script is the sum: "N passed, N failed"
+# and ", N skipped" when any was.
 set -u
 cd "$(dirname "$0")/.."
 suite=${1:-cpu}
-pass=0 fail=0
+pass=0 fail=0 skipped=0
 log=build/tests/logs
 mkdir -p "$log"
 
@@ -21,22 +23,28 @@ run_one() {   # name, command...
 	"$@" >"$out" 2>&1
 	local rc=$?
 	local line
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "not ok - $name (exit $rc, no summary line; see $out)"
 		tail -n 20 "$out" | sed 's/^/    /'
 		fail=$((fail + 1))
 		return
 	fi
-	local p f
+	local p f s=0
 	p=${line%% passed*}
-	f=${line#*, }; f=${f%% failed}
+	f=${line#*, }; f=${f%% failed*}
+	case $line in *skipped) s=${line##*failed, }; s=${s%% skipped} ;; esac
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1   # a nonzero exit with no failure counted is still a failure
 	fi
-	pass=$((pass + p)); fail=$((fail + f))
+	pass=$((pass + p)); fail=$((fail + f)); skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then
-		echo "ok - $name ($p passed, $((SECONDS - t0)) s)"
+		if [ "$s" -gt 0 ]; then
+			echo "ok - $name ($p passed, $s skipped, $((SECONDS - t0)) s)"
+			grep '^skip - ' "$out" | sed 's/^/    /'
+		else
+			echo "ok - $name ($p passed, $((SECONDS - t0)) s)"
+		fi
 	else
 		echo "not ok - $name ($p passed, $f failed; see $out)"
 		grep -E '^not ok|check failed|expected' "$out" | head -n 20 | sed 's/^/    /'
@@ -99,5 +107,9 @@ gpu)
 	exit 2
 	;;
 esac
-echo "$pass passed, $fail failed"
+if [ "$skipped" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skipped skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
 [ "$fail" -eq 0 ]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tools/ab_bench.sh: two dispatch tables benched against each other on one
-# machine, alternately, so that what differs between leases (main's table
-# read 1.431 in run 89, warp-k's 1.409 in run 93, each on its own machine:
-# docs/notes.md, session 7) does not decide between them.
+# machine, alternately, so that what differs between leases (one table's
+# score moves about 1% from one lent machine to the next) does not decide
+# between them.
 #
 #   bash tools/ab_bench.sh prep REF     (here) build REF (a branch or
 #       commit) in a git worktree and put both gemmtab binaries, each with
@@ -16,7 +16,7 @@
 #       SPACE (a file of shapes, as gemmtab bench --space reads, its path
 #       from the repository root; REF's gemmtab must read it too) benches
 #       only those families and Ms, on both sides (a bisection of what a
-#       table's process does to the others: docs/notes.md, run 177);
+#       table's process does to the others);
 #       tools/ab_points.sh then compares two reports point by point
 set -eu
 cd "$(dirname "$0")/.."

@@ -6,7 +6,7 @@
 # parameters, or both the baseline's own call) or each its own. Then the
 # median ratio over the same-kernel points: where two tables dispatch
 # alike, a ratio away from 1 is the process or the machine, not the
-# table (docs/notes.md, run 177).
+# table.
 #
 #   bash tools/ab_points.sh docs/runs/run177/a_1.md docs/runs/run177/b_1.md
 set -eu

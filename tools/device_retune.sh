@@ -18,7 +18,7 @@
 # --cache DIR` and packed with tar (same NVRTC version and flags: its keys
 # match), which saves the sweep's compile time. Results come back under
 # $OUT: log.txt, h200.db.gz (the device brings back no file over 16 MiB,
-# which the database outgrew in run 94: gunzip it into db/h200.db),
+# and the database is larger: gunzip it into db/h200.db),
 # report.txt, h200.h, h200_kernels.cu, h200.md (and h200_incumbent.h
 # with INCUMBENT=1).
 # The GPU machine cannot link libgemmtab.so (its libstdc++.a is not PIC):
@@ -27,9 +27,10 @@
 # DB_GZ=FILE (with RESUME=1): the database to resume, gzipped, unpacked
 # into db/h200.db first and then removed. The device takes at most 64 MiB
 # of tree and carried folders: a database past ~40 MB travels so, inside
-# a carried folder, with db/h200.db moved out of the tree (session 19:
-# `gzip -c db/h200.db > build/tools/h200.db.gz`, then
-# DB_GZ=build/tools/h200.db.gz).
+# a carried folder, with db/h200.db moved out of the tree
+# (`gzip -c db/h200.db > build/tools/h200.db.gz`, then
+# DB_GZ=build/tools/h200.db.gz). A pruned database (gemmtab prune) fits
+# the tree as it is.
 set -u
 cd "$(dirname "$0")/.."
 DEPS=$(cd "${1:?usage: tools/device_retune.sh DEPS [CACHE.tgz]}" && pwd) || exit 2

@@ -9,8 +9,6 @@
 #                   as bench/h200.md is made: $ROUNDS rounds (3), floor
 #                   fractions from a probe of this machine ($FLOORS, probed
 #                   on first use) and --paired
-#   lines           issue 4's three lines at or near their thresholds
-#                   (tests/spaces/diag_lines.yaml) over $LINE_ROUNDS (8)
 #   ab              tools/ab_bench.sh run $AB_ROUNDS (4): this tree's table
 #                   against the one `tools/ab_bench.sh prep REF` put in
 #                   build/ab (carry build/ab), packed into ab.tgz
@@ -23,7 +21,7 @@ DB=${DB:-db/quick.db}
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 G=build/bin/gemmtab
 FLOORS=${FLOORS:-/tmp/gemmtab-floors.db}
-# the floors the bench and lines steps report against: one probe a call
+# the floors the bench step reports against: one probe a call
 floors() {
 	[ -s "$FLOORS" ] || $G probe --db "$FLOORS" >"$OUT/floors.txt" 2>&1
 }
@@ -45,10 +43,6 @@ while [ $# -gt 0 ]; do
 		$G bench --table runtime/tables/h200.h --rounds "${ROUNDS:-3}" --floors "$FLOORS" \
 			--paired --format md --out "$OUT/h200.md" >"$OUT/bench.txt" 2>&1
 		tail -n 12 "$OUT/h200.md" ;;
-	lines) floors
-		$G bench --table runtime/tables/h200.h --space tests/spaces/diag_lines.yaml \
-			--rounds "${LINE_ROUNDS:-8}" --floors "$FLOORS" --paired >"$OUT/lines.txt" 2>&1
-		grep -E '^(qkv|unpooler_slice|router) ' "$OUT/lines.txt" ;;
 	ab) ab=$(mktemp -d)
 		OUT=$ab bash tools/ab_bench.sh run "${AB_ROUNDS:-4}" && cat "$ab/scores.txt"
 		tar czf "$OUT/ab.tgz" -C "$ab" . ;;

@@ -8,8 +8,8 @@
  *
  * Why not nvcc: on the H200 the same gemv source compiled by nvcc
  * scheduled its weight loads differently from NVRTC and ran slower (qkv,
- * M = 1: 11.1 us against the tuner's 9.75 us, same GPU, same harness; run
- * 5 in docs/notes.md). Shipping the exact NVRTC output makes the library
+ * M = 1: 11.1 us against the tuner's 9.75 us, same GPU, same harness).
+ * Shipping the exact NVRTC output makes the library
  * run the code the tuner measured.
  *
  * usage: gt_cubin OUT.c KERNELS.cu CACHE_DIR

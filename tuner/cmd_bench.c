@@ -10,8 +10,8 @@
  * floor that `gemmtab probe` recorded in DB over the library's time; with
  * --paired too, the worker also times that read (the probe's configuration
  * of it) paired against the library's graphs, so the fraction comes from
- * the bench's own process and batch (run 199: the replay overhead each
- * process subtracts moves by ~0.2 us, a few percent of a 3 us kernel).
+ * the bench's own process and batch (the replay overhead each process
+ * subtracts moves by ~0.2 us, a few percent of a 3 us kernel).
  */
 #include "commands.h"
 #include "db.h"
@@ -372,6 +372,8 @@ int cmd_bench(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (paired && !floors_path)
 		return usage_error("bench", usage_text, "--paired needs --floors");
+	if (worker_device_check("bench"))
+		return 1;
 	if (table_path && check_table(table_path))
 		return 2;
 	if (floors_path &&

@@ -61,6 +61,10 @@ int cmd_probe(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (space_load(space, &sp))
 		return 2;
+	if (worker_device_check("probe")) {
+		space_free(&sp);
+		return 1;
+	}
 	if (db_open(db_path, &db))
 		goto out_space;
 	if (worker_start(&w, device) || worker_env(&w, &env) || db_env_id(db, &env, &env_id))

@@ -134,6 +134,13 @@ int cmd_query(int argc, char **argv)
 		goto cleanup;
 	}
 	const struct canned *c = find_canned(query);
+	/* one word of letters, digits and _ is a name, never SQL */
+	if (!c && query[strspn(query, "abcdefghijklmnopqrstuvwxyz"
+			       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '\0') {
+		ret = usage_error("query", usage, "unknown query '%s' (see gemmtab query --help)",
+				  query);
+		goto cleanup;
+	}
 	if (top >= 0 && !(c && c->takes_top)) {
 		ret = usage_error("query", usage, "--top: only unretested takes a count");
 		goto cleanup;

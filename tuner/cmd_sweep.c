@@ -518,8 +518,8 @@ static long planned_retests(const struct sweep *sw, const char *family, int from
 /* retest() pages through a point's screens this many at a time: a resumed
  * database holds the screens of template code that has changed since
  * (not this sweep's to retest), which may outrank all of the current
- * code's (run 91: a re-sweep after a template change retested almost
- * nothing and emitted a table of 32 entries). */
+ * code's (read unpaged, a re-sweep after a template change retests
+ * almost nothing: measured, it emitted a table of 32 entries). */
 #define RETEST_PAGE 256
 
 /* How many times settle() looks again at one M: re-measured leaders may
@@ -556,8 +556,8 @@ static int leaders(struct sweep *sw, int si, int q, const char *phase,
 
 /* Compare like with like at shape si's M q: emit ranks the retests there
  * by ratio, and ratios a lease apart differ by more than the candidates
- * do (docs/notes.md run 220: qkv at 1 went to the slower of two kernels
- * on retests two leases apart). Where this run has retested anything at
+ * do (measured on an H200: retests two leases apart put qkv at 1 on the
+ * slower of two kernels). Where this run has retested anything at
  * q, or where the best retest_top retests of the current code there come
  * from different runs (a sweep stopped half way, say), each of those not
  * measured by this run is measured again now, replacing its row. Decided
@@ -719,7 +719,7 @@ static void print_plan(const struct sweep *sw, const char *family)
 	}
 	/* Estimate: per screened candidate ~2 ms of fixed cost (graphs, module
 	 * load, validation) plus 2 replays of ~0.1 ms (flush read + kernel)
-	 * per pair; retests likewise. Calibrated on GPU run 1 of docs/notes.md
+	 * per pair; retests likewise. Calibrated on an H200
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
 	long run = total - pruned, retests = planned_retests(sw, family, 0);
@@ -915,6 +915,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	sw.started = now_seconds();
 	utc_now_ms(sw.run_id, sizeof(sw.run_id));
+	if (worker_device_check("sweep"))
+		goto out_tasks;
 	/* one sweep (or prune) of a database at a time (lock.h) */
 	if (db_lock_take(sw.db_path, "sweep", &lock))
 		goto out_tasks;

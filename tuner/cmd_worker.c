@@ -458,10 +458,6 @@ static void run_eval(struct gpu *g, struct eval *e)
 		if (plan_capture(g, e->k, &e->plan, &a, &timed[i]))
 			goto cuda_error;
 	}
-	in_candidate = 0;
-	if (worker_diag_before_timing(g, b))
-		goto cuda_error;
-	in_candidate = 1;
 	if (timing_pairs(g, b->base_graph, timed, b->ncopies, e->pairs, &ps))
 		goto cuda_error;
 	reply_result(e, "ok", &v, &ps, NULL);
@@ -473,7 +469,6 @@ cleanup:
 	gpu_graph_destroy(&check);
 	for (int i = 0; i < BENCH_MAX_COPIES; i++)
 		gpu_graph_destroy(&timed[i]);
-	worker_diag_after_timing();
 	if (!gpu_error_sticky(g))
 		cudaFree(prep_check);   /* the prepared timing copies stay with the bench */
 }
@@ -892,7 +887,6 @@ int cmd_worker(int argc, char **argv)
 	check_only = only && !strcmp(only, "1");
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
-	worker_diag_start(&g);
 
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv req;

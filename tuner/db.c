@@ -27,7 +27,7 @@ static const struct migration {
 } migrations[] = {
 	{ "db/schema.sql", NULL, NULL },      /* 0 -> 1: the initial schema */
 	/* 1 -> 2: the most waves of blocks, or of clusters, that any kernel
-	 * step of the plan took on the device (gpu.h plan_waves; run 137);
+	 * step of the plan took on the device (gpu.h plan_waves);
 	 * NULL where not known (results recorded before, or not launched) */
 	{ NULL, "ALTER TABLE result ADD COLUMN waves INTEGER;", NULL },
 	/* 2 -> 3: the sweep run that recorded the row (its start, UTC with

@@ -131,7 +131,7 @@ int emit_incumbent_key(const char *line, struct emit_incumbent *inc);
  * measured Ms its range covers get a bonus of log(1 + margin), so that a
  * challenger takes such an M only where its ratios beat the incumbent's
  * by more than the margin (for a retest's noise on one machine not to
- * re-pick near ties; README, docs/notes.md run 177). Coverage still
+ * re-pick near ties; docs/guide.md, emit --margin). Coverage still
  * comes first: no bonus keeps an incumbent where a choice that covers
  * more Ms needs another candidate. Whether a cell wins
  * (emit_cell_wins) and every figure written stay as measured. An

@@ -163,6 +163,21 @@ static size_t round_up(size_t n, size_t to)
 	return (n + to - 1) / to * to;
 }
 
+int gpu_available(char *why, size_t len)
+{
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+	if (e != cudaSuccess) {
+		snprintf(why, len, "%s", cudaGetErrorString(e));
+		return 0;
+	}
+	if (count == 0) {
+		snprintf(why, len, "the CUDA runtime sees none");
+		return 0;
+	}
+	return 1;
+}
+
 int gpu_open(struct gpu *g, int device)
 {
 	memset(g, 0, sizeof(*g));

@@ -86,6 +86,9 @@ struct gpu {
 
 /* Open device `device`: context, stream, cuBLAS handles, flush buffer.
  * Returns 0 or -1 (message printed; nothing left allocated). */
+/* 1 when the CUDA runtime sees a device, else 0 with the reason in why
+ * (no driver, a driver too old, no device). */
+int gpu_available(char *why, size_t len);
 int gpu_open(struct gpu *g, int device);
 void gpu_close(struct gpu *g);
 
@@ -157,7 +160,7 @@ int plan_prepare(struct gpu *g, const struct kernel_info *k, int nk,
  * and shared memory (cuOccupancy*), rounded up; the most over the steps.
  * Call after plan_prepare. A tile whose shared memory crosses a
  * blocks-per-SM step, or whose clusters no longer fit in one wave, reads
- * much slower (docs/notes.md run 121); this puts the cause beside the
+ * much slower (measured on an H200); this puts the cause beside the
  * reading. Returns waves >= 1, 0 for a plan with no kernel step, -1 when
  * an occupancy query fails (not recorded as an error: it only informs).
  */

@@ -3,9 +3,26 @@
  * commands[] table (git style), with usage text.
  */
 #include "commands.h"
+#include "jit.h"
 
+#include <cublas_api.h>
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef GT_VERSION
+#define GT_VERSION "0.20"
+#endif
+
+/* gemmtab --version: this build and the libraries it was built against
+ * (the versions at run time are the ones `gemmtab probe` records). */
+static void version(void)
+{
+	printf("gemmtab %s\n", GT_VERSION);
+	printf("built against CUDA runtime %d.%d, NVRTC %s, cuBLAS/cuBLASLt %d.%d.%d, for %s\n",
+	       CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, jit_nvrtc_version(),
+	       CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH, GT_DEFAULT_ARCH);
+}
 
 struct command {
 	const char *name;
@@ -31,7 +48,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gemmtab <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'gemmtab <command> --help' describes a command's options.\n");
+	fprintf(f, "\n'gemmtab <command> --help' describes a command's options; "
+		"'gemmtab --version' the build.\n");
 }
 
 int main(int argc, char **argv)
@@ -39,6 +57,10 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		version();
+		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -86,14 +86,22 @@ static const char *store_value(const struct opt *o, const char *v, char *why, si
 	}
 }
 
-/* The entry of opts named by the word "--name", or NULL. */
-static const struct opt *find_option(const struct opt *opts, const char *word)
+/* The entry of opts named by the word "--name" or "--name=value", or
+ * NULL; *value is what follows the '=' (NULL without one). */
+static const struct opt *find_option(const struct opt *opts, const char *word,
+				     const char **value)
 {
+	*value = NULL;
 	if (word[0] != '-' || word[1] != '-')
 		return NULL;
+	const char *eq = strchr(word + 2, '=');
+	size_t len = eq ? (size_t)(eq - word - 2) : strlen(word + 2);
 	for (const struct opt *o = opts; o->kind != OPTION_END; o++)
-		if (o->kind != OPTION_ARG && !strcmp(o->name, word + 2))
+		if (o->kind != OPTION_ARG && strlen(o->name) == len &&
+		    !strncmp(o->name, word + 2, len)) {
+			*value = eq ? eq + 1 : NULL;
 			return o;
+		}
 	return NULL;
 }
 
@@ -144,17 +152,31 @@ int parse_options(const char *cmd, int argc, char **argv, const struct opt *opts
 			seen[o - opts] = 1;
 			continue;
 		}
-		if (!(o = find_option(opts, a)))
-			return usage_error(cmd, usage, "unknown option '%s'", a);
+		const char *v;
+		if (!(o = find_option(opts, a, &v))) {
+			const char *eq = strchr(a, '=');
+			return usage_error(cmd, usage, "unknown option '%.*s'",
+					   eq ? (int)(eq - a) : (int)strlen(a), a);
+		}
 		seen[o - opts] = 1;
 		if (o->kind == OPTION_FLAG) {
+			if (v)
+				return usage_error(cmd, usage, "--%s takes no value", o->name);
 			*(int *)o->dst = 1;
 			continue;
 		}
-		if (++i >= argc)
-			return usage_error(cmd, usage, "%s needs a value", a);
-		if ((bad = store_value(o, argv[i], why, sizeof(why))))
-			return usage_error(cmd, usage, "%s: '%s' %s", a, argv[i], bad);
+		if (!v) {
+			if (++i >= argc)
+				return usage_error(cmd, usage, "%s needs a value", a);
+			v = argv[i];
+			/* "--db --dry-run": a forgotten value, not a file named so */
+			if (v[0] == '-' && v[1] == '-')
+				return usage_error(cmd, usage, "%s needs a value ('%s' is an option; "
+						   "write --%s=%s for a value that starts with --)",
+						   a, v, o->name, v);
+		}
+		if ((bad = store_value(o, v, why, sizeof(why))))
+			return usage_error(cmd, usage, "--%s: '%s' %s", o->name, v, bad);
 	}
 	return check_required(cmd, opts, seen, usage);
 }

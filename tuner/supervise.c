@@ -5,6 +5,7 @@
  * way back to a usable GPU is to end the process that owns the context.
  */
 #include "supervise.h"
+#include "gpu.h"
 #include "util.h"
 #include "db.h"
 #include "jit.h"
@@ -244,4 +245,14 @@ void kv_add_shape(struct kv_out *o, const struct shape *s, int m)
 	kv_add(o, "y", dtype_name(s->y));
 	kv_addf(o, "tol", "%g", s->tol);
 	kv_addf(o, "m", "%d", m);
+}
+
+int worker_device_check(const char *cmd)
+{
+	char why[256];
+	const char *fake = getenv("GEMMTAB_WORKER");
+	if ((fake && *fake) || gpu_available(why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "gemmtab %s: no CUDA device: %s\n", cmd, why);
+	return 1;
 }

@@ -30,6 +30,11 @@ enum call_result {
 
 /* Start a worker on device; returns 0 or -1 (message printed). */
 int worker_start(struct worker *w, int device);
+/* Before a command that needs a GPU (probe, sweep, bench) touches
+ * anything: 0 when a CUDA device is visible (or GEMMTAB_WORKER names a
+ * worker that needs none), else 1 after the one line "gemmtab CMD: no
+ * CUDA device: REASON". */
+int worker_device_check(const char *cmd);
 /* Ask the worker to quit, then reap it (SIGKILL after a grace period). */
 void worker_stop(struct worker *w);
 /* SIGKILL and reap; the worker is dead afterwards. */

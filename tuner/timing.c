@@ -133,8 +133,8 @@ int timing_pairs(struct gpu *g, cudaGraphExec_t *base, cudaGraphExec_t *cand, in
 
 	/* Each pair is followed by one replay of the empty graph: the overhead
 	 * subtracted is the median of those, taken in the same batch and so
-	 * at the same clocks (one figure per worker process read the bench
-	 * ~0.6 us slower than the sweep on both sides, run 23). */
+	 * at the same clocks (one figure per worker process reads the bench
+	 * ~0.6 us slower than the sweep on both sides). */
 	cudaGraphExec_t *seq = xmalloc(sizeof(*seq) * 3 * (size_t)pairs);
 	double *t = xmalloc(sizeof(*t) * 3 * (size_t)pairs);
 	double *tb = xmalloc(sizeof(*tb) * (size_t)pairs);

@@ -48,28 +48,9 @@ int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t see
 /* "rt": validate and time libgemmtab's gt_linear against the baseline
  * (worker_rt.c). */
 void worker_handle_rt(struct gpu *g, const struct kv *r);
-/* Create the library context an rt request uses, now (a diagnosis aid:
- * GEMMTAB_DIAG_RT_CONTEXT=N makes a worker do it at start, so that its
- * sweep evals run beside a loaded library as bench's rt requests do;
- * N >= 2 also holds N weights prepared by the library, with their cuBLAS
- * handles and workspaces). Returns 0 or -1 (reported). */
+/* Create the library context an rt request uses (with `weights` weights
+ * prepared by the library held beside it, 0 for none). Returns 0 or -1
+ * (reported). */
 int worker_rt_context(struct gpu *g, int weights);
-/* For GEMMTAB_DIAG_RT_PREPARE=1 and 4 (worker_diag.c): the library's
- * prepared weight of every timing copy of b, made with gt_weight_prepare
- * (its re-layouts on the legacy stream), into out[0..b->ncopies) as
- * gt_weight pointers. Returns 0 or -1 (reported); worker_rt_release
- * destroys out[0..n) and clears them. */
-int worker_rt_shadow(struct gpu *g, const struct bench *b, void **out);
-void worker_rt_release(void **w, int n);
-
-/* The diagnosis aids of worker_diag.c: worker_diag_start reads their
- * variables and does what GEMMTAB_DIAG_RT_CONTEXT, _BALLAST_MB and
- * _SIDE_STREAM ask (a failure or a value out of range stops the worker);
- * worker_diag_before_timing does GEMMTAB_DIAG_RT_PREPARE's work for an
- * eval whose graphs are made (0 or -1, reported), and
- * worker_diag_after_timing frees what it held. */
-void worker_diag_start(struct gpu *g);
-int worker_diag_before_timing(struct gpu *g, const struct bench *b);
-void worker_diag_after_timing(void);
 
 #endif

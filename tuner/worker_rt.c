@@ -85,29 +85,6 @@ int worker_rt_context(struct gpu *g, int weights)
 	return 0;
 }
 
-int worker_rt_shadow(struct gpu *g, const struct bench *b, void **out)
-{
-	const struct shape *s = &b->shape;
-	if (worker_rt_context(g, 0))
-		return -1;
-	for (int i = 0; i < b->ncopies; i++) {
-		gt_weight *wt;
-		if (rt_check(gt_weight_prepare(rt_ctx, b->w[i], s->n, s->k, (gt_dtype)s->w,
-					       (gt_dtype)s->x, (gt_dtype)s->y, &wt),
-			     "gt_weight_prepare"))
-			return -1;
-		out[i] = wt;
-	}
-	return 0;
-}
-
-void worker_rt_release(void **w, int n)
-{
-	for (int i = 0; i < n; i++) {
-		gt_weight_destroy(w[i]);
-		w[i] = NULL;
-	}
-}
 
 static void reply(const char *id, const char *status, const struct verdict *v,
 		  const struct pair_stats *ps, const struct pair_stats *fs, const char *explain)

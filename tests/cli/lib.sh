@@ -1,14 +1,17 @@
 # tests/cli/lib.sh: helpers for CLI test scripts (sourced). Each check
 # prints "ok - what" or "not ok - what"; finish prints the summary line
-# "N passed, N failed" and exits 1 on any failure.
+# "N passed, N failed" (", N skipped" when a check could not run, each
+# skip printed with its reason) and exits 1 on any failure.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 GEMMTAB=${GEMMTAB:-$PWD/build/bin/gemmtab}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gemmtab-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-_pass=0 _fail=0
+_pass=0 _fail=0 _skip=0
 
 ok() { echo "ok - $1"; _pass=$((_pass + 1)); }
+# skip WHAT WHY: a check that could not run here, and why
+skip() { echo "skip - $1: $2"; _skip=$((_skip + 1)); }
 not_ok() { echo "not ok - $1"; _fail=$((_fail + 1)); }
 
 # check WHAT COMMAND...: passes when the command succeeds.
@@ -61,7 +64,11 @@ kill_tree() {
 }
 
 finish() {
-	echo "$_pass passed, $_fail failed"
+	if [ "$_skip" -gt 0 ]; then
+		echo "$_pass passed, $_fail failed, $_skip skipped"
+	else
+		echo "$_pass passed, $_fail failed"
+	fi
 	[ "$_fail" -eq 0 ]
 	exit $?
 }

@@ -51,7 +51,7 @@ if command -v cc >/dev/null 2>&1; then
 			-Iruntime -I"$W/out" -x c++ -c -o /dev/null "$TMP/use.c"
 	fi
 else
-	ok "header compiles skipped: no cc"
+	skip "header compiles" "no cc"
 fi
 
 # the kernels file is what the library build reads: tools/gt_cubin
@@ -137,7 +137,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	expect_line "says why" "$TMP/err" "gemmtab: error: environment 1 of $W/db/noretest.db has no retest with >= 100 pairs (a sweep retests its finalists last); nothing written"
 	check "nothing written" test ! -e "$W/o.h" -a ! -e "$W/o_kernels.cu"
 else
-	ok "no retest rows skipped: no sqlite3"
+	skip "no retest rows" "no sqlite3"
 fi
 
 # the committed table is what its committed database regenerates (a
@@ -184,8 +184,8 @@ if committed db/h200.db; then
 		done
 	fi
 elif [ -f db/h200.db ]; then
-	ok "regenerate runtime/tables/h200.h from db/h200.db skipped: db/h200.db is not committed"
+	skip "regenerate runtime/tables/h200.h from db/h200.db" "db/h200.db is not committed"
 else
-	ok "regenerate runtime/tables/h200.h from db/h200.db skipped: no db/h200.db"
+	skip "regenerate runtime/tables/h200.h from db/h200.db" "no db/h200.db"
 fi
 finish

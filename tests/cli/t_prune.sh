@@ -36,7 +36,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	expect_exit "prune again: exit 0" 0 "$GEMMTAB" prune --db "$db" --cache "$cache"
 	check "drops nothing more" grep -q "^dropped 0 results" "$TMP/out"
 else
-	ok "# skip: no sqlite3 command to age a database with"
+	skip "prune of superseded rows" "no sqlite3 command to age a database with"
 fi
 
 cp "$db" "$TMP/e.db"

@@ -119,7 +119,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	check "and settles it" test "$(best2 2)/$(q "SELECT count(*) FROM result WHERE run = 'stopped'")" = 1:0/0
 	db=$fdb
 else
-	ok "# skip: no sqlite3 command to age a database with"
+	skip "sweep over stale code" "no sqlite3 command to age a database with"
 fi
 expect_exit "emit from it: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/fake.h"
 check "the table has entries" grep -q '"gemv", {' "$TMP/fake.h"
@@ -167,7 +167,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	expect_exit "rerun: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
 	check "the rerun retested it" test -z "$(finalists)"
 else
-	ok "# skip: no sqlite3 command to age a database with"
+	skip "sweep over stale code" "no sqlite3 command to age a database with"
 fi
 
 # kill -9 mid-sweep, then resume
