@@ -42,6 +42,19 @@ endif
 GPU_NUM   := $(patsubst sm_%,%,$(GPU_ARCH))
 NVCC_GENCODE := -gencode=arch=compute_$(GPU_NUM),code=$(GPU_ARCH)
 
+# What the build needs besides the toolkit, installed first when missing
+# (tools/deps.sh: apt-get as root, else the command to run), before
+# pkg-config is asked below; not for `make clean`, and never with
+# PREBUILT=1 (the GPU machine reaches no registry).
+ifneq ($(PREBUILT),1)
+ifneq ($(MAKECMDGOALS),clean)
+DEPS_STATUS := $(shell bash tools/deps.sh >&2; echo $$?)
+ifneq ($(DEPS_STATUS),0)
+$(error the build dependencies are missing (see above))
+endif
+endif
+endif
+
 PKG_LIBDIR_SQLITE := $(shell pkg-config --variable=libdir sqlite3 2>/dev/null)
 PKG_LIBDIR_YAML   := $(shell pkg-config --variable=libdir yaml-0.1 2>/dev/null)
 STATIC_LIBS := $(PKG_LIBDIR_SQLITE)/libsqlite3.a $(PKG_LIBDIR_YAML)/libyaml.a
