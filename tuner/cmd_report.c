@@ -4,12 +4,14 @@
  * load speedups and the score (the arithmetic is report.c's).
  */
 #include "commands.h"
+#include "current.h"
 #include "options.h"
 #include "report.h"
 #include "util.h"
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char usage_text[] =
 	"usage: gemmtab report --db DB [--env ID] [--format text|csv|md]\n"
@@ -28,6 +30,38 @@ static char *report_title(const char *db_label, long long env,
 			 e->source_hash[0] ? e->source_hash : "hashed per template");
 }
 
+/* The best rows of env over the (candidate, shape)s whose code this build
+ * runs (current.h); the count or -1. */
+static int best_current(struct db *db, long long env, struct best_row **rows)
+{
+	struct db_pair *pairs = NULL;
+	struct jit_options jit;
+	long n = db_pairs(db, &pairs), kept = 0;
+	if (n < 0)
+		return -1;
+	struct code_query *q = xcalloc((size_t)(n ? n : 1), sizeof(*q));
+	for (long i = 0; i < n; i++) {
+		q[i].tmpl = pairs[i].tmpl;
+		q[i].params = pairs[i].params;
+		q[i].s = pairs[i].s;
+		q[i].shape_id = pairs[i].shape_id;
+	}
+	jit_options_default(&jit);
+	int compiled = current_codes(db, &jit, q, (int)n), ret = -1;
+	if (compiled >= 0) {
+		if (compiled)
+			fprintf(stderr, "gemmtab report: compiled %d candidates to learn what this "
+				"build's templates run\n", compiled);
+		for (long i = 0; i < n; i++)
+			if (q[i].t && !strcmp(q[i].code, pairs[i].code))
+				pairs[kept++] = pairs[i];
+		ret = db_best_rows_current(db, env, pairs, kept, rows);
+	}
+	free(q);
+	free(pairs);
+	return ret;
+}
+
 int report_write(struct db *db, long long env, const char *db_label,
 		 enum table_format f, FILE *out)
 {
@@ -40,8 +74,10 @@ int report_write(struct db *db, long long env, const char *db_label,
 
 	if ((found = db_env_get(db, env, &e)))
 		return found < 0 ? -1 : error("DB: no environment with id %lld", env);
-	if ((nrows = db_best_rows(db, env, &rows)) < 0 ||
-	    (nfloors = db_floors(db, env, &floors)) < 0)
+	/* as emit: only the code this build runs (an environment with a
+	 * legacy hash of every template predates per-candidate keys) */
+	nrows = e.source_hash[0] ? db_best_rows(db, env, &rows) : best_current(db, env, &rows);
+	if (nrows < 0 || (nfloors = db_floors(db, env, &floors)) < 0)
 		goto cleanup;
 	if (!nrows)
 		warning("env %lld has no timed result and no baseline yet", env);

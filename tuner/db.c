@@ -1057,6 +1057,75 @@ static int read_best_row(sqlite3_stmt *st, void *row)
 	return 0;
 }
 
+/* As ST_BEST_ROWS, over the results of the (candidate, shape)s in
+ * temp.cur_pair only (db_best_rows_current fills it). */
+static const char best_current_sql[] =
+	"WITH cur AS MATERIALIZED (SELECT r.* FROM result r JOIN temp.cur_pair p "
+	"ON p.c = r.candidate_id AND p.s = r.shape_id WHERE r.env_id = ?1 "
+	"AND r.status = 'ok' AND r.ratio IS NOT NULL), "
+	"ranked AS (SELECT r.*, row_number() OVER (PARTITION BY r.shape_id, r.m ORDER BY "
+	"(r.phase = 'retest' AND coalesce(r.pairs, 0) >= 100) DESC, r.ratio DESC, "
+	"r.candidate_id) AS rank FROM cur r) "
+	"SELECT s.family, s.n, s.k, s.w, s.x, s.y, b.m, 1, b.phase, "
+	"(b.phase = 'retest' AND coalesce(b.pairs, 0) >= 100), b.pairs, b.base_us, b.cand_us, "
+	"b.ratio, b.ratio_lo, b.ratio_hi, c.template, c.params, b.waves "
+	"FROM ranked b JOIN shape s ON s.id = b.shape_id JOIN candidate c "
+	"ON c.id = b.candidate_id WHERE b.rank = 1 "
+	"UNION ALL "
+	"SELECT s.family, s.n, s.k, s.w, s.x, s.y, bl.m, 0, '', 0, NULL, "
+	"bl.cublas_us, NULL, NULL, NULL, NULL, '', '', NULL "
+	"FROM baseline bl JOIN shape s ON s.id = bl.shape_id "
+	"WHERE bl.env_id = ?1 AND bl.cublas_us IS NOT NULL AND NOT EXISTS "
+	"(SELECT 1 FROM cur r WHERE r.shape_id = bl.shape_id AND r.m = bl.m) "
+	"ORDER BY 1, 2, 3, 4, 5, 6, 7";
+
+int db_best_rows_current(struct db *db, long long env, const struct db_pair *cur, long n,
+			 struct best_row **out)
+{
+	sqlite3_stmt *ins = NULL, *st = NULL;
+	struct best_row *rows = NULL;
+	int count = 0, cap = 0, rc = SQLITE_ERROR;
+	*out = NULL;
+	if (exec(db, "CREATE TEMP TABLE cur_pair (c INTEGER, s INTEGER, PRIMARY KEY (c, s)) "
+		 "WITHOUT ROWID", "best rows"))
+		return -1;
+	if (sqlite3_prepare_v2(db->h, "INSERT OR IGNORE INTO temp.cur_pair VALUES (?1, ?2)", -1,
+			       &ins, NULL)) {
+		db_error(db, "best rows");
+		goto out;
+	}
+	for (long i = 0; i < n; i++) {
+		sqlite3_bind_int64(ins, 1, cur[i].candidate_id);
+		sqlite3_bind_int64(ins, 2, cur[i].shape_id);
+		if (step_done(db, ins, "best rows"))
+			goto out;
+	}
+	if (sqlite3_prepare_v2(db->h, best_current_sql, -1, &st, NULL)) {
+		db_error(db, "best rows");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, env);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap)
+			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 32) * sizeof(*rows));
+		if (read_best_row(st, &rows[count]))
+			break;
+		count++;
+	}
+	if (rc != SQLITE_DONE)
+		db_error(db, "best rows");
+out:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(st);
+	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.cur_pair", NULL, NULL, NULL);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return -1;
+	}
+	*out = rows;
+	return count;
+}
+
 int db_best_rows(struct db *db, long long env, struct best_row **out)
 {
 	int n;

@@ -113,6 +113,12 @@ struct prune_counts {
  * counts what would go and rolls back. Returns 0 or -1. */
 int db_prune(struct db *db, const struct db_pair *drop, long ndrop, const long long *envs,
 	     int nenv, int dry_run, struct prune_counts *c);
+/* The best rows (db_best_rows) over the results of the pairs cur[0..n)
+ * only: what report reads when it follows emit's current-code filter.
+ * Returns the count or -1; *out is a heap array. */
+struct best_row;
+int db_best_rows_current(struct db *db, long long env, const struct db_pair *cur, long n,
+			 struct best_row **out);
 /* VACUUM, and leave the file in rollback-journal mode (what a read-only
  * clone can open). Returns 0 or -1. */
 int db_compact(struct db *db);
