@@ -59,20 +59,27 @@ PKG_LIBDIR_SQLITE := $(shell pkg-config --variable=libdir sqlite3 2>/dev/null)
 PKG_LIBDIR_YAML   := $(shell pkg-config --variable=libdir yaml-0.1 2>/dev/null)
 STATIC_LIBS := $(PKG_LIBDIR_SQLITE)/libsqlite3.a $(PKG_LIBDIR_YAML)/libyaml.a
 
-CPPFLAGS := -D_GNU_SOURCE -Ituner -I$(CUDA_HOME)/include \
+CPPFLAGS := -D_GNU_SOURCE -Ituner -Iplan -Iblas -I$(CUDA_HOME)/include \
 	-DGT_DEFAULT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' -DGT_DEFAULT_ARCH='"$(GPU_ARCH)"' \
 	$(shell pkg-config --cflags sqlite3 yaml-0.1 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -MMD -MP
-NVCCFLAGS := -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -Ituner
+NVCCFLAGS := -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -Ituner -Iplan -Iblas
 LDLIBS   := $(STATIC_LIBS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 	-lnvrtc -lcublasLt -lcublas -lcudart \
 	-lstdc++ -lpthread -ldl -lm
 
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
 TUNER_C   := $(sort $(wildcard tuner/*.c))
+# the pure plan code the tuner and libgemmtab both build (types, the
+# template registry and adapters: no CUDA, no I/O)
+PLAN_C    := $(sort $(wildcard plan/*.c))
+# the cuBLASLt call by algorithm attributes, which the worker and the
+# library both make
+BLAS_C    := $(sort $(wildcard blas/*.c))
 TUNER_CU  := $(sort $(wildcard tuner/*.cu))
-TUNER_OBJ := $(TUNER_C:tuner/%.c=$(OBJ)/%.o) $(TUNER_CU:tuner/%.cu=$(OBJ)/%.cu.o) $(OBJ)/embedded_data.o
+TUNER_OBJ := $(TUNER_C:tuner/%.c=$(OBJ)/%.o) $(PLAN_C:plan/%.c=$(OBJ)/%.o) $(BLAS_C:blas/%.c=$(OBJ)/%.o) \
+	$(TUNER_CU:tuner/%.cu=$(OBJ)/%.cu.o) $(OBJ)/embedded_data.o
 LIB_OBJ   := $(filter-out $(OBJ)/main.o,$(TUNER_OBJ))
 
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -102,6 +109,16 @@ $(OBJ)/%.o: tuner/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+$(OBJ)/%.o: plan/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(OBJ)/%.o: blas/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
 $(OBJ)/%.cu.o: tuner/%.cu
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
@@ -113,9 +130,10 @@ $(BUILD)/tools/embed: tools/embed.c
 
 # The template adapters are embedded too: each template's hash covers its
 # kernel source, its adapter and the adapter files it shares (tuner/sources.c).
-ADAPTERS := $(sort $(wildcard tuner/tmpl_*.c tuner/tmpl_*.h))
-# the weight re-layouts the templates' kernels read (hashed with them)
-RELAYOUTS := runtime/pack.cuh runtime/hilo.cuh
+ADAPTERS := $(sort $(wildcard plan/tmpl_*.c plan/tmpl_*.h))
+# (templates/ holds the weight re-layouts the kernels read too: pack.cuh,
+# hilo.cuh, transpose.cuh, hashed with the templates that list them)
+RELAYOUTS :=
 # schema 4's re-keying of schema-3 rows (tuner/db.c rekey_step)
 DB_FILES := db/schema.sql db/rekey-4.map
 $(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES)

@@ -1,6 +1,6 @@
 /*
  * convert.cu: the runtime's own kernels: the router's hi/lo weight split
- * (runtime/hilo.cuh, at prepare time) and BF16 activations to FP32 for the
+ * (templates/hilo.cuh, at prepare time) and BF16 activations to FP32 for the
  * router baseline (FP32 weights run the FP32 GEMM on FP32
  * X, as the tuner's baseline does). Exact: a bf16 is the top half of a
  * float. Reached from C only through rt_bf16_to_fp32 (rt.h).

@@ -13,7 +13,7 @@
 
 #include <cublas_v2.h>
 
-#include "lt.h"
+#include "lt_call.h"
 #include <cuda_runtime_api.h>
 
 #include "gemmtab.h"
@@ -223,13 +223,13 @@ int rt_lt_run(struct gt_weight *wt, const struct rt_route *r, const struct launc
  * cudaGetLastError() after the launch. */
 cudaError_t rt_bf16_to_fp32(const void *src, float *dst, size_t count, cudaStream_t stream);
 /* The router's hi/lo split of count fp32 weights into out: count bf16 hi
- * values, then count bf16 lo values (runtime/hilo.cuh). */
+ * values, then count bf16 lo values (templates/hilo.cuh). */
 cudaError_t rt_split_hilo(const float *w, void *out, size_t count, cudaStream_t stream);
 /* W (bf16, n x k) transposed into out (k x n, RELAYOUT_TRANSPOSE,
- * runtime/transpose.cuh). */
+ * templates/transpose.cuh). */
 cudaError_t rt_transpose(const void *w, void *out, int n, int k, cudaStream_t stream);
 /* W (bf16, n x k) packed in rows x cols tiles (RELAYOUT_TILES,
- * runtime/pack.cuh) into out. */
+ * templates/pack.cuh) into out. */
 cudaError_t rt_pack_tiles(const void *w, void *out, int n, int k, int rows, int cols,
 			  cudaStream_t stream);
 

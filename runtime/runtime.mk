@@ -1,8 +1,8 @@
 # runtime/runtime.mk: libgemmtab, included by the top Makefile (after it
 # defines CUDA_HOME, GPU_ARCH, NVCC, NVCC_GENCODE, BUILD, OBJ, Q, CC,
 # CFLAGS and PREFIX). Builds the static and shared library from the
-# runtime's sources, the tuner's pure template adapters (tuner/tmpl*.c,
-# tuner/registry.c, tuner/types.c: the same launch plans the tuner timed)
+# runtime's sources, the pure plan code it shares with the tuner (plan/tmpl*.c,
+# plan/registry.c, plan/types.c: the same launch plans the tuner timed)
 # and the kernels of one dispatch table, compiled by tools/gt_cubin with
 # the tuner's own NVRTC path and embedded as cubins. Only the gt_ API stays
 # global in the libraries.
@@ -43,25 +43,26 @@ RT_ALL_O   := $(RT_OBJ)/gemmtab_all.o
 RT_SYMS    := runtime/gemmtab.sym
 
 RT_C       := $(sort $(wildcard runtime/*.c))
-# The registry (tuner/registry.c, its lookups in tuner/tmpl.c) and every
+# The registry (plan/registry.c, its lookups in plan/tmpl.c) and every
 # template adapter it lists: pure C by tmpl.h's contract; the shared
 # library's --no-undefined link proves it.
-RT_REGISTRY_C := $(sort $(wildcard tuner/tmpl*.c)) tuner/registry.c
-RT_PURE_C  := $(RT_REGISTRY_C) tuner/types.c
+RT_REGISTRY_C := $(sort $(wildcard plan/tmpl*.c)) plan/registry.c
+RT_PURE_C  := $(RT_REGISTRY_C) plan/types.c plan/lt_attrs.c
 # and the cuBLASLt call by algorithm attributes the tuner times (STEP_LT)
-RT_TUNER_C := $(RT_PURE_C) tuner/lt.c
+RT_BLAS_C  := blas/lt_call.c
 RT_CU      := $(sort $(wildcard runtime/*.cu))
 RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
-	$(RT_TUNER_C:tuner/%.c=$(RT_OBJ)/tuner_%.o) \
+	$(patsubst plan/%.c,$(RT_OBJ)/plan_%.o,$(RT_PURE_C)) \
+	$(RT_BLAS_C:blas/%.c=$(RT_OBJ)/blas_%.o) \
 	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_OBJ)/table_cubin.o
 
-RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Ituner -I$(CUDA_HOME)/include
+RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Iplan -Iblas -I$(CUDA_HOME)/include
 RT_CFLAGS   := $(CFLAGS) -std=c11 -fPIC -MMD -MP
 # The runtime's own kernels (runtime/*.cu: conversions and re-layouts),
 # built by nvcc for the tuner's arch with the same C++ standard; they also
 # carry PTX of the base arch, so the baseline runs (and
 # a table tuned elsewhere falls back) on other GPUs too.
-RT_NVCCFLAGS := -std=c++17 -O3 -Xcompiler -fPIC,-Wall,-Wextra -Iruntime
+RT_NVCCFLAGS := -std=c++17 -O3 -Xcompiler -fPIC,-Wall,-Wextra -Iruntime -Itemplates
 RT_PTX_ARCH  := $(patsubst %a,%,$(GPU_NUM))
 RT_CONVERT_GENCODE := $(NVCC_GENCODE) -gencode=arch=compute_$(RT_PTX_ARCH),code=compute_$(RT_PTX_ARCH)
 
@@ -95,7 +96,12 @@ $(RT_OBJ)/table.o: runtime/table.c $(TABLE) $(RT_TABLE_STAMP)
 	@echo "  CC      $< ($(TABLE))"
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -DGT_TABLE_HEADER='"$(TABLE)"' -c -o $@ $<
 
-$(RT_OBJ)/tuner_%.o: tuner/%.c
+$(RT_OBJ)/blas_%.o: blas/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (runtime)"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
+
+$(RT_OBJ)/plan_%.o: plan/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $< (runtime)"
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
@@ -109,7 +115,7 @@ $(RT_OBJ)/%.cu.o: runtime/%.cu
 # same template text, NVRTC, flags and arch) and embedded as cubins: nvcc
 # compiled the same source into slower code (tools/gt_cubin.c says how much).
 RT_CUBIN_TOOL_OBJ := $(addprefix $(OBJ)/,jit.o sass.o util.o types.o sources.o embedded_data.o) \
-	$(patsubst tuner/%.c,$(OBJ)/%.o,$(RT_REGISTRY_C))
+	$(patsubst plan/%.c,$(OBJ)/%.o,$(RT_REGISTRY_C))
 $(BUILD)/tools/gt_cubin: tools/gt_cubin.c $(RT_CUBIN_TOOL_OBJ)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -176,7 +182,7 @@ $(BUILD)/tests/test_runtime_api: tests/unit/test_runtime_api.c $(RT_LIB_A)
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_LIB_A) $(RT_LDLIBS)
 
 # The dispatch logic is pure C: its test links the unlocalized objects.
-RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(RT_PURE_C:tuner/%.c=$(RT_OBJ)/tuner_%.o)
+RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(patsubst plan/%.c,$(RT_OBJ)/plan_%.o,$(RT_PURE_C))
 $(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DISPATCH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -186,7 +192,7 @@ $(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DI
 $(BUILD)/tests/gpu_test_runtime_gpu: tests/gpu/test_runtime_gpu.c $(RT_LIB_A) $(OBJ)/harness.cu.o
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(OBJ)/harness.cu.o \
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -Ituner -o $@ $< $(OBJ)/harness.cu.o \
 		$(RT_LIB_A) $(RT_LDLIBS)
 
 runtime-tests: $(RT_UNIT_BIN)

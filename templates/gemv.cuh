@@ -16,7 +16,7 @@
  * Compiled by NVRTC in the tuner and by nvcc in the runtime from this same
  * text: device code only, no host headers beyond cuda_bf16.h.
  *
- * Launch (tuner/tmpl_gemv.c builds the plan):
+ * Launch (plan/tmpl_gemv.c builds the plan):
  *   gemv_kernel:        grid (N/ROWS, SPLIT), block WARPS*32, no dynamic smem
  *   gemv_splitk_reduce: any 1-D grid, block <= 256 (grid-stride loop)
  * Requires N % ROWS == 0, K % (SPLIT*WARPS*32*UNROLL*(16/sizeof(TW))) == 0,

@@ -16,7 +16,7 @@
  * MMA takes: no ldmatrix, no shared-memory ring.
  *
  * W is read packed in 8 x 32 tiles (RELAYOUT_TILES with rows 8, cols 32,
- * runtime/pack.cuh): tile (r, c) = rows 8r .. 8r+7, k 32c .. 32c+31 is
+ * templates/pack.cuh): tile (r, c) = rows 8r .. 8r+7, k 32c .. 32c+31 is
  * 512 contiguous bytes at element (r * K/32 + c) * 256, row g's 16-byte
  * chunk q at byte 64 g + 16 (q ^ ((g >> 1) & 3)) (the swizzle of a
  * 4-chunk row). Lane (g, t) takes chunk t of row g, so the eight lanes
@@ -52,7 +52,7 @@
  * run time, and U 4 3.07-3.17 against 3.26-3.33 (a diagnostic kernel;
  * two accumulator chains per group instead of one: slower).
  *
- * Launch (tuner/tmpl_mma_frag.c builds the plan):
+ * Launch (plan/tmpl_mma_frag.c builds the plan):
  *   mma_frag_kernel<WARPS, NT, TOK, U, CACHE, KC>(W packed, X, Y, M, N, K):
  *       grid (ceil(M/TOK), N/(8 NT)), block WARPS*32, no dynamic shared
  *       memory. Requires N % (8 NT) == 0, K % (32 WARPS U) == 0 and, with
@@ -124,7 +124,7 @@ __device__ __forceinline__ void mma_frag_step(float (*acc)[4], const uint4 *xv, 
 }
 
 /* The padded row of the warps' sums (floats): ROWS rounded up to 8 (mod
- * 32). tuner/tmpl_mma_frag.c sizes the shared memory with the same rule. */
+ * 32). plan/tmpl_mma_frag.c sizes the shared memory with the same rule. */
 __host__ __device__ constexpr int mma_frag_ld(int rows)
 {
 	return rows + (40 - rows % 32) % 32;
@@ -182,7 +182,7 @@ mma_frag_kernel(const __nv_bfloat16 *W, const __nv_bfloat16 *X, __nv_bfloat16 *Y
 #pragma unroll
 	for (int h = 0; h < XT; h++)
 		xp[h] = x4 + (size_t)min(t0 + h * 8 + g, M - 1) * kq + c0 * 4 + t;
-	/* chunk t of row g: runtime/pack.cuh's gt_tile_swizzle(4, g, t) */
+	/* chunk t of row g: templates/pack.cuh's gt_tile_swizzle(4, g, t) */
 	const int wlane = g * 4 + (t ^ ((g >> 1) & 3));
 #pragma unroll
 	for (int j = 0; j < NT; j++)

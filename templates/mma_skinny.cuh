@@ -81,7 +81,7 @@
  * (tools/gt_cubin.c): device code only (sm_90a), no host headers beyond
  * cuda_bf16.h.
  *
- * Launch (tuner/tmpl_mma.c builds the plan):
+ * Launch (plan/tmpl_mma_skinny.c builds the plan):
  *   mma_skinny_kernel, mma_skinny_cluster_kernel:
  *       grid (ceil(M/BN), SPLIT, N/BM), block WARPS*32,
  *       dynamic smem mma_smem_bytes(BM, BN, BK, WARPS, STAGES, MMA, RECV, WK),
@@ -117,8 +117,8 @@
 /* Weight layouts (the adapter's "layout" symbols, same order): W as given
  * (N x K row-major), or packed in BM x BK tiles that are each one
  * contiguous copy of the swizzled shared-memory image, the tiles of a row
- * block consecutive along K (runtime/pack.cuh, RELAYOUT_TILES in
- * tuner/tmpl.h), so a block streams one contiguous range of W. */
+ * block consecutive along K (templates/pack.cuh, RELAYOUT_TILES in
+ * plan/tmpl.h), so a block streams one contiguous range of W. */
 #define MMA_LAYOUT_ROWS 0
 #define MMA_LAYOUT_TILES 1
 /* The router's hi/lo matrix (2N rows), a block's rows paired: its first

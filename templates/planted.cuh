@@ -6,7 +6,7 @@
  * so tests can prove that validation, crash isolation and deadlines work;
  * no search space meant for real tuning should name them.
  *
- * Launch (tuner/tmpl_planted.c builds the plan):
+ * Launch (plan/tmpl_planted.c builds the plan):
  *   ok:          grid (ceil(N/PLANTED_THREADS), min(M, 65535)), block PLANTED_THREADS
  *   fault, hang: grid 1, block 32
  */

@@ -168,7 +168,7 @@ extern "C" cudaError_t harness_bf16_to_fp32(const void *src, float *dst, size_t 
 	return cudaGetLastError();
 }
 
-#include "../runtime/hilo.cuh"
+#include "hilo.cuh"
 
 extern "C" cudaError_t harness_split_hilo(const float *w, void *out, size_t count,
 					  cudaStream_t stream)
@@ -176,8 +176,8 @@ extern "C" cudaError_t harness_split_hilo(const float *w, void *out, size_t coun
 	return gt_split_hilo(w, out, count, stream);
 }
 
-#include "../runtime/pack.cuh"
-#include "../runtime/transpose.cuh"
+#include "pack.cuh"
+#include "transpose.cuh"
 
 extern "C" cudaError_t harness_transpose(const void *w, void *out, int n, int k,
 					 cudaStream_t stream)

@@ -44,13 +44,13 @@ cudaError_t harness_bf16_to_fp32(const void *src, float *dst, size_t count,
 				 cudaStream_t stream);
 
 /* The router's hi/lo split of count fp32 weights into out: count bf16 hi
- * values, then count bf16 lo values (runtime/hilo.cuh). */
+ * values, then count bf16 lo values (templates/hilo.cuh). */
 cudaError_t harness_split_hilo(const float *w, void *out, size_t count, cudaStream_t stream);
 
 /* W (bf16, n x k) transposed into out (k x n, RELAYOUT_TRANSPOSE). */
 cudaError_t harness_transpose(const void *w, void *out, int n, int k, cudaStream_t stream);
 /* W (bf16, n x k row-major) packed into rows x cols tiles, as
- * RELAYOUT_TILES lays them out (runtime/pack.cuh); n % rows == 0,
+ * RELAYOUT_TILES lays them out (templates/pack.cuh); n % rows == 0,
  * k % cols == 0, cols a multiple of 8. */
 cudaError_t harness_pack_tiles(const void *w, void *out, int n, int k, int rows, int cols,
 			       cudaStream_t stream);

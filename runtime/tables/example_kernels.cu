@@ -3,7 +3,7 @@
  * example_kernels.cu: the kernels runtime/tables/example.h names by index,
  * in the form gemmtab emit writes (tools/gt_cubin compiles each from the
  * template file its line names, with the tuner's NVRTC path). The names
- * are the gemv adapter's NVRTC name expressions (tuner/tmpl_gemv.c); kernel
+ * are the gemv adapter's NVRTC name expressions (plan/tmpl_gemv.c); kernel
  * 0 serves qkv at m = 1, 1 the router at m 1-8, 2 and 3 (split-K and its
  * reduce) the router at m 9-16.
  */

@@ -16,7 +16,7 @@ cache=$TMP/cache
 variant() {
 	local root=$TMP/$1
 	mkdir -p "$root"
-	cp -r templates tuner runtime db "$root/"
+	cp -r templates plan tuner runtime db "$root/"
 	sed -i "$2" "$root/templates/gemv.cuh"
 	make -s variant VARIANT_ROOT="$root" VARIANT_OUT="$root/gemmtab" >"$TMP/make.log" 2>&1
 }

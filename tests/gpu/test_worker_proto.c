@@ -75,7 +75,7 @@ static const struct tmpl probe_tmpl = {
 	.stem = "probe", .source = "tests/gpu/test_kernels.cu", .params = probe_params,
 	.nparams = 2, .check = probe_check, .kernels = probe_kernels, .plan = probe_plan,
 };
-/* Replaces tuner/registry.c: the worker knows only the probe template
+/* Replaces plan/registry.c: the worker knows only the probe template
  * (tmpl.c's lookups walk this list). */
 const struct tmpl *const tmpl_all[] = { &probe_tmpl, NULL };
 

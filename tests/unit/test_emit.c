@@ -695,8 +695,8 @@ TEST(per_template_hashes)
 	/* the weight re-layouts a template's kernels read are its code too */
 	static const struct {
 		const char *stem, *file;
-	} reads[] = { { "mma_skinny", "runtime/pack.cuh" }, { "mma_frag", "runtime/pack.cuh" },
-		      { "mma_hilo", "runtime/hilo.cuh" }, { "blas_hilo", "runtime/hilo.cuh" } };
+	} reads[] = { { "mma_skinny", "templates/pack.cuh" }, { "mma_frag", "templates/pack.cuh" },
+		      { "mma_hilo", "templates/hilo.cuh" }, { "blas_hilo", "templates/hilo.cuh" } };
 	for (size_t i = 0; i < ARRAY_SIZE(reads); i++) {
 		const struct tmpl *t = tmpl_find(reads[i].stem);
 		int found = 0;

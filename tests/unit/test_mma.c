@@ -1,5 +1,5 @@
 /*
- * test_mma.c: the mma_skinny adapter (tuner/tmpl_mma.c) and its template:
+ * test_mma.c: the mma_skinny adapter (plan/tmpl_mma_skinny.c) and its template:
  * parameters, static checks, NVRTC name expressions and launch plans for
  * every combine mode; the plan's constants against the #defines of
  * templates/mma_skinny.cuh; plan invariants over every parameter point;

@@ -1,5 +1,5 @@
 /*
- * test_mma_frag.c: the mma_frag adapter (tuner/tmpl_mma_frag.c) and its
+ * test_mma_frag.c: the mma_frag adapter (plan/tmpl_mma_frag.c) and its
  * template: parameters and their symbols against the #defines of
  * templates/mma_frag.cuh, static checks (each reason at a point that
  * fails only it, and the limits at their edges), the NVRTC name
@@ -66,7 +66,7 @@ TEST(registered_with_parameters_in_order)
 	const struct tmpl *t = frag();
 	CHECK_STR(t->stem, "mma_frag");
 	CHECK_STR(t->source, "templates/mma_frag.cuh");
-	CHECK_STR(t->adapter, "tuner/tmpl_mma_frag.c");
+	CHECK_STR(t->adapter, "plan/tmpl_mma_frag.c");
 	int seen = 0;
 	for (int i = 0; tmpl_all[i]; i++)
 		seen += tmpl_all[i] == t;

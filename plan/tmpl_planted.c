@@ -4,7 +4,6 @@
  * tests can prove validation, crash isolation and deadlines.
  */
 #include "tmpl.h"
-#include "util.h"
 
 #include <stdio.h>
 
@@ -68,7 +67,7 @@ static int planted_plan(const struct shape *s, const long *p, int m, struct laun
 	st->block[1] = 1;
 	st->block[2] = 1;
 	static const enum arg_kind kinds[] = { ARG_W, ARG_X, ARG_Y, ARG_WS, ARG_M, ARG_N, ARG_K };
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		st->args[st->nargs++] = (struct launch_arg){ kinds[i], 0 };
 	return 0;
 }
@@ -76,7 +75,7 @@ static int planted_plan(const struct shape *s, const long *p, int m, struct laun
 const struct tmpl tmpl_planted = {
 	.stem = "planted",
 	.source = "templates/planted.cuh",
-	.adapter = "tuner/tmpl_planted.c",
+	.adapter = "plan/tmpl_planted.c",
 	.params = params,
 	.nparams = NPARAMS,
 	.check = planted_check,

@@ -53,13 +53,13 @@ static struct relayout hilo_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_HILO, 0, 0 };
 }
 
-/* runtime/hilo.cuh: the split the two GEMMs read */
-static const char *const shared_files[] = { "runtime/hilo.cuh", NULL };
+/* templates/hilo.cuh: the split the two GEMMs read */
+static const char *const shared_files[] = { "templates/hilo.cuh", NULL };
 
 const struct tmpl tmpl_hilo = {
 	.stem = "blas_hilo",
 	.source = NULL,
-	.adapter = "tuner/tmpl_hilo.c",
+	.adapter = "plan/tmpl_blas_hilo.c",
 	.shared = shared_files,
 	.params = NULL,
 	.nparams = 0,

@@ -152,14 +152,14 @@ static struct relayout hilo_relayout(const long *p)
 
 /* The tile's legality, its shared memory and the zero-fill step come
  * from mma_skinny's adapter. */
-/* runtime/hilo.cuh: the hi/lo split the template's prepared W is */
-static const char *const shared_files[] = { "tuner/tmpl_mma.c", "tuner/tmpl_mma.h",
-					    "tuner/tmpl_plan.h", "runtime/hilo.cuh", NULL };
+/* templates/hilo.cuh: the hi/lo split the template's prepared W is */
+static const char *const shared_files[] = { "plan/tmpl_mma_skinny.c", "plan/tmpl_mma.h",
+					    "plan/tmpl_plan.h", "templates/hilo.cuh", NULL };
 
 const struct tmpl tmpl_mma_hilo = {
 	.stem = "mma_hilo",
 	.source = "templates/mma_skinny.cuh",
-	.adapter = "tuner/tmpl_mma_hilo.c",
+	.adapter = "plan/tmpl_mma_hilo.c",
 	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,

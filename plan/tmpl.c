@@ -1,10 +1,10 @@
 /*
- * types.c: element-type names and sizes, the canonical text of a
- * candidate's parameters (the key the database and cache use), the
- * size of a template's prepared weight, and the reading of a cuBLASLt
- * algorithm's attributes from the worker's reply.
+ * tmpl.c: lookups in the registry of kernel templates (the list, tmpl_all,
+ * is plan/registry.c): by stem, by parameter name, and a candidate's
+ * prepared weight; the canonical text of a candidate's parameters (the
+ * key the database and cache use); the plan checks; and the reading of a
+ * cuBLASLt algorithm's attributes from the worker's reply.
  */
-#include "types.h"
 #include "tmpl.h"
 
 #include <errno.h>
@@ -12,26 +12,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *dtype_name(enum dtype t)
+const struct tmpl *tmpl_find(const char *stem)
 {
-	return t == DT_FP32 ? "fp32" : "bf16";
+	for (int i = 0; tmpl_all[i]; i++)
+		if (!strcmp(tmpl_all[i]->stem, stem))
+			return tmpl_all[i];
+	return NULL;
 }
 
-int dtype_parse(const char *s, enum dtype *out)
+int tmpl_param_index(const struct tmpl *t, const char *name)
 {
-	if (!strcmp(s, "bf16"))
-		*out = DT_BF16;
-	else if (!strcmp(s, "fp32"))
-		*out = DT_FP32;
-	else
-		return -1;
-	return 0;
+	for (int i = 0; i < t->nparams; i++)
+		if (!strcmp(t->params[i].name, name))
+			return i;
+	return -1;
 }
 
-size_t dtype_size(enum dtype t)
+const char *tmpl_params_in_range(const struct tmpl_param *params, int n, const long *p)
 {
-	return t == DT_FP32 ? 4 : 2;
+	for (int i = 0; i < n; i++)
+		if (p[i] < params[i].min || p[i] > params[i].max)
+			return "parameter out of range";
+	return NULL;
 }
+
+struct relayout tmpl_relayout(const struct tmpl *t, const long *p)
+{
+	if (t->relayout)
+		return t->relayout(p);
+	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
+}
+
+/* (the canonical text of a candidate, the size of a prepared weight,
+ * the plan checks, and the reading of a cuBLASLt algorithm's attributes
+ * from the worker's reply) */
 
 char *candidate_key(const struct candidate *c, char *buf, size_t len)
 {
@@ -51,11 +65,6 @@ char *candidate_key(const struct candidate *c, char *buf, size_t len)
 		used += (size_t)n;
 	}
 	return buf;
-}
-
-void version_text(size_t v, char *out, size_t len)
-{
-	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
 }
 
 size_t relayout_bytes(const struct relayout *r, const struct shape *s)

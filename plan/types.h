@@ -40,10 +40,6 @@ struct candidate {
 	long params[MAX_PARAMS];
 };
 
-/* Canonical text of a candidate's parameters, "warps=8,rows=1,cache=cg",
- * in the template's parameter order, symbols by name. Writes into buf
- * (always NUL-terminated) and returns buf. */
-char *candidate_key(const struct candidate *c, char *buf, size_t len);
 
 /* A cuBLAS-style version number (major*10000 + minor*100 + patch) as
  * "major.minor.patch": the text tables and environments compare. */

@@ -114,12 +114,12 @@ static int gemv_plan(const struct shape *s, const long *p, int m, struct launch_
 	return 0;
 }
 
-static const char *const shared_files[] = { "tuner/tmpl_plan.h", NULL };
+static const char *const shared_files[] = { "plan/tmpl_plan.h", NULL };
 
 const struct tmpl tmpl_gemv = {
 	.stem = "gemv",
 	.source = "templates/gemv.cuh",
-	.adapter = "tuner/tmpl_gemv.c",
+	.adapter = "plan/tmpl_gemv.c",
 	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,

@@ -86,7 +86,7 @@ static struct relayout lt_relayout(const long *p)
 const struct tmpl tmpl_lt = {
 	.stem = "blas_lt",
 	.source = NULL,
-	.adapter = "tuner/tmpl_lt.c",
+	.adapter = "plan/tmpl_blas_lt.c",
 	.params = params,
 	.nparams = NPARAMS,
 	.relayout = lt_relayout,

@@ -28,7 +28,7 @@ static const struct tmpl_param params[NPARAMS] = {
 	[P_KFIX]  = { "kfix", 0, 1, NULL },
 };
 
-/* The packed tile (runtime/pack.cuh): 8 rows by 32 k, one warp's load. */
+/* The packed tile (templates/pack.cuh): 8 rows by 32 k, one warp's load. */
 #define TILE_ROWS 8
 #define TILE_COLS 32
 /* Registers a thread needs beside its load and accumulator arrays: a
@@ -117,14 +117,14 @@ static struct relayout frag_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_TILES, TILE_ROWS, TILE_COLS };
 }
 
-/* runtime/pack.cuh: the 8 x 32 tiles the kernel reads, swizzled as its
+/* templates/pack.cuh: the 8 x 32 tiles the kernel reads, swizzled as its
  * loads expect */
-static const char *const shared_files[] = { "tuner/tmpl_plan.h", "runtime/pack.cuh", NULL };
+static const char *const shared_files[] = { "plan/tmpl_plan.h", "templates/pack.cuh", NULL };
 
 const struct tmpl tmpl_mma_frag = {
 	.stem = "mma_frag",
 	.source = "templates/mma_frag.cuh",
-	.adapter = "tuner/tmpl_mma_frag.c",
+	.adapter = "plan/tmpl_mma_frag.c",
 	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,

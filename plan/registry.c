@@ -2,7 +2,7 @@
  * registry.c: the list of templates every module walks (tmpl_all), apart
  * from the lookups in tmpl.c so that a test can link its own list (one
  * probe template: tests/gpu/test_worker_proto.c) and keep the lookups.
- * Each template's adapter lives in its own tuner/tmpl_<stem>.c.
+ * Each template's adapter lives in its own plan/tmpl_<stem>.c.
  */
 #include "tmpl.h"
 

@@ -1,6 +1,6 @@
 /*
  * tmpl_mma.h: what the two adapters of templates/mma_skinny.cuh share
- * (tuner/tmpl_mma.c for mma_skinny, tuner/tmpl_mma_hilo.c for the
+ * (plan/tmpl_mma_skinny.c for mma_skinny, plan/tmpl_mma_hilo.c for the
  * router's hi/lo product): the block tile and its static legality.
  */
 #ifndef GT_TMPL_MMA_H

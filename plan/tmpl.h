@@ -72,12 +72,12 @@ enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16, STE
  * offset N*K, so that X*hi^T + X*lo^T accumulated in FP32 is the product.
  * RELAYOUT_TILES (bf16 W, N % rows == 0, K % cols == 0) packs W into
  * rows x cols tiles, each one contiguous block of rows*cols bf16 in the
- * image shared memory holds (runtime/pack.cuh: the 16-byte chunks of a
+ * image shared memory holds (templates/pack.cuh: the 16-byte chunks of a
  * tile row XOR-swizzled as mma_skinny's ldmatrix expects); tile (nt, kt)
  * starts at element (nt * K/cols + kt) * rows*cols, so the tiles of one
  * row block follow each other along K. Same bytes as W, every value kept.
  * RELAYOUT_TRANSPOSE (bf16 W) prepares W^T, K x N row-major
- * (runtime/transpose.cuh), for cuBLASLt's LT_ORIENT_N.
+ * (templates/transpose.cuh), for cuBLASLt's LT_ORIENT_N.
  */
 enum relayout_kind {
 	RELAYOUT_NONE = 0, RELAYOUT_HILO = 1, RELAYOUT_TILES = 2, RELAYOUT_TRANSPOSE = 3
@@ -122,7 +122,7 @@ struct tmpl {
 	const char *stem;               /* "gemv": templates/gemv.cuh, yaml section "gemv" */
 	const char *source;             /* path relative to the repository root;
 					 * NULL when the plan launches no kernel */
-	const char *adapter;            /* this adapter's own file, tuner/tmpl_<stem>.c:
+	const char *adapter;            /* this adapter's own file, plan/tmpl_<stem>.c:
 					 * hashed with the source (tmpl_source_hash) */
 	/* Other files its plans and checks come from (NULL-terminated, or
 	 * NULL): hashed too, so editing them re-measures this template. */
@@ -173,6 +173,11 @@ int lt_attrs_read(const char **p, long *out, int n);
 /* The first step whose pdl flag breaks its rule (a kernel step right after
  * a kernel step), or -1 when none does. */
 int plan_pdl_misplaced(const struct launch_plan *p);
+
+/* Canonical text of a candidate's parameters, "warps=8,rows=1,cache=cg",
+ * in the template's parameter order, symbols by name. Writes into buf
+ * (always NUL-terminated) and returns buf. */
+char *candidate_key(const struct candidate *c, char *buf, size_t len);
 
 /* NULL-terminated list of every template, and lookup by stem. */
 extern const struct tmpl *const tmpl_all[];

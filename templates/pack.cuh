@@ -1,6 +1,6 @@
 /*
  * pack.cuh: W (bf16, N x K row-major) packed into rows x cols tiles for
- * mma_skinny's "tiles" layout (tuner/tmpl.h, RELAYOUT_TILES): tile (nt, kt)
+ * mma_skinny's "tiles" layout (plan/tmpl.h, RELAYOUT_TILES): tile (nt, kt)
  * is one contiguous block of rows*cols values starting at element
  * (nt * K/cols + kt) * rows*cols, holding the exact image a block of
  * mma_skinny keeps in shared memory for it: row r's 16-byte chunk c at

@@ -303,15 +303,15 @@ static struct relayout mma_relayout(const long *p)
 	return (struct relayout){ RELAYOUT_NONE, 0, 0 };
 }
 
-/* runtime/pack.cuh: the packed tiles layout=tiles reads (its swizzle is
+/* templates/pack.cuh: the packed tiles layout=tiles reads (its swizzle is
  * the template's ldmatrix addressing) */
-static const char *const shared_files[] = { "tuner/tmpl_mma.h", "tuner/tmpl_plan.h",
-					    "runtime/pack.cuh", NULL };
+static const char *const shared_files[] = { "plan/tmpl_mma.h", "plan/tmpl_plan.h",
+					    "templates/pack.cuh", NULL };
 
 const struct tmpl tmpl_mma = {
 	.stem = "mma_skinny",
 	.source = "templates/mma_skinny.cuh",
-	.adapter = "tuner/tmpl_mma.c",
+	.adapter = "plan/tmpl_mma_skinny.c",
 	.shared = shared_files,
 	.params = params,
 	.nparams = NPARAMS,
