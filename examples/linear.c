@@ -6,7 +6,7 @@
  *
  * Build against an installed libgemmtab:
  *   cc -std=c11 -O2 -o linear linear.c $(pkg-config --cflags --libs gemmtab) -lm
- * Run: ./linear   (exit status 0 when the error is within WORKLOAD.md's bound)
+ * Run: ./linear   (exit status 0 when the error is within docs/workload.md's bound)
  */
 #include <gemmtab.h>
 
@@ -20,7 +20,7 @@
 #define N 2304
 #define K 8192
 #define M 1
-/* WORKLOAD.md's relative L2 bound for bf16 outputs */
+/* docs/workload.md's relative L2 bound for bf16 outputs */
 #define BOUND 1e-2
 
 /* bf16 is the top half of a float: round to nearest even. */

@@ -66,7 +66,7 @@ enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16, STE
 
 /*
  * How a candidate's weights are prepared once from the original W before
- * any call (WORKLOAD.md allows lossless re-layouts and the router's split):
+ * any call (docs/workload.md allows lossless re-layouts and the router's split):
  * RELAYOUT_NONE uses W as given. RELAYOUT_HILO (fp32 W only) prepares
  * 2 x N x K bf16: hi = bf16(w) at offset 0 and lo = bf16(w - float(hi)) at
  * offset N*K, so that X*hi^T + X*lo^T accumulated in FP32 is the product.

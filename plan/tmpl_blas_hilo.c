@@ -1,7 +1,7 @@
 /*
  * tmpl_hilo.c: the router's high/low method as a tuner candidate. The FP32
  * weight is split once into hi = bf16(w) and lo = bf16(w - float(hi))
- * (RELAYOUT_HILO; WORKLOAD.md allows exactly this split), and a call is two
+ * (RELAYOUT_HILO; docs/workload.md allows exactly this split), and a call is two
  * cuBLAS BF16 GEMMs accumulating in FP32: Y = X*hi^T, then Y += X*lo^T.
  * The activations stay bf16, so unlike the FP32 baseline nothing converts X,
  * and the products run on tensor cores. No kernel of ours: no template

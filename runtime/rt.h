@@ -34,7 +34,7 @@
 
 /* The router baseline converts X to FP32 this many rows at a time into a
  * workspace sized at prepare (gt_linear may not allocate, M is unbounded).
- * 512 is WORKLOAD.md's largest neighbour M: every M the workload names
+ * 512 is docs/workload.md's largest neighbour M: every M the workload names
  * runs as one GEMM, the call the tuner measured. */
 #define RT_X32_CHUNK_ROWS 512
 

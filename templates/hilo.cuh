@@ -1,5 +1,5 @@
 /*
- * hilo.cuh: the router's lossless high/low split (WORKLOAD.md): hi =
+ * hilo.cuh: the router's lossless high/low split (docs/workload.md): hi =
  * bf16(w), lo = bf16(w - float(hi)), written as two N x K bf16 matrices,
  * hi first. The kernel and its launcher, shared by the tuner's harness
  * (tuner/harness.cu) and the runtime (runtime/convert.cu), so both

@@ -42,7 +42,7 @@
  *                        owning bn / split tokens of every row
  *                        (mma_push_direct); the others go through the
  *                        epilogue tile first.
- *   mma_hilo_kernel,     the router's hi/lo split (WORKLOAD.md): W is the
+ *   mma_hilo_kernel,     the router's hi/lo split (docs/workload.md): W is the
  *   mma_hilo_cluster_    prepared 2N x K bf16 matrix (hi = bf16(w) in rows
  *   kernel,              0..N-1, lo = bf16(w - hi) in rows N..2N-1) and Y is
  *   mma_hilo_zblock_kernel:

@@ -3,7 +3,7 @@
  * measures the built library (libgemmtab with its compiled-in dispatch
  * table), not the tuner's candidates: for every family of a space at its
  * loads and neighbour Ms, the worker validates gt_linear against the FP64
- * reference and times it paired against the cuBLAS baseline (WORKLOAD.md's
+ * reference and times it paired against the cuBLAS baseline (docs/workload.md's
  * method). Prints per family and M, per load, and the score: the
  * geometric mean over the six loads of sum(t_baseline) / sum(t_library).
  * With --floors DB, every point and load also shows the practical read
@@ -32,7 +32,7 @@
 #include <string.h>
 
 /* A neighbour M may be slower than the baseline only within noise
- * (WORKLOAD.md); the issue's bound is 3%. */
+ * (docs/workload.md); the issue's bound is 3%. */
 #define REGRESSION_RATIO 0.97
 /* The most --pairs accepted: far more than a point needs, so only a typo
  * is refused. */

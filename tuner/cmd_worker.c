@@ -118,7 +118,7 @@ static int get_dtype(const struct kv *r, const char *key, enum dtype *out, struc
 	return 0;
 }
 
-/* The bound WORKLOAD.md sets when a request names none: 1e-4 for the
+/* The bound docs/workload.md sets when a request names none: 1e-4 for the
  * FP32 router, 1e-2 for the BF16 families. */
 static double default_tol(const struct shape *s)
 {

@@ -12,7 +12,7 @@
 #include "db.h"
 
 /* A retest may enter a table only with at least this many pairs
- * (WORKLOAD.md, timing method step 5; the `best` view's rule). */
+ * (docs/workload.md, timing method step 5; the `best` view's rule). */
 #define EMIT_MIN_PAIRS 100
 
 /* What the runtime looks a table up by: families with the same key are

@@ -11,7 +11,7 @@
  *     evals of that (shape, m) (bench.c);
  *   - validation against the FP64 reference (validate.c), paired timing
  *     (timing.c) and the cuBLAS / cuBLASLt baselines (baseline.c).
- * The rules these follow are ../shared/WORKLOAD.md's.
+ * The rules these follow are docs/workload.md's.
  */
 #ifndef GT_GPU_H
 #define GT_GPU_H
@@ -53,7 +53,7 @@ int gpu_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Bytes of the cuBLAS / cuBLASLt workspace: set explicitly so cuBLAS never
  * allocates while a graph is captured (PyTorch gives cuBLAS 32 MiB on Hopper). */
 #define GPU_BLAS_WS_BYTES ((size_t)32 << 20)
-/* The L2 flush reads this many times the L2 size (WORKLOAD.md: >= 2). */
+/* The L2 flush reads this many times the L2 size (docs/workload.md: >= 2). */
 #define GPU_FLUSH_L2_MULTIPLE 2
 
 struct module_entry;
@@ -184,7 +184,7 @@ int plan_capture(struct gpu *g, const struct kernel_info *k, const struct launch
 
 /* Weight copies rotated in timing: see timing_copies. */
 #define BENCH_MAX_COPIES 64
-/* Weights are drawn from N(0, BENCH_WEIGHT_STD^2) (WORKLOAD.md). */
+/* Weights are drawn from N(0, BENCH_WEIGHT_STD^2) (docs/workload.md). */
 #define BENCH_WEIGHT_STD 0.02f
 /* Re-layouts whose prepared timing copies a bench keeps (bench_prep_slot). */
 #define BENCH_PREP_KEEP 4
@@ -241,7 +241,7 @@ void bench_prep_clear(struct bench *b, struct bench_prep *slot);
 
 /* --- validate.c --- */
 
-/* Replays of a graph before its output is checked (WORKLOAD.md: >= 3). */
+/* Replays of a graph before its output is checked (docs/workload.md: >= 3). */
 #define VALIDATE_REPLAYS 10
 
 struct verdict {

@@ -93,7 +93,7 @@ extern "C" cudaError_t harness_fill_normal(void *p, int dtype, size_t count, flo
 /* Salts that give the probe-row choices their own hash streams. */
 #define PROBE_ROW_SALT 0x70726F6265726F77ull
 #define PROBE_COL_SALT 0x70726F6265636F6Cull
-/* One row in PROBE_EVERY is a probe row (WORKLOAD.md: about one in eight). */
+/* One row in PROBE_EVERY is a probe row (docs/workload.md: about one in eight). */
 #define PROBE_EVERY 8
 
 template <typename T>

@@ -34,7 +34,7 @@ static const struct command commands[] = {
 	{ "sweep", cmd_sweep, "enumerate, compile, validate and time a search space into a database" },
 	{ "compile", cmd_compile, "compile every instantiation of a search space with NVRTC (no GPU)" },
 	{ "probe", cmd_probe, "measure the GPU: versions, replay overhead, streaming-read floors" },
-	{ "bench", cmd_bench, "time libgemmtab (its compiled-in table) against cuBLAS per WORKLOAD.md" },
+	{ "bench", cmd_bench, "time libgemmtab (its compiled-in table) against cuBLAS per docs/workload.md" },
 	{ "report", cmd_report, "per family and M, per load, and the score, from a database" },
 	{ "emit", cmd_emit, "write the C dispatch table (and its kernel list) from a database's retests" },
 	{ "prune", cmd_prune, "drop superseded code's results (and named environments), compact" },

@@ -11,7 +11,7 @@
 
 const int report_loads[REPORT_NLOADS] = { 1, 8, 16, 32, 128, 256 };
 
-/* WORKLOAD.md: a load of M <= 8 tokens uses unpooler_slice, the first 1024
+/* docs/workload.md: a load of M <= 8 tokens uses unpooler_slice, the first 1024
  * rows of the unpooler weight, instead of unpooler. */
 #define SLICE_MAX_M 8
 #define GT_STR_(x) #x
@@ -63,7 +63,7 @@ static void list_add(char *list, size_t len, const char *name)
 		snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-/* The scored workload's families (WORKLOAD.md): a load without one of
+/* The scored workload's families (docs/workload.md): a load without one of
  * them is incomplete, whatever else the database holds. */
 const char *const report_families[REPORT_NFAMILIES] = {
 	"qkv", "oproj", "pooler", "unpooler", "router",

@@ -13,7 +13,7 @@
 #include "db.h"
 #include "table.h"
 
-/* The scored loads, token counts M (WORKLOAD.md, "The six loads"). */
+/* The scored loads, token counts M (docs/workload.md, "The six loads"). */
 #define REPORT_NLOADS 6
 extern const int report_loads[REPORT_NLOADS];
 /* The five scored families; unpooler stands for unpooler_slice at M <= 8
@@ -21,7 +21,7 @@ extern const int report_loads[REPORT_NLOADS];
 #define REPORT_NFAMILIES 5
 extern const char *const report_families[REPORT_NFAMILIES];
 
-/* H200 nominal peaks (WORKLOAD.md, "The floors"): HBM3e bandwidth and
+/* H200 nominal peaks (docs/workload.md, "The floors"): HBM3e bandwidth and
  * dense BF16 tensor-core throughput. */
 #define NOMINAL_BYTES_PER_S 4.8e12
 #define NOMINAL_FLOP_PER_S 989e12
@@ -33,7 +33,7 @@ double nominal_floor_us(int m, int n, int k, enum dtype w, enum dtype x,
 
 /* The family a load of m tokens runs in place of family: unpooler_slice
  * replaces unpooler for m <= 8 and unpooler replaces unpooler_slice above
- * (WORKLOAD.md); any other family is itself. */
+ * (docs/workload.md); any other family is itself. */
 const char *load_family(const char *family, int m);
 
 /* One (shape, M) as the dispatch would run it. */
@@ -71,7 +71,7 @@ struct load_figures {
 
 /*
  * The load of m tokens over f[0..n) (every shape at every M). The
- * families it expects are the workload's five (WORKLOAD.md) and any other
+ * families it expects are the workload's five (docs/workload.md) and any other
  * family present at any M, each mapped through load_family(): one with no
  * row at m is listed as missing rather than silently left out of the sums,
  * and the load is then incomplete (not in the score). Returns 1 if some

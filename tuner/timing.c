@@ -1,5 +1,5 @@
 /*
- * timing.c: the timing method of WORKLOAD.md. Graph replays are timed by
+ * timing.c: the timing method of docs/workload.md. Graph replays are timed by
  * CUDA events around the replay only, each replay after an L2 flush by a
  * read and on the next of several rotated copies of its inputs; a whole
  * batch is enqueued and synchronized once. On top of that: the replay
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 /* Copies: their total at least this many L2 sizes, and at least
- * TIMING_MIN_COPIES (WORKLOAD.md). */
+ * TIMING_MIN_COPIES (docs/workload.md). */
 #define TIMING_COPIES_L2_MULTIPLE 2
 #define TIMING_MIN_COPIES 4
 
@@ -170,7 +170,7 @@ int timing_pairs(struct gpu *g, cudaGraphExec_t *base, cudaGraphExec_t *cand, in
 }
 
 /* The floor's read configurations: blocks per SM and loads in flight per
- * thread (WORKLOAD.md: 2-8 blocks per SM); the fastest one counts. */
+ * thread (docs/workload.md: 2-8 blocks per SM); the fastest one counts. */
 static const int floor_blocks_per_sm[] = { 2, 4, 8 };
 static const int floor_unroll[] = { 4, 8 };
 

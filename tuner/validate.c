@@ -1,5 +1,5 @@
 /*
- * validate.c: correctness of a captured graph per WORKLOAD.md: fresh
+ * validate.c: correctness of a captured graph per docs/workload.md: fresh
  * random inputs drawn on the GPU from a seed, the FP64 reference over the
  * same inputs, the output poisoned with NaN (and a guard after it set to
  * a known byte) before the first of several replays, then the global and
@@ -15,7 +15,7 @@
 
 /* All-ones bytes are a NaN in both bf16 (0xFFFF) and fp32 (0xFFFFFFFF). */
 #define POISON_BYTE 0xFF
-/* Per-row bound is this multiple of the global bound (WORKLOAD.md). */
+/* Per-row bound is this multiple of the global bound (docs/workload.md). */
 #define ROW_TOL_FACTOR 2.0
 
 int validate_inputs(struct gpu *g, struct bench *b, uint64_t seed)

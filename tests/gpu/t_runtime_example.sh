@@ -1,6 +1,6 @@
 # GPU: examples/linear, built through pkg-config against an install of
 # libgemmtab (make runtime-example: build/examples/linear over
-# build/rt-prefix), runs one qkv projection on GPU 0 within WORKLOAD.md's
+# build/rt-prefix), runs one qkv projection on GPU 0 within docs/workload.md's
 # bound and names the dispatch entry it used.
 . "$(dirname "$0")/lib.sh"
 

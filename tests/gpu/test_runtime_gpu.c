@@ -1,10 +1,10 @@
 /*
  * test_runtime_gpu.c: libgemmtab end to end on an H200. For each family of
- * WORKLOAD.md, at the Ms the compiled-in table's entries cover (both ends
+ * docs/workload.md, at the Ms the compiled-in table's entries cover (both ends
  * and the middle of each range, found through gt_weight_explain), the Ms
  * just outside them and the workload's loads and neighbours, gt_linear's
  * output is checked against the tuner's FP64 reference (harness.cu) within
- * WORKLOAD.md's bounds, run eagerly and captured in a CUDA graph (output
+ * docs/workload.md's bounds, run eagerly and captured in a CUDA graph (output
  * poisoned with NaN before the first of 3 replays, checked after the
  * last). Also: a capture before any eager call, misaligned x and y (the
  * baseline runs, still correct; a pointer not aligned to its element is
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One projection family of WORKLOAD.md. */
+/* One projection family of docs/workload.md. */
 struct family {
 	const char *name;
 	int n, k;
@@ -47,11 +47,11 @@ static const struct family families[] = {
 #define UNPOOLER 3
 #define SLICE 4
 
-/* The loads and neighbour Ms of WORKLOAD.md, plus chunk edges. */
+/* The loads and neighbour Ms of docs/workload.md, plus chunk edges. */
 static const int workload_ms[] = { 1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 127, 128, 129,
 				   255, 256, 257, 512, 513, 1024, 1025, 1100 };
 
-/* Replays of each graph before its output is checked (WORKLOAD.md: >= 3). */
+/* Replays of each graph before its output is checked (docs/workload.md: >= 3). */
 #define REPLAYS 3
 /* Ms gt_weight_explain is asked about to find the table's ranges. */
 #define SCAN_MS 2048
@@ -443,7 +443,7 @@ TEST(every_family_every_path)
 	void *unpooler_w = NULL;
 	for (size_t fi = 0; fi < NFAMILIES; fi++) {
 		if (fi == SLICE) {
-			/* the first 1024 rows of the unpooler weight, as WORKLOAD.md says */
+			/* the first 1024 rows of the unpooler weight, as docs/workload.md says */
 			CHECK(unpooler_w != NULL);
 			if (unpooler_w)
 				check_family(fi, unpooler_w, NULL);

@@ -40,7 +40,7 @@ static struct shape make_shape(const char *family, int n, int k, enum dtype w, e
 	return s;
 }
 
-/* The six families of WORKLOAD.md. */
+/* The six families of docs/workload.md. */
 static struct shape family(int i)
 {
 	static const struct {

@@ -5,7 +5,7 @@
  * beating a better screen, a short retest that does not count, a loser
  * (cuBLAS runs), a screen-only winner, a family with only a baseline, the
  * unpooler slice rule, a missing family and failures of each kind. Times
- * follow WORKLOAD.md's cuBLAS table. Header-only (like check.h): each
+ * follow docs/workload.md's cuBLAS table. Header-only (like check.h): each
  * test is one source file.
  */
 #ifndef GT_FIXTURE_DB_H
@@ -94,7 +94,7 @@ static const struct fixture_result fixture_results[] = {
 	  3.00, 2.90, 1.030, 1.010, 1.050, 200 },
 };
 
-/* Practical floors (WORKLOAD.md's probe figures); qkv has an older,
+/* Practical floors (docs/workload.md's probe figures); qkv has an older,
  * slower probe that the newer one supersedes. */
 static const struct {
 	const char *family;

@@ -4,7 +4,7 @@
  * templates/mma_frag.cuh, static checks (each reason at a point that
  * fails only it, and the limits at their edges), the NVRTC name
  * expression, the launch plan, the packed-weight relayout, plan
- * invariants over every parameter point at every family of WORKLOAD.md,
+ * invariants over every parameter point at every family of docs/workload.md,
  * the GPU test space tests/spaces/gpu_frag.yaml (135 runs, none pruned)
  * and the h200 space's grid, and instantiations compiled by NVRTC for
  * sm_90a without local memory. Run from the repository root (the #define
@@ -18,7 +18,7 @@
 enum { WARPS, NT, TOK, U, CACHE, KFIX, NP };
 enum { NC_NA, EVICT_FIRST };
 
-/* The bf16 families of ../shared/WORKLOAD.md beside workload.h's qkv and oproj. */
+/* The bf16 families of docs/workload.md beside workload.h's qkv and oproj. */
 static const struct shape pooler = {
 	.family = "pooler", .n = 4096, .k = 8192, .w = DT_BF16, .x = DT_BF16, .y = DT_BF16,
 	.tol = 1e-2,

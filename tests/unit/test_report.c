@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* WORKLOAD.md's shapes, for the nominal floors. */
+/* docs/workload.md's shapes, for the nominal floors. */
 static const struct {
 	const char *family;
 	int n, k;
@@ -79,7 +79,7 @@ TEST(nominal_floors_match_workload)
 	CHECK_NEAR(nominal("pooler", 256), 2.0 * 256 * 4096 * 8192 / 989e6, 1e-9);
 	/* router: fp32 weights and output, bf16 input */
 	CHECK_NEAR(nominal("router", 1), (8388608 + 16384 + 1024) / 4.8e6, 1e-9);
-	/* WORKLOAD.md: M = 1 load 28.9 us, M = 256 load 51.7 us; by hand:
+	/* docs/workload.md: M = 1 load 28.9 us, M = 256 load 51.7 us; by hand:
 	 * 7.868693 + 3.499093 + 13.986133 + 1.749760 + 1.751253 and
 	 * 9.771159 (flops) + 4.478293 + 17.370950 (flops, twice) + 2.676053 */
 	CHECK_NEAR(sum1, 28.854933, 1e-5);

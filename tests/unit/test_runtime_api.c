@@ -24,7 +24,7 @@ static const void *const fake_w = (const void *)(BOGUS_ADDR + 0x2000);
 static const void *const fake_x = (const void *)(BOGUS_ADDR + 0x3000);
 static void *const fake_y = (void *)(BOGUS_ADDR + 0x4000);
 
-/* The qkv and router families of WORKLOAD.md. */
+/* The qkv and router families of docs/workload.md. */
 #define QKV_N 2304
 #define QKV_K 8192
 #define ROUTER_N 256

@@ -323,7 +323,7 @@ TEST(tiny_space)
 	CHECK(!sp.shapes && !sp.grids && !sp.path);
 }
 
-/* The families and loads of ../shared/WORKLOAD.md. */
+/* The families and loads of docs/workload.md. */
 static const struct family {
 	const char *name;
 	int n, k;
@@ -348,7 +348,7 @@ static int serves(const char *family, int m)
 	return 1;
 }
 
-/* Every family present with WORKLOAD.md's shape, tuned at exactly the
+/* Every family present with docs/workload.md's shape, tuned at exactly the
  * loads of loads[] it serves; neighbours only at Ms it serves. */
 static void check_workload(const struct space *sp, const int *loads, int nloads)
 {

@@ -1,6 +1,6 @@
 /*
  * workload.h: test fixtures shared by the unit tests: the projection
- * shapes of ../shared/WORKLOAD.md the template tests use, a reader for
+ * shapes of docs/workload.md the template tests use, a reader for
  * the constants a template file #defines (so a test can check that an
  * adapter and its .cuh agree), and a check of a launch step's arguments. Header-only, like check.h.
  */
