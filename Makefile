@@ -73,14 +73,18 @@ TEMPLATES := $(sort $(wildcard templates/*.cuh))
 TUNER_C   := $(sort $(wildcard tuner/*.c))
 # the pure plan code the tuner and libgemmtab both build (types, the
 # template registry and adapters: no CUDA, no I/O)
-PLAN_C    := $(sort $(wildcard plan/*.c))
+PLAN_C    := $(filter-out plan/tmpl_planted.c,$(sort $(wildcard plan/*.c)))
 # the cuBLASLt call by algorithm attributes, which the worker and the
 # library both make
 BLAS_C    := $(sort $(wildcard blas/*.c))
 TUNER_CU  := $(sort $(wildcard tuner/*.cu))
 TUNER_OBJ := $(TUNER_C:tuner/%.c=$(OBJ)/%.o) $(PLAN_C:plan/%.c=$(OBJ)/%.o) $(BLAS_C:blas/%.c=$(OBJ)/%.o) \
 	$(TUNER_CU:tuner/%.cu=$(OBJ)/%.cu.o) $(OBJ)/embedded_data.o
-LIB_OBJ   := $(filter-out $(OBJ)/main.o,$(TUNER_OBJ))
+# The tests' tuner library and gemmtab also register the test-only
+# template `planted` (plan/tmpl_planted.c; plan/registry.c with
+# GT_TEST_TEMPLATES); build/bin/gemmtab and libgemmtab do not.
+LIB_OBJ   := $(filter-out $(OBJ)/main.o $(OBJ)/registry.o,$(TUNER_OBJ)) \
+	$(OBJ)/registry_test.o $(OBJ)/tmpl_planted.o
 
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -100,6 +104,17 @@ $(BUILD)/bin/gemmtab: $(TUNER_OBJ) $(RT_LIB_A)
 install: all install-runtime
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/bin/gemmtab $(DESTDIR)$(PREFIX)/bin/gemmtab
+
+$(OBJ)/registry_test.o: plan/registry.c
+	@mkdir -p $(@D)
+	@echo "  CC      $< (with the test templates)"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DGT_TEST_TEMPLATES -c -o $@ $<
+
+# gemmtab with the test templates, for the tests that sweep `planted`
+$(BUILD)/tests/gemmtab: $(LIB_OBJ) $(OBJ)/main.o $(RT_LIB_A)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(OBJ)/main.o $(LIB_OBJ) $(RT_LIB_A) $(LDLIBS)
 
 $(BUILD)/libtuner.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -177,7 +192,8 @@ $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.
 	@echo "  CUBIN   $<"
 	$(Q)$(NVCC) -cubin $(NVCC_GENCODE) -o $@ $<
 
-tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker runtime-tests runtime-tests-gpu \
+tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker \
+	$(BUILD)/tests/gemmtab runtime-tests runtime-tests-gpu \
 	$(RT_EXAMPLE)
 
 # test builds the GPU tests too (without running them), so a GPU test that
@@ -191,7 +207,8 @@ ifeq ($(PREBUILT),1)
 test-gpu:
 	@bash tests/run.sh gpu
 else
-test-gpu: all $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin runtime-tests-gpu $(RT_EXAMPLE)
+test-gpu: all $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/gemmtab \
+	runtime-tests-gpu $(RT_EXAMPLE)
 	@bash tests/run.sh gpu
 endif
 

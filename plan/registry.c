@@ -16,7 +16,11 @@ extern const struct tmpl tmpl_lt;
 extern const struct tmpl tmpl_mma;
 extern const struct tmpl tmpl_mma_hilo;
 extern const struct tmpl tmpl_mma_frag;
+#ifdef GT_TEST_TEMPLATES
+/* a template whose kernels fail, hang or fault on purpose: the tests'
+ * builds only (the Makefile's registry_test.o) */
 extern const struct tmpl tmpl_planted;
+#endif
 
 const struct tmpl *const tmpl_all[] = {
 	&tmpl_hilo,
@@ -25,6 +29,8 @@ const struct tmpl *const tmpl_all[] = {
 	&tmpl_mma,
 	&tmpl_mma_hilo,
 	&tmpl_mma_frag,
+#ifdef GT_TEST_TEMPLATES
 	&tmpl_planted,
+#endif
 	NULL,
 };

@@ -46,7 +46,8 @@ RT_C       := $(sort $(wildcard runtime/*.c))
 # The registry (plan/registry.c, its lookups in plan/tmpl.c) and every
 # template adapter it lists: pure C by tmpl.h's contract; the shared
 # library's --no-undefined link proves it.
-RT_REGISTRY_C := $(sort $(wildcard plan/tmpl*.c)) plan/registry.c
+RT_REGISTRY_C := $(filter-out plan/tmpl_planted.c,$(sort $(wildcard plan/tmpl*.c))) \
+	plan/registry.c
 RT_PURE_C  := $(RT_REGISTRY_C) plan/types.c plan/lt_attrs.c
 # and the cuBLASLt call by algorithm attributes the tuner times (STEP_LT)
 RT_BLAS_C  := blas/lt_call.c

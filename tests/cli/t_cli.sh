@@ -2,7 +2,8 @@
 # value; a forgotten value is not taken from the next option (write
 # --opt=--odd for one that starts with --); an unknown canned query is
 # named as such; without a GPU, probe, sweep and bench stop at once with
-# one line and create no database (runs through the fake worker go on).
+# one line and create no database (runs through the fake worker go on);
+# the test-only template planted is registered in the tests' gemmtab only.
 . "$(dirname "$0")/lib.sh"
 
 expect_exit "--version: exit 0" 0 "$GEMMTAB" --version
@@ -25,6 +26,10 @@ expect_exit "--db=--odd is a value: exit 0" 0 "$GEMMTAB" sweep --space search_sp
 expect_exit "an unknown query name: exit 2" 2 "$GEMMTAB" query --db db/quick.db bset
 expect_line "is named as a query" "$TMP/err" "gemmtab query: unknown query 'bset' (see gemmtab query --help)"
 expect_exit "SQL still runs: exit 0" 0 "$GEMMTAB" query --db db/quick.db "SELECT count(*) FROM env"
+
+expect_exit "the product gemmtab does not know planted: exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/planted.yaml --dry-run
+check "it names the template" grep -q "planted" "$TMP/err"
+expect_exit "the tests' gemmtab does" 0 build/tests/gemmtab sweep --space tests/spaces/planted.yaml --dry-run
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
 	skip "probe, sweep and bench without a GPU" "this machine has one"

@@ -1,5 +1,8 @@
 # CLI: sweep --dry-run parses, enumerates and prunes without a GPU, prints
 # per-(family, m) counts and an estimate, and writes no database.
+# the tests' gemmtab: it also registers the test-only template planted
+# (tests/spaces/planted.yaml loads only there)
+GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
 . "$(dirname "$0")/lib.sh"
 
 for space in search_spaces/tiny.yaml search_spaces/quick.yaml search_spaces/h200.yaml; do

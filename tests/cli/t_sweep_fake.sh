@@ -4,6 +4,8 @@
 # report accept; a rerun that measures nothing; a resume over the screens
 # of changed template code; kill -9 and resume; every candidate keyed by
 # its template's code hash.
+# the tests' gemmtab: it also registers the test-only template planted
+GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
 . "$(dirname "$0")/lib.sh"
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker

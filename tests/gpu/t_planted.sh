@@ -1,6 +1,8 @@
 # GPU: a planted faulting kernel and a planted hang are recorded as fault
 # and timeout, the worker is restarted each time, and the sweep goes on to
 # measure the candidates after them (tests/spaces/planted.yaml).
+# the tests' gemmtab: it also registers the test-only template planted
+GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
 . "$(dirname "$0")/lib.sh"
 
 db=$TMP/planted.db
