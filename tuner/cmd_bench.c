@@ -21,7 +21,7 @@
 #include "stats.h"
 #include "supervise.h"
 #include "tasks.h"
-#include "table.h"
+#include "texttable.h"
 #include "util.h"
 
 #include "../runtime/gemmtab.h"

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "db.h"
 #include "options.h"
-#include "table.h"
+#include "texttable.h"
 #include "util.h"
 
 #include <stdio.h>

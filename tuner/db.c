@@ -6,7 +6,7 @@
  */
 #include "db.h"
 #include "embedded.h"
-#include "table.h"
+#include "texttable.h"
 #include "tmpl.h"
 #include "util.h"
 

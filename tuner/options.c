@@ -4,7 +4,7 @@
  * and refuses arguments the same way and says so in the same words.
  */
 #include "options.h"
-#include "table.h"
+#include "texttable.h"
 #include "util.h"
 
 #include <errno.h>

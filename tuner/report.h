@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "db.h"
-#include "table.h"
+#include "texttable.h"
 
 /* The scored loads, token counts M (docs/workload.md, "The six loads"). */
 #define REPORT_NLOADS 6

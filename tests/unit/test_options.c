@@ -6,7 +6,7 @@
  */
 #include "check.h"
 #include "options.h"
-#include "table.h"
+#include "texttable.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
- * table.c: formatting a table of text cells as aligned text, CSV or
- * Markdown (see table.h).
+ * texttable.c: formatting a table of text cells as aligned text, CSV or
+ * Markdown (see texttable.h).
  */
-#include "table.h"
+#include "texttable.h"
 #include "util.h"
 
 #include <stdarg.h>

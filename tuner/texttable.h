@@ -1,10 +1,10 @@
 /*
- * table.h: rows of text cells printed as an aligned text table, as CSV or
+ * texttable.h: rows of text cells printed as an aligned text table, as CSV or
  * as a Markdown table. `gemmtab query` and `gemmtab report` both print
  * through it, so both speak the same three formats the same way.
  */
-#ifndef GT_TABLE_H
-#define GT_TABLE_H
+#ifndef GT_TEXTTABLE_H
+#define GT_TEXTTABLE_H
 
 #include <stdio.h>
 
