@@ -59,27 +59,37 @@ PKG_LIBDIR_SQLITE := $(shell pkg-config --variable=libdir sqlite3 2>/dev/null)
 PKG_LIBDIR_YAML   := $(shell pkg-config --variable=libdir yaml-0.1 2>/dev/null)
 STATIC_LIBS := $(PKG_LIBDIR_SQLITE)/libsqlite3.a $(PKG_LIBDIR_YAML)/libyaml.a
 
-CPPFLAGS := -D_GNU_SOURCE -Ituner -Iplan -Iblas -I$(CUDA_HOME)/include \
+# the tuner, one folder per stage (cli, space, jit, sweep, worker, db,
+# emit, util); a header is included by its name from any of them
+TUNER_DIRS := $(sort $(dir $(wildcard tuner/*/*.c tuner/*/*.h)))
+TUNER_INC  := $(patsubst %/,-I%,$(TUNER_DIRS))
+
+CPPFLAGS := -D_GNU_SOURCE $(TUNER_INC) -Iplan -Iblas -I$(CUDA_HOME)/include \
 	-DGT_DEFAULT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' -DGT_DEFAULT_ARCH='"$(GPU_ARCH)"' \
 	$(shell pkg-config --cflags sqlite3 yaml-0.1 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -MMD -MP
-NVCCFLAGS := -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -Ituner -Iplan -Iblas
+NVCCFLAGS := -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra $(TUNER_INC) -Iplan -Iblas
 LDLIBS   := $(STATIC_LIBS) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 	-lnvrtc -lcublasLt -lcublas -lcudart \
 	-lstdc++ -lpthread -ldl -lm
 
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
-TUNER_C   := $(sort $(wildcard tuner/*.c))
+TUNER_C   := $(sort $(wildcard tuner/*/*.c))
 # the pure plan code the tuner and libgemmtab both build (types, the
 # template registry and adapters: no CUDA, no I/O)
 PLAN_C    := $(filter-out plan/tmpl_planted.c,$(sort $(wildcard plan/*.c)))
 # the cuBLASLt call by algorithm attributes, which the worker and the
 # library both make
 BLAS_C    := $(sort $(wildcard blas/*.c))
-TUNER_CU  := $(sort $(wildcard tuner/*.cu))
-TUNER_OBJ := $(TUNER_C:tuner/%.c=$(OBJ)/%.o) $(PLAN_C:plan/%.c=$(OBJ)/%.o) $(BLAS_C:blas/%.c=$(OBJ)/%.o) \
-	$(TUNER_CU:tuner/%.cu=$(OBJ)/%.cu.o) $(OBJ)/embedded_data.o
+TUNER_CU  := $(sort $(wildcard tuner/*/*.cu))
+TUNER_OBJ := $(patsubst %.c,$(OBJ)/%.o,$(notdir $(TUNER_C))) $(PLAN_C:plan/%.c=$(OBJ)/%.o) \
+	$(BLAS_C:blas/%.c=$(OBJ)/%.o) $(patsubst %.cu,$(OBJ)/%.cu.o,$(notdir $(TUNER_CU))) \
+	$(OBJ)/embedded_data.o
+# object files are named by their source's name alone: the folders'
+# file names never repeat
+vpath %.c $(TUNER_DIRS)
+vpath %.cu $(TUNER_DIRS)
 # The tests' tuner library and gemmtab also register the test-only
 # template `planted` (plan/tmpl_planted.c; plan/registry.c with
 # GT_TEST_TEMPLATES); build/bin/gemmtab and libgemmtab do not.
@@ -119,7 +129,7 @@ $(BUILD)/tests/gemmtab: $(LIB_OBJ) $(OBJ)/main.o $(RT_LIB_A)
 $(BUILD)/libtuner.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(OBJ)/%.o: tuner/%.c
+$(OBJ)/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -134,7 +144,7 @@ $(OBJ)/%.o: blas/%.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(OBJ)/%.cu.o: tuner/%.cu
+$(OBJ)/%.cu.o: %.cu
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -Itemplates -c -o $@ $<
@@ -144,12 +154,12 @@ $(BUILD)/tools/embed: tools/embed.c
 	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
 # The template adapters are embedded too: each template's hash covers its
-# kernel source, its adapter and the adapter files it shares (tuner/sources.c).
+# kernel source, its adapter and the adapter files it shares (tuner/jit/sources.c).
 ADAPTERS := $(sort $(wildcard plan/tmpl_*.c plan/tmpl_*.h))
 # (templates/ holds the weight re-layouts the kernels read too: pack.cuh,
 # hilo.cuh, transpose.cuh, hashed with the templates that list them)
 RELAYOUTS :=
-# schema 4's re-keying of schema-3 rows (tuner/db.c rekey_step)
+# schema 4's re-keying of schema-3 rows (tuner/db/db.c rekey_step)
 DB_FILES := db/schema.sql db/rekey-4.map
 $(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES)
 	@mkdir -p $(@D)

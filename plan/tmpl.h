@@ -54,7 +54,7 @@ enum step_kind { STEP_KERNEL, STEP_MEMSET_Y, STEP_MEMSET_WS, STEP_GEMM_BF16, STE
 
 /*
  * STEP_LT: Y[m, n] = X[m, k] * W[n, k]^T with one cuBLASLt algorithm (bf16
- * operands and output, FP32 compute; tuner/lt.h), in the workspace ARG_WS
+ * operands and output, FP32 compute; tuner/worker/lt.h), in the workspace ARG_WS
  * (plan.ws_bytes): lt[0] is the orientation (enum lt_orient), lt[1..9]
  * the algorithm's attributes in lt_attr_names order. Orientation N reads
  * the prepared W^T (ARG_PREP's RELAYOUT_TRANSPOSE) instead of W.

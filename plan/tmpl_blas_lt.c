@@ -1,5 +1,5 @@
 /*
- * tmpl_lt.c: one cuBLASLt algorithm as a tuner candidate (tuner/lt.h): an
+ * tmpl_lt.c: one cuBLASLt algorithm as a tuner candidate (tuner/worker/lt.h): an
  * orientation and the algorithm's attributes, the numbers DESIGN.md stores
  * a cuBLASLt choice by. A search space's `cublaslt:` section asks the
  * heuristic for them on the GPU (gemmtab sweep); a `blas_lt` grid may also

@@ -34,7 +34,7 @@ static const struct tmpl_param params[NPARAMS] = {
 /* Registers a thread needs beside its load and accumulator arrays: a
  * rough filter only (ptxas used 124-128 for the 16 x 2 x 8-token x 4 tile this
  * counts as 80; unit test nvrtc_compiles_without_spills); what spills
- * anyway is pruned once compiled (tuner/launch.c refuses local memory: runs
+ * anyway is pruned once compiled (tuner/worker/launch.c refuses local memory: runs
  * 210-215 pruned 32 x 2 x 16 x 2 and 16 x 8 x 8 x 2 so). */
 #define REG_OVERHEAD 24
 /* The most chunks of a warp kfix unrolls into one kernel. */

@@ -3,7 +3,7 @@
  * tmpl_mma_frag.c, tmpl_mma_hilo.c) share: a launch
  * step's arguments and dimensions, and the H100/H200 limits a candidate
  * must fit. Each of them lists this file among its shared files, so an
- * edit here re-measures them (tuner/sources.c).
+ * edit here re-measures them (tuner/jit/sources.c).
  */
 #ifndef GEMMTAB_TMPL_PLAN_H
 #define GEMMTAB_TMPL_PLAN_H

@@ -1,6 +1,6 @@
 /*
  * blas.c: the baseline every M without a usable table entry runs, exactly
- * the call the tuner measured against (tuner/baseline.c), which is what
+ * the call the tuner measured against (tuner/worker/baseline.c), which is what
  * PyTorch's F.linear runs: one cublasGemmEx, default algorithm,
  * CUBLAS_COMPUTE_32F, Y (m x n row-major) as the column-major n x m
  * product of W (stored n x k row-major, so op T) and X. BF16 weights take

@@ -26,7 +26,7 @@
 #define RT_NAME_MAX 256
 #define RT_VERSION_MAX 32
 
-/* cuBLAS workspace per weight: tuner/gpu.h's GPU_BLAS_WS_BYTES, so the
+/* cuBLAS workspace per weight: tuner/worker/gpu.h's GPU_BLAS_WS_BYTES, so the
  * baseline runs under the conditions it was measured in (PyTorch gives
  * cuBLAS 32 MiB on Hopper). Set explicitly so cuBLAS never allocates
  * while a graph is captured. */

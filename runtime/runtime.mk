@@ -112,7 +112,7 @@ $(RT_OBJ)/%.cu.o: runtime/%.cu
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(RT_NVCCFLAGS) $(RT_CONVERT_GENCODE) -c -o $@ $<
 
-# The table's kernels, compiled by the tuner's own NVRTC path (tuner/jit.c:
+# The table's kernels, compiled by the tuner's own NVRTC path (tuner/jit/jit.c:
 # same template text, NVRTC, flags and arch) and embedded as cubins: nvcc
 # compiled the same source into slower code (tools/gt_cubin.c says how much).
 RT_CUBIN_TOOL_OBJ := $(addprefix $(OBJ)/,jit.o sass.o util.o types.o sources.o embedded_data.o) \
@@ -193,7 +193,7 @@ $(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DI
 $(BUILD)/tests/gpu_test_runtime_gpu: tests/gpu/test_runtime_gpu.c $(RT_LIB_A) $(OBJ)/harness.cu.o
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -Ituner -o $@ $< $(OBJ)/harness.cu.o \
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit $(TUNER_INC) -o $@ $< $(OBJ)/harness.cu.o \
 		$(RT_LIB_A) $(RT_LDLIBS)
 
 runtime-tests: $(RT_UNIT_BIN)

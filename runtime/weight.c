@@ -22,7 +22,7 @@ static int dtype_ok(gt_dtype t)
 }
 
 /* (bf16, bf16, bf16) and (fp32, bf16, fp32): the combinations the
- * baseline serves (tuner/baseline.c) and the workload names. */
+ * baseline serves (tuner/worker/baseline.c) and the workload names. */
 static int combo_supported(gt_dtype w, gt_dtype x, gt_dtype y)
 {
 	return x == GT_BF16 && w == y;

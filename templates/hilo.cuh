@@ -2,7 +2,7 @@
  * hilo.cuh: the router's lossless high/low split (docs/workload.md): hi =
  * bf16(w), lo = bf16(w - float(hi)), written as two N x K bf16 matrices,
  * hi first. The kernel and its launcher, shared by the tuner's harness
- * (tuner/harness.cu) and the runtime (runtime/convert.cu), so both
+ * (tuner/worker/harness.cu) and the runtime (runtime/convert.cu), so both
  * prepare the same bits.
  */
 #pragma once

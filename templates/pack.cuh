@@ -7,7 +7,7 @@
  * byte r*cols*2 + gt_tile_swizzle(cols/8, r, c)*16. A block then streams
  * its weights as one contiguous range and copies them linearly. Lossless:
  * every value is moved, none changed. Device code shared by the tuner's
- * harness (tuner/harness.cu) and the runtime (runtime/convert.cu).
+ * harness (tuner/worker/harness.cu) and the runtime (runtime/convert.cu).
  */
 #pragma once
 

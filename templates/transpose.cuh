@@ -1,9 +1,9 @@
 /*
  * transpose.cuh: W (bf16, N x K row-major) transposed into out (K x N
  * row-major) for the cuBLASLt orientation that reads W^T as given
- * (tuner/lt.h, LT_ORIENT_N; plan/tmpl.h, RELAYOUT_TRANSPOSE). Lossless:
+ * (tuner/worker/lt.h, LT_ORIENT_N; plan/tmpl.h, RELAYOUT_TRANSPOSE). Lossless:
  * every value moved, none changed. Device code shared by the tuner's
- * harness (tuner/harness.cu) and the runtime (runtime/convert.cu).
+ * harness (tuner/worker/harness.cu) and the runtime (runtime/convert.cu).
  */
 #pragma once
 

@@ -2,7 +2,7 @@
  * gt_cubin.c: build-time tool. Compiles the kernel instantiations a
  * generated dispatch table names (runtime/tables/<name>_kernels.cu, one
  * "(const void *)&NAME," per kernel, in index order) with the tuner's own
- * NVRTC path (tuner/jit.c: same template text, NVRTC version, flags and
+ * NVRTC path (tuner/jit/jit.c: same template text, NVRTC version, flags and
  * arch), and writes a C file that embeds the resulting cubins and each
  * kernel's lowered name for libgemmtab to load with cudaLibraryLoadData.
  *

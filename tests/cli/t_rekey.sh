@@ -1,4 +1,4 @@
-# CLI: measurements are keyed by the code they ran (tuner/codekey.h), not
+# CLI: measurements are keyed by the code they ran (tuner/jit/codekey.h), not
 # by how the template's files read. A gemmtab built with a comment added
 # to templates/gemv.cuh emits the same table from a database the tree's
 # gemmtab swept, with --strict, and its sweep measures nothing again; one

@@ -1,6 +1,6 @@
 /*
  * fake_worker.c: a stand-in for `gemmtab worker` that speaks its pipe
- * protocol (tuner/proto.h) without a GPU, so the CPU tests can drive the
+ * protocol (tuner/sweep/proto.h) without a GPU, so the CPU tests can drive the
  * whole supervisor: enumeration, compilation, requests, recording,
  * retests, resume, restarts. The sweep runs it when GEMMTAB_WORKER names
  * it. Its figures are made up but deterministic: a candidate's median

@@ -257,7 +257,7 @@ TEST(baseline_and_floor_replies)
 }
 
 /* 1 when algorithm record a differs from b at most in its last value (the
- * cluster shape: tuner/lt.h's attribute order), else 0. */
+ * cluster shape: tuner/worker/lt.h's attribute order), else 0. */
 static int cluster_variant(const char *a, size_t alen, const char *b)
 {
 	const char *ca = memrchr(a, ',', alen), *cb = strrchr(b, ',');

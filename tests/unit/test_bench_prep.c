@@ -1,6 +1,6 @@
 /*
  * test_bench_prep.c: the worker's cache of prepared timing copies
- * (tuner/bench.c, bench_prep_slot and bench_prep_clear): a re-layout it
+ * (tuner/worker/bench.c, bench_prep_slot and bench_prep_clear): a re-layout it
  * holds is found again, a new one takes a free slot, then the least
  * recently used; tiles of another size are another re-layout. No GPU: a
  * bench of no copies (nothing to free) is enough.

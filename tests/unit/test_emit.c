@@ -679,7 +679,7 @@ TEST(per_template_hashes)
 	CHECK_INT(strlen(tmpl_source_hash(gemv)), 16);
 	CHECK(strcmp(tmpl_source_hash(gemv), tmpl_source_hash(tmpl_find("planted"))));
 	/* the hash is of the stem, the embedded kernel source, the embedded
-	 * adapter and each file the adapter shares, named (tuner/sources.c):
+	 * adapter and each file the adapter shares, named (tuner/jit/sources.c):
 	 * an edit of any re-measures */
 	uint64_t code = hash_str(HASH_INIT, gemv->stem);
 	code = hash_str(code, tmpl_source_text(gemv->source));

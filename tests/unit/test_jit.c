@@ -4,7 +4,7 @@
  * cache; a second call finds them all cached; an illegal instantiation
  * fails alone with a message while its batch neighbours compile; a missed
  * deadline fails its batch. The template text is the one embedded in the
- * build (tuner/sources.c), as in gemmtab itself.
+ * build (tuner/jit/sources.c), as in gemmtab itself.
  */
 #include "check.h"
 #include "jit_test.h"

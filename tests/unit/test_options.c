@@ -1,5 +1,5 @@
 /*
- * test_options.c: the subcommands' option parser (tuner/options.c): values
+ * test_options.c: the subcommands' option parser (tuner/cli/options.c): values
  * stored through the table, defaults kept, range and format checks,
  * positional words, "--", --help, and the one-line message that names
  * the bad argument.

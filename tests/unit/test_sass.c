@@ -1,6 +1,6 @@
 /*
- * test_sass.c: a kernel's code hash (tuner/sass.h) and the code key of a
- * candidate (tuner/codekey.h), for real on the CPU: the same kernel
+ * test_sass.c: a kernel's code hash (tuner/jit/sass.h) and the code key of a
+ * candidate (tuner/jit/codekey.h), for real on the CPU: the same kernel
  * compiled alone and among other kernels (cluster kernels, whose programs
  * reserve shared memory for every kernel) hashes the same; different
  * kernels hash differently; a cubin that is not one, or lacks the kernel,

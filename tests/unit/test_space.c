@@ -1,6 +1,6 @@
 /*
- * test_space.c: unit tests of the search-space loader (tuner/space.c) and
- * its constraint expressions (tuner/expr.c): every error a space can hold
+ * test_space.c: unit tests of the search-space loader (tuner/space/space.c) and
+ * its constraint expressions (tuner/space/expr.c): every error a space can hold
  * with its exact "FILE:LINE:COL: message" line, the real spaces under
  * search_spaces/, enumeration order and counts, constraint semantics.
  * Run from the repository root (fixture paths are relative). Linked with

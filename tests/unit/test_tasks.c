@@ -1,6 +1,6 @@
 /*
  * test_tasks.c: a search space flattened into tasks and compiled only
- * where asked (tuner/tasks.c): search_spaces/tiny.yaml's tasks, their
+ * where asked (tuner/jit/tasks.c): search_spaces/tiny.yaml's tasks, their
  * distinct instantiations, a compile of the first shape's tasks alone
  * (the second shape's items stay untouched, as a resumed sweep leaves
  * what it will not run), then tasks_ensure_compiled for a task of the

@@ -24,7 +24,7 @@
 #include "texttable.h"
 #include "util.h"
 
-#include "../runtime/gemmtab.h"
+#include "../../runtime/gemmtab.h"
 
 #include <math.h>
 #include <stdio.h>

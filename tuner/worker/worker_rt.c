@@ -27,7 +27,7 @@
 #include "util.h"
 #include "worker.h"
 
-#include "../runtime/gemmtab.h"
+#include "../../runtime/gemmtab.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * cmd_worker.c: `gemmtab worker [--device N]`, the one tuner process that
  * touches a GPU. It reads one request per line on stdin and answers each
- * with one line on stdout (tuner/proto.h); diagnostics go to stderr. A
+ * with one line on stdout (tuner/sweep/proto.h); diagnostics go to stderr. A
  * CUDA error after which the context is unusable is answered with status
  * fault, and the worker then exits with status 3 so the supervisor starts
  * a fresh one; anything else is answered and the loop goes on.
@@ -857,7 +857,7 @@ static int parse_device(int argc, char **argv)
 		const char *v = NULL;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("%s\n  (internal: gemmtab sweep, bench and probe start it and talk "
-			       "to it over a pipe; tuner/proto.h has the protocol)\n", worker_usage);
+			       "to it over a pipe; tuner/sweep/proto.h has the protocol)\n", worker_usage);
 			return -1;
 		}
 		if (!strcmp(argv[i], "--device") && i + 1 < argc)

@@ -33,7 +33,7 @@
  *                                  named in vary (one at a time) that
  *                                  cuBLASLt accepts: their attributes
  *                                  comma-separated, the algorithms
- *                                  ';'-separated; tuner/lt.h; algos comes
+ *                                  ';'-separated; tuner/worker/lt.h; algos comes
  *                                  last and may make a line of any length;
  *                                  truncated=1 when the variants filled
  *                                  the list, vary_error= when they failed
