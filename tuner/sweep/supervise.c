@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ int worker_start(struct worker *w, int device)
 		close(to[1]);
 		return error("pipe: %s", strerror(errno));
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
@@ -42,6 +44,11 @@ int worker_start(struct worker *w, int device)
 	}
 	if (pid == 0) {
 		char dev[16];
+		/* the worker dies with its supervisor, even in a hung kernel
+		 * (the signal survives exec); a supervisor gone before the
+		 * prctl is seen by the parent check */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		snprintf(dev, sizeof(dev), "%d", device);
 		dup2(to[0], 0);
 		dup2(from[1], 1);
