@@ -689,7 +689,7 @@ int cmd_emit(int argc, char **argv)
 		error("cannot open database %s: %s", path, strerror(errno));
 		goto cleanup;
 	}
-	if (db_open_read(path, &db))
+	if (db_open_read(path, &db) || db_integrity(db))
 		goto cleanup;
 	if ((ret = db_env_pick(db, "emit", env_arg, &o.env, &o.e)))
 		goto cleanup;

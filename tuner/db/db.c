@@ -988,6 +988,36 @@ int db_env_pick(struct db *db, const char *cmd, int arg, long long *id,
 
 /* Columns 0-5 of a row joined with its shape: family, n, k and the three
  * dtype names. Returns 0 or -1 (an unknown dtype name). */
+/* The checks of a row a reader is about to trust against what gemmtab
+ * writes: an M of 1..65536 stored as an integer, and each figure a
+ * finite number above 0 (or NULL). Returns 0, or -1 after naming the row
+ * and the check. */
+static int col_m_valid(sqlite3_stmt *st, int i, const char *family)
+{
+	long long m = sqlite3_column_int64(st, i);
+	if (sqlite3_column_type(st, i) != SQLITE_INTEGER || m < 1 || m > 65536)
+		return error("DB: a result of %s has M '%s', not 1..65536: not a row gemmtab "
+			     "writes (the database is damaged); nothing trusted", family,
+			     (const char *)sqlite3_column_text(st, i));
+	return 0;
+}
+
+static int col_figures_valid(sqlite3_stmt *st, int first, int last, const char *family, int m)
+{
+	for (int i = first; i <= last; i++) {
+		int type = sqlite3_column_type(st, i);
+		double v = sqlite3_column_double(st, i);
+		if (type == SQLITE_NULL)
+			continue;
+		if ((type != SQLITE_FLOAT && type != SQLITE_INTEGER) || !isfinite(v) || v <= 0)
+			return error("DB: the result of %s at M %d has %s '%s', not a finite number "
+				     "above 0: not a row gemmtab writes (the database is damaged); "
+				     "nothing trusted", family, m, sqlite3_column_name(st, i),
+				     (const char *)sqlite3_column_text(st, i));
+	}
+	return 0;
+}
+
 static int col_shape(sqlite3_stmt *st, char family[FAMILY_MAX], int *n, int *k,
 		     enum dtype *w, enum dtype *x, enum dtype *y)
 {
@@ -1039,7 +1069,9 @@ static int read_best_row(sqlite3_stmt *st, void *row)
 {
 	struct best_row *b = row;
 	memset(b, 0, sizeof(*b));
-	if (col_shape(st, b->family, &b->n, &b->k, &b->w, &b->x, &b->y))
+	if (col_shape(st, b->family, &b->n, &b->k, &b->w, &b->x, &b->y) ||
+	    col_m_valid(st, 6, b->family) ||
+	    col_figures_valid(st, 11, 15, b->family, sqlite3_column_int(st, 6)))
 		return -1;
 	b->m = sqlite3_column_int(st, 6);
 	b->has_candidate = sqlite3_column_int(st, 7);
@@ -1138,7 +1170,9 @@ static int read_retest_row(sqlite3_stmt *st, void *row)
 {
 	struct retest_row *r = row;
 	memset(r, 0, sizeof(*r));
-	if (col_shape(st, r->family, &r->n, &r->k, &r->w, &r->x, &r->y))
+	if (col_shape(st, r->family, &r->n, &r->k, &r->w, &r->x, &r->y) ||
+	    col_m_valid(st, 6, r->family) || col_figures_valid(st, 9, 9, r->family,
+							     sqlite3_column_int(st, 6)))
 		return -1;
 	r->m = sqlite3_column_int(st, 6);
 	col_text(st, 7, r->tmpl, sizeof(r->tmpl));
@@ -1367,4 +1401,25 @@ int db_file_version(const char *path)
 	}
 	sqlite3_close(h);
 	return v;
+}
+
+int db_integrity(struct db *db)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "PRAGMA integrity_check(1)", -1, &st, NULL))
+		return db_error(db, "integrity_check");
+	int rc = sqlite3_step(st);
+	const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	int ok = r && !strcmp(r, "ok");
+	if (!ok) {
+		char finding[512];
+		snprintf(finding, sizeof(finding), "%s", r ? r : sqlite3_errmsg(db->h));
+		for (char *c = finding; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		error("DB: %s fails PRAGMA integrity_check (%s); nothing trusted: restore it from "
+		      "a copy, or rebuild it with a sweep", db->path, finding);
+	}
+	sqlite3_finalize(st);
+	return ok ? 0 : -1;
 }

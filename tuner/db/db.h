@@ -119,6 +119,9 @@ int db_prune(struct db *db, const struct db_pair *drop, long ndrop, const long l
 struct best_row;
 int db_best_rows_current(struct db *db, long long env, const struct db_pair *cur, long n,
 			 struct best_row **out);
+/* PRAGMA integrity_check: 0, or -1 with a message naming the check and
+ * its first finding. */
+int db_integrity(struct db *db);
 /* VACUUM, and leave the file in rollback-journal mode (what a read-only
  * clone can open). Returns 0 or -1. */
 int db_compact(struct db *db);
