@@ -25,13 +25,6 @@ static const struct {
 	{ CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, sizeof(uint16_t) },
 };
 
-#define LT_TRY(call)                                    \
-	do {                                            \
-		cublasStatus_t lt_st_ = (call);         \
-		if (lt_st_ != CUBLAS_STATUS_SUCCESS)    \
-			return lt_st_;                  \
-	} while (0)
-
 static cublasStatus_t layout(cublasLtMatrixLayoutOpaque_t *l, uint64_t rows, uint64_t cols,
 			     int64_t ld, int row_major)
 {

@@ -15,6 +15,15 @@
 
 #include "lt_attrs.h"
 
+/* Return the status of a cuBLASLt call that did not succeed (for the
+ * functions here and the tuner's, which return cublasStatus_t). */
+#define LT_TRY(call)                                    \
+	do {                                            \
+		cublasStatus_t lt_st_ = (call);         \
+		if (lt_st_ != CUBLAS_STATUS_SUCCESS)    \
+			return lt_st_;                  \
+	} while (0)
+
 struct lt_call {
 	cublasLtMatmulDescOpaque_t op;
 	cublasLtMatrixLayoutOpaque_t a, b, c;

@@ -7,13 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_TRY(call)                                    \
-	do {                                            \
-		cublasStatus_t lt_st_ = (call);         \
-		if (lt_st_ != CUBLAS_STATUS_SUCCESS)    \
-			return lt_st_;                  \
-	} while (0)
-
 /* At most this many heuristic results are asked for at once. */
 #define LT_HEURISTIC_MAX 64
 
