@@ -13,6 +13,11 @@
  */
 #include "check.h"
 #include "gpu.h"
+#include "launch.h"
+#include "bench.h"
+#include "validate.h"
+#include "timing.h"
+#include "baseline.h"
 #include "harness.h"
 #include "util.h"
 
@@ -721,6 +726,9 @@ int main(int argc, char **argv)
 		die("cannot open cuda device 0");
 	for (size_t i = 0; i < ARRAY_SIZE(gpu_cases); i++)
 		run(&gpu_cases[i], &passed, &failed);
+	bench_free(g.bench);
+	g.bench = NULL;
+	gpu_modules_free(&g);
 	gpu_close(&g);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

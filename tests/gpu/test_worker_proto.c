@@ -11,6 +11,7 @@
  * Usage: test_worker_proto TEST_KERNELS.cubin
  */
 #include "check.h"
+#include "commands.h"
 #include "gpu.h"
 #include "jit.h"
 #include "proto.h"

@@ -7,6 +7,7 @@
  */
 #include "check.h"
 #include "gpu.h"
+#include "bench.h"
 
 #include <stdlib.h>
 

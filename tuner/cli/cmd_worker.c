@@ -7,6 +7,11 @@
  * a fresh one; anything else is answered and the loop goes on.
  */
 #include "gpu.h"
+#include "launch.h"
+#include "bench.h"
+#include "validate.h"
+#include "timing.h"
+#include "baseline.h"
 #include "lt.h"
 #include "harness.h"
 #include "worker.h"
@@ -912,6 +917,9 @@ int cmd_worker(int argc, char **argv)
 			break;
 	}
 	free(line);
+	bench_free(g.bench);
+	g.bench = NULL;
+	gpu_modules_free(&g);
 	gpu_close(&g);
 	return 0;
 }

@@ -7,6 +7,7 @@
  * the same problem, described by its attributes.
  */
 #include "gpu.h"
+#include "baseline.h"
 #include "lt.h"
 #include "util.h"
 
@@ -58,18 +59,6 @@ int baseline_capture(struct gpu *g, const struct shape *s, int m, const void *w,
 		return -1;
 	int failed = gemm(g, s, m, w, x, y) != 0;
 	return gpu_capture_end(g, failed, out);
-}
-
-int bench_baseline_graphs(struct gpu *g, struct bench *b)
-{
-	for (int i = 0; i < b->ncopies; i++) {
-		if (b->base_graph[i])
-			continue;
-		const void *x = b->x32[i] ? b->x32[i] : b->x[i];
-		if (baseline_capture(g, &b->shape, b->m, b->w[i], x, b->y[i], &b->base_graph[i]))
-			return -1;
-	}
-	return 0;
 }
 
 /* The attributes DESIGN.md stores a cuBLASLt choice by (lt.h's order and

@@ -6,6 +6,9 @@
  * validation buffers (inputs, FP64 reference, guarded output, error sums).
  */
 #include "gpu.h"
+#include "bench.h"
+#include "timing.h"
+#include "baseline.h"
 #include "harness.h"
 #include "util.h"
 
@@ -178,5 +181,17 @@ int bench_get(struct gpu *g, const struct shape *s, int m, struct bench **out)
 	if (bench_alloc(g, s, m, &g->bench))
 		return -1;
 	*out = g->bench;
+	return 0;
+}
+
+int bench_baseline_graphs(struct gpu *g, struct bench *b)
+{
+	for (int i = 0; i < b->ncopies; i++) {
+		if (b->base_graph[i])
+			continue;
+		const void *x = b->x32[i] ? b->x32[i] : b->x[i];
+		if (baseline_capture(g, &b->shape, b->m, b->w[i], x, b->y[i], &b->base_graph[i]))
+			return -1;
+	}
 	return 0;
 }

@@ -240,10 +240,7 @@ void gpu_ws_release(struct gpu *g)
 
 void gpu_close(struct gpu *g)
 {
-	bench_free(g->bench);
-	g->bench = NULL;
 	gpu_graph_destroy(&g->empty_graph);
-	gpu_modules_free(g);
 	for (int i = 0; i < g->nevents; i++)
 		(void)CUDA_CHECK(cudaEventDestroy(g->events[i]));
 	free(g->events);

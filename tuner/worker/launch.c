@@ -6,6 +6,7 @@
  * captured into a CUDA graph over given buffers.
  */
 #include "gpu.h"
+#include "launch.h"
 #include "drv.h"
 #include "lt.h"
 #include "util.h"

@@ -8,6 +8,7 @@
  * the practical streaming-read floor.
  */
 #include "gpu.h"
+#include "timing.h"
 #include "harness.h"
 #include "stats.h"
 #include "util.h"

@@ -6,6 +6,9 @@
  * per-row relative L2 errors of the last replay's output.
  */
 #include "gpu.h"
+#include "bench.h"
+#include "validate.h"
+#include "baseline.h"
 #include "harness.h"
 #include "util.h"
 

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "gpu.h"
+#include "bench.h"
+#include "validate.h"
 #include "proto.h"
 
 /* Exit status of a worker whose CUDA context is gone. */

@@ -26,6 +26,10 @@
 #include "stats.h"
 #include "util.h"
 #include "worker.h"
+#include "bench.h"
+#include "validate.h"
+#include "timing.h"
+#include "baseline.h"
 
 #include "../../runtime/gemmtab.h"
 
