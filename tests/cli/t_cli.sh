@@ -1,5 +1,6 @@
 # CLI details a user trips on: --version; --opt=value as well as --opt
-# value; a forgotten value is not taken from the next option (write
+# value; dates and the deadline range-checked; a forgotten value is not
+# taken from the next option (write
 # --opt=--odd for one that starts with --); an unknown canned query is
 # named as such; without a GPU, probe, sweep and bench stop at once with
 # one line and create no database (runs through the fake worker go on);
@@ -22,6 +23,13 @@ check "--db --dry-run: exit 2" test $? -eq 2
 expect_line "says --db lost its value" "$TMP/err" "gemmtab sweep: --db needs a value ('--dry-run' is an option; write --db=--dry-run for a value that starts with --)"
 check "and creates no file named --dry-run" test ! -e "$TMP/--dry-run"
 expect_exit "--db=--odd is a value: exit 0" 0 "$GEMMTAB" sweep --space search_spaces/tiny.yaml --db=--odd --dry-run
+
+expect_exit "--deadline 1e-9: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/tiny.yaml --dry-run --deadline 1e-9
+expect_line "names the minimum" "$TMP/err" "gemmtab sweep: --deadline: '1e-9' is less than 1"
+for t in 2026-13-45 2026-02-29 2026-04-31 2026-12-01T24 2026-12-01T12:60; do
+	expect_exit "--retest-since $t: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/tiny.yaml --dry-run --retest-since "$t"
+done
+expect_exit "--retest-since 2028-02-29T23:59:59 (a leap day): exit 0" 0 "$GEMMTAB" sweep --space search_spaces/tiny.yaml --dry-run --retest-since 2028-02-29T23:59:59
 
 expect_exit "an unknown query name: exit 2" 2 "$GEMMTAB" query --db db/quick.db bset
 expect_line "is named as a query" "$TMP/err" "gemmtab query: unknown query 'bset' (see gemmtab query --help)"

@@ -65,8 +65,14 @@ static void count_status(struct sweep *sw, const char *status)
 	sw->counts[i]++;
 }
 
-/* The longest --deadline accepted: a day; any more is a typo. */
+/* The longest --deadline accepted: a day; any more is a typo. The
+ * shortest: 1 s. A candidate's first eval on a worker loads its module
+ * and validates it over several replays before any timing, and a fresh
+ * worker creates its CUDA context first (a fraction of a second on an
+ * H200); under 1 s the worker is killed before it can answer, and the
+ * sweep only restarts workers. */
 #define MAX_DEADLINE_S 86400
+#define MIN_DEADLINE_S 1
 
 static const char usage_text[] =
 	"usage: gemmtab sweep --space FILE [options]\n"
@@ -874,7 +880,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_STRING("retest-since", &since, 0),
 		OPT_STRING("cache", &sw.jit.cache_dir, 0),
 		OPT_INT("jobs", &sw.jit.nproc, 0, OPT_MAX_JOBS),
-		OPT_DOUBLE("deadline", &deadline, 0, MAX_DEADLINE_S),
+		OPT_DOUBLE("deadline", &deadline, MIN_DEADLINE_S, MAX_DEADLINE_S),
 		OPT_END(),
 	};
 

@@ -184,7 +184,7 @@ static int load_sweep(const struct loader *L, const struct ynode *map,
 		sw->retest_top = (int)x;
 	}
 	if ((v = lookup(map, "deadline_s")) &&
-	    get_double(L, v, 0, 86400, "deadline_s", &sw->deadline_s))
+	    get_double(L, v, 1, 86400, "deadline_s", &sw->deadline_s))
 		return -1;
 	return 0;
 }

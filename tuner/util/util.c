@@ -223,5 +223,15 @@ int utc_time_valid(const char *s)
 	for (size_t i = 0; i < n; i++)
 		if (form[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != form[i])
 			return 0;
+	/* and a real date and time of day */
+	int y = atoi(s), mo = atoi(s + 5), d = atoi(s + 8);
+	static const int days[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1])
+		return 0;
+	if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return 0;
+	if ((n >= 13 && atoi(s + 11) > 23) || (n >= 16 && atoi(s + 14) > 59) ||
+	    (n >= 19 && atoi(s + 17) > 59))
+		return 0;
 	return 1;
 }
