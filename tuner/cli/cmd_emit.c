@@ -425,42 +425,31 @@ static int keep_current(struct db *db, const struct jit_options *jit, struct ret
 			int *n, int *absent)
 {
 	struct code_query *q = xcalloc((size_t)(*n ? *n : 1), sizeof(*q));
-	int *of = xmalloc((size_t)(*n ? *n : 1) * sizeof(int));
-	int nq = 0, kept = 0, stale = 0;
+	int nq = *n, kept = 0, stale = 0;
 	*absent = 0;
-	/* rows come ordered by n, k, dtypes, m, template, params: one query per
-	 * distinct (template, params, shape) */
+	/* one query per row: the variant map answers repeats at once, and the
+	 * compile service compiles a repeated kernel once */
 	for (int i = 0; i < *n; i++) {
-		int j;
-		for (j = nq - 1; j >= 0 && j >= nq - 64; j--)
-			if (q[j].shape_id == rows[i].shape_id && !strcmp(q[j].tmpl, rows[i].tmpl) &&
-			    !strcmp(q[j].params, rows[i].params))
-				break;
-		if (j < 0 || j < nq - 64) {
-			struct code_query *c = &q[nq];
-			c->tmpl = rows[i].tmpl;
-			c->params = rows[i].params;
-			c->shape_id = rows[i].shape_id;
-			c->s.n = rows[i].n;
-			c->s.k = rows[i].k;
-			c->s.w = rows[i].w;
-			c->s.x = rows[i].x;
-			c->s.y = rows[i].y;
-			j = nq++;
-		}
-		of[i] = j;
+		struct code_query *c = &q[i];
+		c->tmpl = rows[i].tmpl;
+		c->params = rows[i].params;
+		c->shape_id = rows[i].shape_id;
+		c->s.n = rows[i].n;
+		c->s.k = rows[i].k;
+		c->s.w = rows[i].w;
+		c->s.x = rows[i].x;
+		c->s.y = rows[i].y;
 	}
 	int compiled = current_codes(db, jit, q, nq);
 	if (compiled < 0) {
 		free(q);
-		free(of);
 		return -1;
 	}
 	if (compiled)
 		fprintf(stderr, "gemmtab emit: compiled %d candidates to learn what this build's "
 			"templates run (the database had not seen their text)\n", compiled);
 	for (int i = 0; i < *n; i++) {
-		const struct code_query *c = &q[of[i]];
+		const struct code_query *c = &q[i];
 		if (!c->t)
 			(*absent)++;
 		else if (strcmp(c->code, rows[i].code))
@@ -470,7 +459,6 @@ static int keep_current(struct db *db, const struct jit_options *jit, struct ret
 	}
 	*n = kept;
 	free(q);
-	free(of);
 	return stale;
 }
 

@@ -29,8 +29,10 @@ int cmd_migrate(int argc, char **argv)
 	int st = parse_options("migrate", argc, argv, opts, usage_text);
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
-	if (access(path, F_OK))
-		return error("cannot open database %s: %s", path, strerror(errno)) ? 1 : 1;
+	if (access(path, F_OK)) {
+		error("cannot open database %s: %s", path, strerror(errno));
+		return 1;
+	}
 	struct db_lock lock;
 	if (db_lock_take(path, "migrate", &lock))
 		return 1;

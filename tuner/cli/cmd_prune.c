@@ -87,7 +87,7 @@ int cmd_prune(int argc, char **argv)
 	struct db_lock lock;
 	struct db *db = NULL;
 	struct db_pair *pairs = NULL, *drop = NULL;
-	struct code_query *q = NULL;
+	enum pair_state *state = NULL;
 	int locked = db_lock_take(path, "prune", &lock);
 	if (locked)
 		return 1;
@@ -103,28 +103,17 @@ int cmd_prune(int argc, char **argv)
 	long n = db_pairs(db, &pairs);
 	if (n < 0)
 		goto out;
-	q = xcalloc((size_t)(n ? n : 1), sizeof(*q));
-	for (long i = 0; i < n; i++) {
-		q[i].tmpl = pairs[i].tmpl;
-		q[i].params = pairs[i].params;
-		q[i].s = pairs[i].s;
-		q[i].shape_id = pairs[i].shape_id;
-	}
-	int compiled = current_codes(db, &jit, q, (int)n);
-	if (compiled < 0)
+	state = xmalloc(sizeof(*state) * (size_t)(n ? n : 1));
+	if (current_pairs(db, &jit, "prune", pairs, n, state))
 		goto out;
-	if (compiled)
-		fprintf(stderr, "gemmtab prune: compiled %d candidates to learn what this build's "
-			"templates run (the database had not seen their text)\n", compiled);
 	drop = xmalloc(sizeof(*drop) * (size_t)(n ? n : 1));
 	long ndrop = 0, absent = 0, kept_rows = 0;
 	for (long i = 0; i < n; i++) {
-		if (!q[i].t) {
-			absent++;
-		} else if (strcmp(q[i].code, pairs[i].code)) {
+		if (state[i] == PAIR_SUPERSEDED) {
 			drop[ndrop++] = pairs[i];
 			continue;
 		}
+		absent += state[i] == PAIR_ABSENT;
 		kept_rows += pairs[i].rows;
 	}
 	struct prune_counts c;
@@ -154,6 +143,6 @@ out:
 	db_lock_drop(&lock);
 	free(pairs);
 	free(drop);
-	free(q);
+	free(state);
 	return ret;
 }

@@ -11,7 +11,6 @@
 
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const char usage_text[] =
 	"usage: gemmtab report --db DB [--env ID] [--format text|csv|md]\n"
@@ -37,27 +36,18 @@ static int best_current(struct db *db, long long env, struct best_row **rows)
 	struct db_pair *pairs = NULL;
 	struct jit_options jit;
 	long n = db_pairs(db, &pairs), kept = 0;
+	int ret = -1;
 	if (n < 0)
 		return -1;
-	struct code_query *q = xcalloc((size_t)(n ? n : 1), sizeof(*q));
-	for (long i = 0; i < n; i++) {
-		q[i].tmpl = pairs[i].tmpl;
-		q[i].params = pairs[i].params;
-		q[i].s = pairs[i].s;
-		q[i].shape_id = pairs[i].shape_id;
-	}
+	enum pair_state *state = xmalloc(sizeof(*state) * (size_t)(n ? n : 1));
 	jit_options_default(&jit);
-	int compiled = current_codes(db, &jit, q, (int)n), ret = -1;
-	if (compiled >= 0) {
-		if (compiled)
-			fprintf(stderr, "gemmtab report: compiled %d candidates to learn what this "
-				"build's templates run\n", compiled);
+	if (!current_pairs(db, &jit, "report", pairs, n, state)) {
 		for (long i = 0; i < n; i++)
-			if (q[i].t && !strcmp(q[i].code, pairs[i].code))
+			if (state[i] == PAIR_CURRENT)
 				pairs[kept++] = pairs[i];
 		ret = db_best_rows_current(db, env, pairs, kept, rows);
 	}
-	free(q);
+	free(state);
 	free(pairs);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include "emit.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +94,25 @@ out:
 	free(params);
 	free(nk);
 	return ret;
+}
+
+int current_pairs(struct db *db, const struct jit_options *jit, const char *cmd,
+		  const struct db_pair *pairs, long n, enum pair_state *state)
+{
+	struct code_query *q = xcalloc((size_t)(n ? n : 1), sizeof(*q));
+	for (long i = 0; i < n; i++) {
+		q[i].tmpl = pairs[i].tmpl;
+		q[i].params = pairs[i].params;
+		q[i].s = pairs[i].s;
+		q[i].shape_id = pairs[i].shape_id;
+	}
+	int compiled = current_codes(db, jit, q, (int)n);
+	if (compiled > 0)
+		fprintf(stderr, "gemmtab %s: compiled %d candidates to learn what this build's "
+			"templates run (the database had not seen their text)\n", cmd, compiled);
+	for (long i = 0; i < n && compiled >= 0; i++)
+		state[i] = !q[i].t ? PAIR_ABSENT : strcmp(q[i].code, pairs[i].code) ?
+			PAIR_SUPERSEDED : PAIR_CURRENT;
+	free(q);
+	return compiled < 0 ? -1 : 0;
 }

@@ -31,4 +31,13 @@ struct code_query {
  * compile, or -1 on an error (message printed). */
 int current_codes(struct db *db, const struct jit_options *jit, struct code_query *q, int n);
 
+/* Which of pairs[0..n) (db_pairs) measured the code this build runs, into
+ * state[i]: PAIR_CURRENT, PAIR_SUPERSEDED, or PAIR_ABSENT (its template is
+ * not in this build: kept as it is, never read). cmd names the command in
+ * the line that says how many candidates needed a compile. Returns 0 or
+ * -1 (message printed). */
+enum pair_state { PAIR_CURRENT, PAIR_SUPERSEDED, PAIR_ABSENT };
+int current_pairs(struct db *db, const struct jit_options *jit, const char *cmd,
+		  const struct db_pair *pairs, long n, enum pair_state *state);
+
 #endif

@@ -1036,16 +1036,15 @@ static int col_shape(sqlite3_stmt *st, char family[FAMILY_MAX], int *n, int *k,
  * into the next element (size bytes) of a growing heap array, returned
  * (NULL when there is no row; caller frees) with the count in *n. On an
  * error nothing is kept: NULL, *n = -1, message printed. */
-static void *env_rows(struct db *db, enum stmt_id id, long long env, const char *what,
-		      size_t size, int (*read)(sqlite3_stmt *st, void *row), int *n)
+/* Step st (bound) to its end, reading each row through read into a heap
+ * array of size-byte rows; *n is the count, or -1 (NULL returned) on an
+ * error (message printed) or a row read refused. Resets st. */
+static void *step_rows(struct db *db, sqlite3_stmt *st, const char *what, size_t size,
+		       int (*read)(sqlite3_stmt *st, void *row), int *n)
 {
-	sqlite3_stmt *st = stmt(db, id);
 	char *rows = NULL;
 	int count = 0, cap = 0, rc;
 	*n = -1;
-	if (!st)
-		return NULL;
-	sqlite3_bind_int64(st, 1, env);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (count == cap)
 			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 32) * size);
@@ -1062,6 +1061,18 @@ static void *env_rows(struct db *db, enum stmt_id id, long long env, const char 
 	}
 	*n = count;
 	return rows;
+}
+
+/* The rows of cached statement id for env (its ?1). */
+static void *env_rows(struct db *db, enum stmt_id id, long long env, const char *what,
+		      size_t size, int (*read)(sqlite3_stmt *st, void *row), int *n)
+{
+	sqlite3_stmt *st = stmt(db, id);
+	*n = -1;
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, env);
+	return step_rows(db, st, what, size, read, n);
 }
 
 /* One row of ST_BEST_ROWS into *row (a struct best_row). Returns 0 or -1. */
@@ -1089,6 +1100,30 @@ static int read_best_row(sqlite3_stmt *st, void *row)
 	return 0;
 }
 
+/* A temp table temp.NAME (c, s) holding the (candidate, shape)s of
+ * pairs[0..n), for one pass over result. Returns 0 or -1. */
+static int temp_pairs(struct db *db, const char *name, const struct db_pair *pairs, long n)
+{
+	sqlite3_stmt *ins = NULL;
+	char *sql = xasprintf("CREATE TEMP TABLE %s (c INTEGER, s INTEGER, PRIMARY KEY (c, s)) "
+			      "WITHOUT ROWID", name);
+	int ret = exec(db, sql, name);
+	free(sql);
+	if (ret)
+		return -1;
+	sql = xasprintf("INSERT OR IGNORE INTO temp.%s VALUES (?1, ?2)", name);
+	if (sqlite3_prepare_v2(db->h, sql, -1, &ins, NULL))
+		ret = db_error(db, name);
+	for (long i = 0; i < n && !ret; i++) {
+		sqlite3_bind_int64(ins, 1, pairs[i].candidate_id);
+		sqlite3_bind_int64(ins, 2, pairs[i].shape_id);
+		ret = step_done(db, ins, name);
+	}
+	sqlite3_finalize(ins);
+	free(sql);
+	return ret;
+}
+
 /* As ST_BEST_ROWS, over the results of the (candidate, shape)s in
  * temp.cur_pair only (db_best_rows_current fills it). */
 static const char best_current_sql[] =
@@ -1114,47 +1149,20 @@ static const char best_current_sql[] =
 int db_best_rows_current(struct db *db, long long env, const struct db_pair *cur, long n,
 			 struct best_row **out)
 {
-	sqlite3_stmt *ins = NULL, *st = NULL;
-	struct best_row *rows = NULL;
-	int count = 0, cap = 0, rc = SQLITE_ERROR;
+	sqlite3_stmt *st = NULL;
+	int count = -1;
 	*out = NULL;
-	if (exec(db, "CREATE TEMP TABLE cur_pair (c INTEGER, s INTEGER, PRIMARY KEY (c, s)) "
-		 "WITHOUT ROWID", "best rows"))
-		return -1;
-	if (sqlite3_prepare_v2(db->h, "INSERT OR IGNORE INTO temp.cur_pair VALUES (?1, ?2)", -1,
-			       &ins, NULL)) {
-		db_error(db, "best rows");
+	if (temp_pairs(db, "cur_pair", cur, n))
 		goto out;
-	}
-	for (long i = 0; i < n; i++) {
-		sqlite3_bind_int64(ins, 1, cur[i].candidate_id);
-		sqlite3_bind_int64(ins, 2, cur[i].shape_id);
-		if (step_done(db, ins, "best rows"))
-			goto out;
-	}
 	if (sqlite3_prepare_v2(db->h, best_current_sql, -1, &st, NULL)) {
 		db_error(db, "best rows");
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, env);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (count == cap)
-			rows = xrealloc(rows, (size_t)(cap = cap ? 2 * cap : 32) * sizeof(*rows));
-		if (read_best_row(st, &rows[count]))
-			break;
-		count++;
-	}
-	if (rc != SQLITE_DONE)
-		db_error(db, "best rows");
+	*out = step_rows(db, st, "best rows", sizeof(**out), read_best_row, &count);
 out:
-	sqlite3_finalize(ins);
 	sqlite3_finalize(st);
 	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.cur_pair", NULL, NULL, NULL);
-	if (rc != SQLITE_DONE) {
-		free(rows);
-		return -1;
-	}
-	*out = rows;
 	return count;
 }
 
@@ -1332,24 +1340,12 @@ static int exec_count(struct db *db, const char *sql, long long v, long *count)
 int db_prune(struct db *db, const struct db_pair *drop, long ndrop, const long long *envs,
 	     int nenv, int dry_run, struct prune_counts *c)
 {
-	sqlite3_stmt *del = NULL;
 	memset(c, 0, sizeof(*c));
 	if (exec(db, "BEGIN IMMEDIATE", db->path))
 		return -1;
 	/* one pass over result: the pairs in a temp table first */
-	if (exec(db, "CREATE TEMP TABLE prune_pair (c INTEGER, s INTEGER, PRIMARY KEY (c, s)) "
-		 "WITHOUT ROWID", "prune") ||
-	    sqlite3_prepare_v2(db->h, "INSERT OR IGNORE INTO prune_pair VALUES (?1, ?2)", -1,
-			       &del, NULL)) {
-		db_error(db, "prune");
+	if (temp_pairs(db, "prune_pair", drop, ndrop))
 		goto fail;
-	}
-	for (long i = 0; i < ndrop; i++) {
-		sqlite3_bind_int64(del, 1, drop[i].candidate_id);
-		sqlite3_bind_int64(del, 2, drop[i].shape_id);
-		if (step_done(db, del, "prune"))
-			goto fail;
-	}
 	if (exec_count(db, "DELETE FROM result WHERE EXISTS (SELECT 1 FROM prune_pair p WHERE "
 		       "p.c = result.candidate_id AND p.s = result.shape_id)", -1, &c->results))
 		goto fail;
@@ -1367,11 +1363,9 @@ int db_prune(struct db *db, const struct db_pair *drop, long ndrop, const long l
 		       "result) AND id NOT IN (SELECT candidate_id FROM variant)", -1,
 		       &c->candidates))
 		goto fail;
-	sqlite3_finalize(del);
 	return exec(db, dry_run ? "ROLLBACK" : "COMMIT", db->path) ||
 	       exec(db, "DROP TABLE IF EXISTS temp.prune_pair", db->path) ? -1 : 0;
 fail:
-	sqlite3_finalize(del);
 	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.prune_pair", NULL, NULL, NULL);
 	return -1;

@@ -201,13 +201,20 @@ static uint64_t hash_info(const unsigned char *d, size_t n, uint64_t h)
 		}
 		if (p + len > n)
 			break;
-		unsigned char rec[4 + 65535];
-		memcpy(rec, d + p, len);
-		if (fmt == EIFMT_SVAL && attr == EIATTR_PARAM_CBANK && len >= 8)
-			memset(rec + 4, 0, 4);
-		if (fmt == EIFMT_SVAL && attr == EIATTR_EXTERNS)
-			memset(rec + 4, 0, len - 4);
-		h = hash_bytes(h, rec, len);
+		/* hashed in pieces (FNV-1a runs byte by byte, so the same
+		 * as over the record with those bytes zeroed) */
+		static const unsigned char zeros[64];
+		if (fmt == EIFMT_SVAL && attr == EIATTR_PARAM_CBANK && len >= 8) {
+			h = hash_bytes(h, d + p, 4);
+			h = hash_bytes(h, zeros, 4);
+			h = hash_bytes(h, d + p + 8, len - 8);
+		} else if (fmt == EIFMT_SVAL && attr == EIATTR_EXTERNS) {
+			h = hash_bytes(h, d + p, 4);
+			for (size_t z = 4; z < len; z += sizeof(zeros))
+				h = hash_bytes(h, zeros, len - z < sizeof(zeros) ? len - z : sizeof(zeros));
+		} else {
+			h = hash_bytes(h, d + p, len);
+		}
 		p += len;
 	}
 	return hash_bytes(h, d + p, n - p);

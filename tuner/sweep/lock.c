@@ -55,11 +55,9 @@ int db_lock_take(const char *db_path, const char *what, struct db_lock *out)
 
 void db_lock_drop(struct db_lock *l)
 {
-	if (l->fd >= 0) {
-		if (ftruncate(l->fd, 0)) {
-			/* the next holder overwrites it */
-		}
+	/* (the holder's line stays: the next holder overwrites it, and an
+	 * unlocked file names nobody to a taker) */
+	if (l->fd >= 0)
 		close(l->fd);
-	}
 	l->fd = -1;
 }

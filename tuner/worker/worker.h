@@ -50,9 +50,4 @@ int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t see
 /* "rt": validate and time libgemmtab's gt_linear against the baseline
  * (worker_rt.c). */
 void worker_handle_rt(struct gpu *g, const struct kv *r);
-/* Create the library context an rt request uses (with `weights` weights
- * prepared by the library held beside it, 0 for none). Returns 0 or -1
- * (reported). */
-int worker_rt_context(struct gpu *g, int weights);
-
 #endif

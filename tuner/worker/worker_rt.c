@@ -67,25 +67,11 @@ static int rt_capture(struct gpu *g, const struct shape *s, int m, void *w, void
 	return rt_check(st, "gt_linear");
 }
 
-int worker_rt_context(struct gpu *g, int weights)
+/* The library context an rt request uses, created on first use. */
+static int worker_rt_context(struct gpu *g)
 {
 	if (!rt_ctx && rt_check(gt_context_create(g->device, &rt_ctx), "gt_context_create"))
 		return -1;
-	if (weights < 1)
-		return 0;
-	/* weights prepared by the library itself over one small bf16 matrix
-	 * (each with what a prepared weight holds: its cuBLAS handles and
-	 * workspace), held until the worker exits: a diagnosis run only */
-	enum { N = 16, K = 64 };
-	void *w;
-	if (CUDA_CHECK(cudaMalloc(&w, N * K * 2)) || CUDA_CHECK(cudaMemset(w, 0, N * K * 2)))
-		return -1;
-	for (int i = 0; i < weights; i++) {
-		gt_weight *wt;
-		if (rt_check(gt_weight_prepare(rt_ctx, w, N, K, GT_BF16, GT_BF16, GT_BF16, &wt),
-			     "gt_weight_prepare"))
-			return -1;
-	}
 	return 0;
 }
 
@@ -138,7 +124,7 @@ void worker_handle_rt(struct gpu *g, const struct kv *r)
 		return;
 	}
 	gpu_error_clear();
-	if (worker_rt_context(g, 0))
+	if (worker_rt_context(g))
 		goto cuda_error;
 	if (worker_ready_bench(g, &s, m, worker_seed_of(r, &s, m, "rt-baseline"), &b) ||
 	    validate_inputs(g, b, worker_seed_of(r, &s, m, "rt")) ||
