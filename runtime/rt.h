@@ -176,11 +176,13 @@ const struct rt_route *rt_route_find(const struct rt_route *routes, int n, int m
 void rt_explain(const struct shape *s, const struct rt_route *r, int m,
 		unsigned long misaligned, char *buf, size_t len);
 
-/* --- context.c --- */
+/* --- status.c --- */
 
 /* A CUDA or cuBLAS error as a gt_status. */
 int rt_cuda_status(cudaError_t e);
 int rt_blas_status(cublasStatus_t e);
+
+/* --- context.c --- */
 
 /* Make ctx's device current, remembering the caller's in *saved;
  * rt_device_leave restores it. Both return a gt_status. */

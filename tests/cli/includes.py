@@ -1,9 +1,12 @@
 """includes.py: the include graph of tuner/, runtime/, plan/, blas/ and
 templates/ (every #include "..." resolved as the Makefile's -I paths do),
-checked for the project's boundaries and for circles. Prints one line per
-finding and "ok" when there is none; exit status 1 on a finding.
+checked for the project's boundaries and for circles, and the call graph
+of their .c files checked for circles. Prints one line per finding and
+"ok" when there is none; exit status 1 on a finding.
 A module is a .c or .cu file with its .h of the same name in its folder:
-a circle is a run of modules that include each other round."""
+a circle is a run of modules that include each other round. A call edge
+runs from a .c file to the .c file that defines a global function it
+names (a call or a function pointer); a call circle is a run of files that call each other round."""
 import os
 import re
 import sys
@@ -47,38 +50,75 @@ for f in files:
         if a != b:
             edges.setdefault(a, set()).add(b)
 
-index, low, stack, on, n = {}, {}, [], set(), [0]
 sys.setrecursionlimit(10000)
 
 
-def visit(v):
-    index[v] = low[v] = n[0]
-    n[0] += 1
-    stack.append(v)
-    on.add(v)
-    for w in edges.get(v, ()):
-        if w not in index:
-            visit(w)
-            low[v] = min(low[v], low[w])
-        elif w in on:
-            low[v] = min(low[v], index[w])
-    if low[v] == index[v]:
-        scc = []
-        while True:
-            w = stack.pop()
-            on.discard(w)
-            scc.append(w)
-            if w == v:
-                break
-        if len(scc) > 1:
-            findings.append('circle: ' + ' <-> '.join(sorted(scc)))
+def circles(edges):
+    """The strongly connected parts of more than one node (Tarjan)."""
+    index, low, stack, on, n, out = {}, {}, [], set(), [0], []
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                out.append(sorted(scc))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
 
 
-for v in sorted(edges):
-    if v not in index:
-        visit(v)
+for scc in circles(edges):
+    findings.append('circle: ' + ' <-> '.join(scc))
+
+
+def code_of(path):
+    """The text of a C file without comments and string literals."""
+    text = open(path, encoding='utf-8').read()
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', ' ', text)
+    return re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+
+
+DEF = re.compile(r'^(?!static\b)[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{)]*\)\s*\{',
+                 re.M)
+code = {f: code_of(f) for f in files if f.endswith('.c')}
+defined = {}
+for f, text in code.items():
+    for name in DEF.findall(text):
+        defined.setdefault(name, f)
+calls, why = {}, {}
+for f, text in code.items():
+    for name in set(re.findall(r'\b([A-Za-z_]\w*)\b', text)):
+        g = defined.get(name)
+        if g and g != f:
+            calls.setdefault(f, set()).add(g)
+            why.setdefault((f, g), []).append(name)
+for scc in circles(calls):
+    hops = ['%s calls %s' % (f, ', '.join(sorted(why[(f, g)])[:3]))
+            for f in scc for g in scc if (f, g) in why]
+    findings.append('call circle: ' + ' <-> '.join(scc) + ' (' + '; '.join(hops) + ')')
+
 for line in findings:
     print(line)
 print('ok' if not findings else '%d findings' % len(findings))
-print('%d files, %d include edges between modules' % (len(files), sum(len(v) for v in edges.values())))
+print('%d files, %d include edges between modules, %d call edges between .c files'
+      % (len(files), sum(len(v) for v in edges.values()), sum(len(v) for v in calls.values())))
 sys.exit(1 if findings else 0)

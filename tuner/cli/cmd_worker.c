@@ -31,140 +31,6 @@
 
 #define DEFAULT_PAIRS 10
 
-void worker_send(struct kv_out *o)
-{
-	if (kv_send(o, stdout))
-		die("cannot write a reply: %s", o->overflow ? "too long" : strerror(errno));
-}
-
-void worker_begin(struct kv_out *o, const char *op, const char *id)
-{
-	kv_begin(o, op);
-	if (id)
-		kv_add(o, "id", id);
-}
-
-void worker_reply_error(const char *id, const char *reason)
-{
-	struct kv_out o;
-	worker_begin(&o, "error", id);
-	kv_add(&o, "reason", reason);
-	worker_send(&o);
-}
-
-/* Reply to a request whose CUDA work failed; ends the process when the
- * context is gone. */
-void worker_reply_cuda_error(struct gpu *g, const char *id)
-{
-	int sticky = gpu_error_sticky(g);
-	struct kv_out o;
-	worker_begin(&o, "error", id);
-	if (sticky)
-		kv_add(&o, "status", "fault");
-	kv_add(&o, "reason", gpu_error() ? gpu_error() : "unknown cuda error");
-	worker_send(&o);
-	if (sticky)
-		_exit(EXIT_FAULT);      /* no teardown on a broken context */
-}
-
-/* --- request parsing: each returns 0, or -1 with why filled --- */
-
-
-static int bad(struct why *w, const char *fmt, const char *key, const char *val)
-{
-	snprintf(w->text, sizeof(w->text), fmt, key, val ? val : "");
-	return -1;
-}
-
-static int get_long(const struct kv *r, const char *key, long lo, long hi, long *out,
-		    struct why *w)
-{
-	const char *v = kv_get(r, key);
-	char *end;
-	if (!v || !*v)
-		return bad(w, "missing %s%s", key, "");
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (*end || errno || x < lo || x > hi)
-		return bad(w, "bad %s=%s", key, v);
-	*out = x;
-	return 0;
-}
-
-int worker_get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
-		   struct why *w)
-{
-	long x;
-	if (get_long(r, key, lo, hi, &x, w))
-		return -1;
-	*out = (int)x;
-	return 0;
-}
-
-static int get_u64(const struct kv *r, const char *key, uint64_t *out, struct why *w)
-{
-	const char *v = kv_get(r, key);
-	char *end;
-	if (!v || !*v)
-		return bad(w, "missing %s%s", key, "");
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (*end || errno)
-		return bad(w, "bad %s=%s", key, v);
-	*out = x;
-	return 0;
-}
-
-static int get_dtype(const struct kv *r, const char *key, enum dtype *out, struct why *w)
-{
-	const char *v = kv_get(r, key);
-	if (!v || dtype_parse(v, out))
-		return bad(w, "bad %s=%s", key, v);
-	return 0;
-}
-
-/* The bound docs/workload.md sets when a request names none: 1e-4 for the
- * FP32 router, 1e-2 for the BF16 families. */
-static double default_tol(const struct shape *s)
-{
-	return s->w == DT_FP32 && s->y == DT_FP32 ? 1e-4 : 1e-2;
-}
-
-/* family n k w x y [tol]; tol is required when need_tol. */
-int worker_get_shape(const struct kv *r, struct shape *s, int need_tol, struct why *w)
-{
-	const char *family = kv_get(r, "family"), *tol = kv_get(r, "tol");
-	memset(s, 0, sizeof(*s));
-	if (!family || !*family || strlen(family) >= FAMILY_MAX)
-		return bad(w, "bad %s=%s", "family", family);
-	strcpy(s->family, family);
-	if (worker_get_int(r, "n", 1, MAX_DIM, &s->n, w) || worker_get_int(r, "k", 1, MAX_DIM, &s->k, w) ||
-	    get_dtype(r, "w", &s->w, w) || get_dtype(r, "x", &s->x, w) ||
-	    get_dtype(r, "y", &s->y, w))
-		return -1;
-	if ((size_t)s->n * s->k * dtype_size(s->w) > MAX_WEIGHT_BYTES)
-		return bad(w, "weights of %s%s are too large", family, "");
-	if (!tol && !need_tol) {
-		s->tol = default_tol(s);
-		return 0;
-	}
-	s->tol = kv_get_double(r, "tol", NAN);
-	if (!(s->tol > 0) || isinf(s->tol))
-		return bad(w, "bad %s=%s", "tol", tol);
-	return 0;
-}
-
-/* An optional seed; without one, a fixed function of the problem. */
-uint64_t worker_seed_of(const struct kv *r, const struct shape *s, int m, const char *salt)
-{
-	uint64_t seed = hash_str(hash_str(HASH_INIT, s->family), salt);
-	seed = hash_bytes(seed, &m, sizeof(m));
-	const char *v = kv_get(r, "seed");
-	if (v)
-		seed = hash_str(seed, v);
-	return seed;
-}
-
 /* --- eval --- */
 
 struct eval {
@@ -187,9 +53,9 @@ static int get_params(const struct kv *r, struct candidate *c, struct why *w)
 		const struct tmpl_param *p = &t->params[i];
 		const char *v = kv_get(r, p->name);
 		if (!v)
-			return bad(w, "missing parameter %s%s", p->name, "");
+			return worker_bad(w, "missing parameter %s%s", p->name, "");
 		if (!p->symbols) {
-			if (get_long(r, p->name, p->min, p->max, &c->params[i], w))
+			if (worker_get_long(r, p->name, p->min, p->max, &c->params[i], w))
 				return -1;
 			continue;
 		}
@@ -197,7 +63,7 @@ static int get_params(const struct kv *r, struct candidate *c, struct why *w)
 		while (p->symbols[j] && strcmp(p->symbols[j], v))
 			j++;
 		if (!p->symbols[j])
-			return bad(w, "bad %s=%s", p->name, v);
+			return worker_bad(w, "bad %s=%s", p->name, v);
 		c->params[i] = j;
 	}
 	return 0;
@@ -210,14 +76,14 @@ static int get_eval(const struct kv *r, struct eval *e, struct why *w)
 	e->regs = e->local_bytes = e->smem = e->waves = -1;
 	e->id = kv_get(r, "id");
 	if (!e->id)
-		return bad(w, "missing %s%s", "id", "");
+		return worker_bad(w, "missing %s%s", "id", "");
 	if (!phase || (strcmp(phase, "screen") && strcmp(phase, "retest")))
-		return bad(w, "bad %s=%s", "phase", phase);
-	if (worker_get_int(r, "pairs", 1, MAX_PAIRS, &e->pairs, w) || get_u64(r, "seed", &e->seed, w) ||
+		return worker_bad(w, "bad %s=%s", "phase", phase);
+	if (worker_get_int(r, "pairs", 1, MAX_PAIRS, &e->pairs, w) || worker_get_u64(r, "seed", &e->seed, w) ||
 	    worker_get_shape(r, &e->shape, 1, w) || worker_get_int(r, "m", 1, MAX_M, &e->m, w))
 		return -1;
 	if (!stem || !(e->cand.tmpl = tmpl_find(stem)))
-		return bad(w, "unknown %s=%s", "tmpl", stem);
+		return worker_bad(w, "unknown %s=%s", "tmpl", stem);
 	if (get_params(r, &e->cand, w) || worker_get_int(r, "nk", 0, TMPL_MAX_KERNELS, &e->nk, w))
 		return -1;
 	for (int i = 0; i < e->nk; i++) {
@@ -225,29 +91,13 @@ static int get_eval(const struct kv *r, struct eval *e, struct why *w)
 		snprintf(key, sizeof(key), "cubin%d", i);
 		e->cubin[i] = kv_get(r, key);
 		if (!e->cubin[i] || !*e->cubin[i])
-			return bad(w, "missing %s%s", key, "");
+			return worker_bad(w, "missing %s%s", key, "");
 		snprintf(key, sizeof(key), "name%d", i);
 		e->name[i] = kv_get(r, key);
 		if (!e->name[i] || !*e->name[i])
-			return bad(w, "missing %s%s", key, "");
+			return worker_bad(w, "missing %s%s", key, "");
 	}
 	return 0;
-}
-
-void worker_add_figures(struct kv_out *o, const struct verdict *v, const struct pair_stats *ps)
-{
-	if (v) {
-		kv_addf(o, "err_global", "%.6g", v->err_global);
-		kv_addf(o, "err_row", "%.6g", v->err_row);
-	}
-	if (ps) {
-		kv_addf(o, "base_us", "%.4f", ps->base_us);
-		kv_addf(o, "cand_us", "%.4f", ps->cand_us);
-		kv_addf(o, "ratio", "%.5f", ps->ratio);
-		kv_addf(o, "ratio_lo", "%.5f", ps->ratio_lo);
-		kv_addf(o, "ratio_hi", "%.5f", ps->ratio_hi);
-		kv_addf(o, "pairs", "%d", ps->pairs);
-	}
 }
 
 static void reply_result(const struct eval *e, const char *status, const struct verdict *v,
@@ -286,25 +136,6 @@ static void reply_eval_error(struct gpu *g, const struct eval *e, int in_candida
 		reply_result(e, "launch_error", NULL, NULL, msg);
 	else
 		worker_reply_error(e->id, msg);
-}
-
-/* The bench of (s, m), its baseline validated on fresh inputs once. A
- * baseline that fails is a harness bug, reported as an error. */
-int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t seed,
-		       struct bench **out)
-{
-	struct verdict v;
-	if (bench_get(g, s, m, out))
-		return -1;
-	if ((*out)->baseline_ok)
-		return 0;
-	if (validate_baseline(g, *out, seed, &v))
-		return -1;
-	if (!v.pass)
-		return gpu_fail("the cuBLAS baseline failed validation (a harness bug): %s",
-				v.reason);
-	(*out)->baseline_ok = 1;
-	return 0;
 }
 
 /* Load the kernels and check the plan. 0: ready; 1: pruned (replied). */
@@ -614,7 +445,7 @@ static int get_splitk(const struct kv *r, struct lt_variation *v, struct why *w)
 		for (int i = 0; fits && i < v->nsplitk; i++)
 			fits = v->splitk[i] != x;
 		if (!fits)
-			return bad(w, "bad %s '%s': distinct split-K counts, comma-separated",
+			return worker_bad(w, "bad %s '%s': distinct split-K counts, comma-separated",
 				   "splitk", list);
 		v->splitk[v->nsplitk++] = (int)x;
 		p = *end ? end + 1 : end;
@@ -642,7 +473,7 @@ static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 			    !strncmp(p, space_lt_vary_names[i], len))
 				bit = 1u << i;
 		if (!bit || (v->what & bit) || (p[len] == ',' && !p[len + 1]))
-			return bad(w, "bad %s '%s': distinct names of tile, stages, cluster, custom",
+			return worker_bad(w, "bad %s '%s': distinct names of tile, stages, cluster, custom",
 				   "vary", list);
 		v->what |= bit;
 		p += len + (p[len] == ',');
@@ -656,7 +487,7 @@ static int get_vary(const struct kv *r, struct lt_variation *v, struct why *w)
 static int get_seeds(const struct kv *r, long (*seeds)[LT_NATTRS], int *n, struct why *w)
 {
 	const char *list = kv_get(r, "seeds"), *p = list;
-	/* bad() formats two strings: the message names the limits as text */
+	/* worker_bad() formats two strings: the message names the limits as text */
 	_Static_assert(PROTO_LT_SEEDS_MAX == 16 && LT_NATTRS == 9,
 		       "get_seeds' message names both limits");
 	*n = 0;
@@ -665,7 +496,7 @@ static int get_seeds(const struct kv *r, long (*seeds)[LT_NATTRS], int *n, struc
 	do {
 		if (*n == PROTO_LT_SEEDS_MAX || lt_attrs_read(&p, seeds[*n], LT_NATTRS) ||
 		    (p[-1] == ';' && !*p))
-			return bad(w, "bad %s '%s': at most 16 algorithms of 9 values, "
+			return worker_bad(w, "bad %s '%s': at most 16 algorithms of 9 values, "
 				   "comma-separated, ';' between them", "seeds", list);
 		(*n)++;
 	} while (*p);
@@ -814,7 +645,7 @@ static void handle_floor(struct gpu *g, const struct kv *r)
 	struct floor_result f;
 	uint64_t bytes;
 	int reps = TIMING_OVERHEAD_REPS;
-	if (get_u64(r, "bytes", &bytes, &w) ||
+	if (worker_get_u64(r, "bytes", &bytes, &w) ||
 	    (kv_get(r, "pairs") && worker_get_int(r, "pairs", 1, MAX_PAIRS, &reps, &w))) {
 		worker_reply_error(id, w.text);
 		return;

@@ -1,7 +1,7 @@
 /*
- * worker.h: the pieces of `gemmtab worker` (cmd_worker.c) that its other
- * request handlers share: replies, request parsing, the per-(shape, M)
- * bench. Only worker files include this.
+ * worker.h: what the request handlers of `gemmtab worker` (cmd_worker.c,
+ * worker_rt.c) share, defined in request.c: replies, request fields, the
+ * per-(shape, M) bench. Only worker files include this.
  */
 #ifndef GT_WORKER_H
 #define GT_WORKER_H
@@ -38,6 +38,11 @@ void worker_reply_cuda_error(struct gpu *g, const char *id);
 /* The validation errors (v) and paired timings (ps) of a result reply;
  * either may be NULL. */
 void worker_add_figures(struct kv_out *o, const struct verdict *v, const struct pair_stats *ps);
+/* Fill w from fmt ("... %s ... %s", key, val) and return -1. */
+int worker_bad(struct why *w, const char *fmt, const char *key, const char *val);
+int worker_get_long(const struct kv *r, const char *key, long lo, long hi, long *out,
+		    struct why *w);
+int worker_get_u64(const struct kv *r, const char *key, uint64_t *out, struct why *w);
 int worker_get_int(const struct kv *r, const char *key, long lo, long hi, int *out,
 		   struct why *w);
 /* family n k w x y [tol] of a request. */
