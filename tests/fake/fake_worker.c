@@ -10,11 +10,13 @@
  * FAKE_WORKER_BASELINE_FAULT=FAMILY a baseline request for that family
  * breaks the "context" the same way, outside any candidate: an error
  * reply with status=fault, then exit 3 (worker_reply_cuda_error).
+ * FAKE_WORKER_DIE_ON kills it in an eval from outside (dies_here).
  */
 #include "proto.h"
 #include "tmpl.h"
 #include "util.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +157,39 @@ static void reply_lt_algos(const struct kv *r)
 		die("fake worker: cannot write its lt_algos reply");
 }
 
+/* FAKE_WORKER_DIE_ON=SUBSTR: an eval whose candidate key (tmpl and the
+ * params, "k=v" joined by ',') contains SUBSTR ends this worker with
+ * SIGKILL, as an outside kill would; with FAKE_WORKER_DIE_ONCE=FILE only
+ * while FILE does not exist (the first such eval creates it). */
+static int dies_here(const struct kv *r)
+{
+	const char *on = getenv("FAKE_WORKER_DIE_ON"), *once = getenv("FAKE_WORKER_DIE_ONCE");
+	char key[1024];
+	size_t used = 0;
+	if (!on || !*on)
+		return 0;
+	const char *tmpl = kv_get(r, "tmpl");
+	const struct tmpl *t = tmpl ? tmpl_find(tmpl) : NULL;
+	if (!t)
+		return 0;
+	used += (size_t)snprintf(key, sizeof(key), "%s", tmpl);
+	for (int i = 0; i < t->nparams && used < sizeof(key); i++) {
+		const char *v = kv_get(r, t->params[i].name);
+		used += (size_t)snprintf(key + used, sizeof(key) - used, "%c%s=%s", i ? ',' : ' ',
+					 t->params[i].name, v ? v : "");
+	}
+	if (!strstr(key, on))
+		return 0;
+	if (once && *once) {
+		if (access(once, F_OK) == 0)
+			return 0;
+		FILE *f = fopen(once, "w");
+		if (f)
+			fclose(f);
+	}
+	return 1;
+}
+
 static void reply_eval(const struct kv *r)
 {
 	const char *id = kv_get(r, "id"), *tmpl = kv_get(r, "tmpl");
@@ -164,6 +199,8 @@ static void reply_eval(const struct kv *r)
 	if (tmpl && !strcmp(tmpl, "planted") && mode && !strcmp(mode, "hang"))
 		for (;;)
 			pause();
+	if (dies_here(r))
+		raise(SIGKILL);
 	kv_begin(&o, "result");
 	kv_add(&o, "id", id);
 	if (tmpl && !strcmp(tmpl, "planted") && mode && !strcmp(mode, "fault")) {

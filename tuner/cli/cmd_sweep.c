@@ -186,6 +186,15 @@ static enum call_result ask_worker(struct sweep *sw, char *req, double deadline,
 	return cr;
 }
 
+/* How a worker ended, from its wait status. */
+static void death_text(int wst, char *out, size_t len)
+{
+	if (WIFSIGNALED(wst))
+		snprintf(out, len, "killed by signal %d", WTERMSIG(wst));
+	else
+		snprintf(out, len, "exit status %d", WEXITSTATUS(wst));
+}
+
 /* Run one candidate on the worker and record what happened. */
 static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 {
@@ -202,7 +211,19 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 	double deadline = sw->sp.sweep.deadline_s + 0.05 * pairs;
 	struct kv r;
 	int wst = 0;
-	switch (ask_worker(sw, eval_request(sw, ti, m, phase, pairs), deadline, &r, &wst)) {
+	enum call_result cr = ask_worker(sw, eval_request(sw, ti, m, phase, pairs), deadline, &r, &wst);
+	char first[64] = "";
+	if (cr == CALL_DIED) {
+		/* A worker can die of something its candidate did not do (the
+		 * OOM killer, an operator's kill): ask once more on a fresh
+		 * worker before the candidate is blamed. */
+		death_text(wst, first, sizeof(first));
+		warning("%s %s %s m=%d: the worker died (%s) with it in flight; trying it once more on a fresh one",
+			phase, t->cand.tmpl->stem, t->key, m, first);
+		restart_worker(sw);
+		cr = ask_worker(sw, eval_request(sw, ti, m, phase, pairs), deadline, &r, &wst);
+	}
+	switch (cr) {
 	case CALL_OK: {
 		const char *status = kv_get(&r, "status");
 		if (strcmp(r.op, "result") || !status) {
@@ -224,11 +245,9 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 		break;
 	}
 	case CALL_DIED: {
-		char why[96];
-		if (WIFSIGNALED(wst))
-			snprintf(why, sizeof(why), "worker killed by signal %d", WTERMSIG(wst));
-		else
-			snprintf(why, sizeof(why), "worker exited with status %d", WEXITSTATUS(wst));
+		char second[64], why[160];
+		death_text(wst, second, sizeof(second));
+		snprintf(why, sizeof(why), "it ended two workers: %s, then %s", first, second);
 		record(sw, ti, m, phase, NULL, "fault", why);
 		restart_worker(sw);
 		break;
