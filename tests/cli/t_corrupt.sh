@@ -1,4 +1,5 @@
-# CLI: emit trusts a database only after PRAGMA integrity_check and only
+# CLI: emit, report and bench trust a database only after PRAGMA
+# integrity_check, and emit and report only
 # rows the tuner can write: a damaged file is refused with the check's
 # finding, a row with an M outside 1..65536 or a figure that is not a
 # finite number above 0 (an infinity, text) is refused naming the row;
@@ -26,6 +27,23 @@ damage orphan "PRAGMA writable_schema = ON; DELETE FROM sqlite_schema WHERE name
 expect_exit "a damaged file: exit 1" 1 "$GEMMTAB" emit --db "$TMP/orphan.db" --out "$TMP/orphan.h" --cache "$TMP/c"
 check "names integrity_check and its finding" grep -q "fails PRAGMA integrity_check (.*never used" "$TMP/err"
 check "writes nothing" test ! -e "$TMP/orphan.h"
+
+# a result row whose M changed under its index (what one flipped byte of
+# the M in a row's record does: the issue's "measured M 15"). The index's
+# schema row is taken out while the row changes, so the index keeps the
+# old M; quick_check does not compare them, integrity_check does.
+damage flip "PRAGMA writable_schema = ON; CREATE TABLE keep AS SELECT * FROM sqlite_schema WHERE name = 'result_by_slice'; DELETE FROM sqlite_schema WHERE name = 'result_by_slice';"
+sqlite3 "$TMP/flip.db" "UPDATE result SET m = 15 WHERE id = (SELECT min(id) FROM result WHERE m = 2 AND phase = 'retest')"
+sqlite3 "$TMP/flip.db" "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema SELECT * FROM keep; DROP TABLE keep;"
+check "the flipped M is in the table" test "$(sqlite3 "$TMP/flip.db" "SELECT count(*) FROM result NOT INDEXED WHERE m = 15")" = 1
+check "quick_check misses it" test "$(sqlite3 "$TMP/flip.db" "PRAGMA quick_check")" = ok
+expect_exit "emit refuses it: exit 1" 1 "$GEMMTAB" emit --db "$TMP/flip.db" --out "$TMP/flip.h" --cache "$TMP/c"
+check "naming integrity_check and the index" grep -q "fails PRAGMA integrity_check (.*result_by_slice" "$TMP/err"
+check "writes nothing" test ! -e "$TMP/flip.h"
+expect_exit "report refuses it: exit 1" 1 "$GEMMTAB" report --db "$TMP/flip.db"
+check "naming integrity_check" grep -q "fails PRAGMA integrity_check" "$TMP/err"
+expect_exit "bench refuses it as --floors: exit 2 (its input errors)" 2 "$GEMMTAB" bench --space tests/spaces/fake.yaml --floors "$TMP/flip.db" --pairs 2
+check "naming integrity_check" grep -q "fails PRAGMA integrity_check" "$TMP/err"
 
 damage negm "UPDATE result SET m = -8 WHERE id = (SELECT min(id) FROM result WHERE phase = 'retest' AND status = 'ok')"
 expect_exit "a negative M: exit 1" 1 "$GEMMTAB" emit --db "$TMP/negm.db" --out "$TMP/negm.h" --cache "$TMP/c"

@@ -86,6 +86,10 @@ static int load_floors(const char *path, struct floor_row **out, char *label, si
 	*out = NULL;
 	if (db_open_read(path, &db))
 		return error("--floors %s: not a database gemmtab can read", path);
+	if (db_integrity(db)) {
+		db_close(db);
+		return -1;
+	}
 	if (!db_env_pick(db, "bench", 0, &env, &e))
 		n = db_floors(db, env, out);
 	db_close(db);

@@ -103,6 +103,10 @@ int cmd_report(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (db_open_read(path, &db))
 		return 1;
+	if (db_integrity(db)) {
+		db_close(db);
+		return 1;
+	}
 	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
 	    report_write(db, env, path, f, stdout))
 		ret = 1;
