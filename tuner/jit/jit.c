@@ -7,7 +7,9 @@
  * atomic rename and reports one line per instantiation through a pipe; the
  * parent enforces the per-batch deadline and retries a batch that failed as
  * a whole one instantiation at a time, so one illegal candidate does not
- * fail its neighbours.
+ * fail its neighbours. A write to the cache that fails (a full disk, a
+ * read-only folder) is the service's error, not its instantiations': the
+ * service stops and the caller records nothing for them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* qsort_r, prctl */
@@ -83,6 +85,7 @@ struct service {
 	int nbatches, next_batch;
 	struct child *children;
 	int nchildren, maxchildren;
+	char write_error[512];   /* the first failed write to the cache */
 };
 
 const char *jit_nvrtc_version(void)
@@ -295,8 +298,7 @@ static void publish(struct service *sv, const struct batch *b, int fd, nvrtcProg
 	char path[PATH_MAX];
 	cubin_path(opts, b->hash, path, sizeof(path));
 	if (write_file_atomic(path, cubin, size)) {
-		for (int i = 0; i < b->count; i++)
-			report(fd, "F\t%d\tcannot write %s: %s\n", b->first + i, path, strerror(errno));
+		report(fd, "W\tcannot write %s: %s\n", path, strerror(errno));
 		free(cubin);
 		return;
 	}
@@ -315,7 +317,7 @@ static void publish(struct service *sv, const struct batch *b, int fd, nvrtcProg
 		char *entry = xasprintf("%s %s %d %d %d\n", b->hash, lowered, regs, local, smem);
 		char *ipath = xasprintf("%s/i/%s", opts->cache_dir, u->hash);
 		if (write_file_atomic(ipath, entry, strlen(entry)))
-			report(fd, "F\t%d\tcannot write %s: %s\n", b->first + i, ipath, strerror(errno));
+			report(fd, "W\tcannot write %s: %s\n", ipath, strerror(errno));
 		else
 			report(fd, "O\t%d\t%s\t%d\t%d\t%d\n", b->first + i, lowered, regs, local, smem);
 		free(ipath);
@@ -398,6 +400,12 @@ static int apply_line(struct service *sv, const struct batch *b, char *line)
 	}
 	if (!strcmp(f[0], "B"))
 		return 1;
+	if (!strcmp(f[0], "W") && n >= 2) {
+		/* the cache, not the candidate: the service stops (run_batches) */
+		if (!sv->write_error[0])
+			snprintf(sv->write_error, sizeof(sv->write_error), "%s", f[1]);
+		return 0;
+	}
 	if (n < 3)
 		return 0;
 	int ui = atoi(f[1]);
@@ -543,6 +551,12 @@ static int run_batches(struct service *sv, int *done, int total,
 			if (!finished)
 				continue;
 			*done += finish_child(sv, i, why);
+			if (sv->write_error[0]) {
+				ret = error("the kernel cache cannot be written (%s): the sweep stops "
+					    "with nothing recorded for it; free the space or give "
+					    "--cache another folder, then rerun", sv->write_error);
+				goto cleanup;
+			}
 			if (progress)
 				progress(ctx, *done, total);
 		}
