@@ -924,8 +924,9 @@ int cmd_sweep(int argc, char **argv)
 	if (space_load(space, &sw.sp))
 		return 2;
 	if (sw.sp.ngrids == 0 && !sw.sp.lt.top) {
-		fprintf(stderr, "%s: no templates or cublaslt section: nothing to sweep (a "
-			"space of shapes alone serves gemmtab bench and probe)\n", space);
+		fprintf(stderr, "%s:%d:%d: no templates or cublaslt section: nothing to sweep (a "
+			"space of shapes alone serves gemmtab bench and probe)\n", space,
+			sw.sp.top_line, sw.sp.top_col);
 		space_free(&sw.sp);
 		return 2;
 	}

@@ -179,6 +179,13 @@ struct db {
 /* Report the connection's last error as "DB: what: message"; returns -1. */
 static int db_error(struct db *db, const char *what)
 {
+	int code = sqlite3_extended_errcode(db->h) & 0xff;
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return error("DB: %s: %s: another program holds %s locked (an open write "
+			     "transaction: waited %d s for it); nothing recorded is lost: rerun "
+			     "once it is closed", what, sqlite3_errmsg(db->h),
+			     db->path ? db->path : "the database",
+			     BUSY_TIMEOUT_MS / 1000);
 	return error("DB: %s: %s", what, sqlite3_errmsg(db->h));
 }
 

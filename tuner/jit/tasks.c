@@ -73,7 +73,8 @@ static int index_items(const struct space *sp, struct tasklist *tl)
 			n++;
 		}
 	}
-	qsort(all, (size_t)n, sizeof(*all), item_cmp);
+	if (n > 1)
+		qsort(all, (size_t)n, sizeof(*all), item_cmp);
 	int u = 0;
 	for (int i = 0; i < n; i++)
 		if (!u || item_cmp(&all[u - 1], &all[i]))

@@ -402,6 +402,8 @@ static int load_constraints(const struct loader *L, const struct ynode *list, st
 	}
 	g->constraints = xcalloc((size_t)list->nkids, sizeof(*g->constraints));
 	g->constraint_text = xcalloc((size_t)list->nkids, sizeof(*g->constraint_text));
+	g->constraint_line = xcalloc((size_t)list->nkids, sizeof(*g->constraint_line));
+	g->constraint_col = xcalloc((size_t)list->nkids, sizeof(*g->constraint_col));
 	for (int i = 0; i < list->nkids; i++) {
 		const struct ynode *v = list->kids[i];
 		struct expr_error err;
@@ -420,6 +422,8 @@ static int load_constraints(const struct loader *L, const struct ynode *list, st
 			goto cleanup;
 		}
 		g->constraint_text[i] = xstrdup(v->text);
+		g->constraint_line[i] = v->line;
+		g->constraint_col[i] = v->col;
 		g->nconstraints++;
 	}
 cleanup:
@@ -535,6 +539,60 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 	return 0;
 }
 
+/* The slots of a grid point: its parameters, then the builtins of (s, m). */
+static void fill_slots(long *slots, const struct shape *s, int m)
+{
+	slots[SLOT_N] = s->n;
+	slots[SLOT_K] = s->k;
+	slots[SLOT_M] = m;
+	slots[SLOT_W_BYTES] = (long)dtype_size(s->w);
+	slots[SLOT_X_BYTES] = (long)dtype_size(s->x);
+	slots[SLOT_Y_BYTES] = (long)dtype_size(s->y);
+}
+
+/* Is constraint c of g defined at some point of the grid, for some shape
+ * and tuned M? (An undefined value counts as false: a constraint that is
+ * never defined prunes every candidate without saying so.) */
+static int constraint_ever_defined(const struct space *sp, const struct grid *g, int c)
+{
+	const struct tmpl *t = g->tmpl;
+	for (int si = 0; si < sp->nshapes; si++) {
+		const struct shape *s = &sp->shapes[si];
+		for (int mi = 0; mi < s->n_ms; mi++) {
+			int idx[MAX_PARAMS] = { 0 };
+			long slots[NSLOTS] = { 0 }, v;
+			fill_slots(slots, s, s->ms[mi]);
+			for (;;) {
+				for (int i = 0; i < t->nparams; i++)
+					slots[i] = g->values[i][idx[i]];
+				if (!expr_eval(g->constraints[c], slots, &v))
+					return 1;
+				int i = t->nparams - 1;
+				while (i >= 0 && ++idx[i] == g->nvalues[i])
+					idx[i--] = 0;
+				if (i < 0)
+					break;
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_constraints(const struct loader *L, const struct space *sp)
+{
+	for (int gi = 0; gi < sp->ngrids; gi++) {
+		const struct grid *g = &sp->grids[gi];
+		for (int c = 0; c < g->nconstraints; c++)
+			if (!constraint_ever_defined(sp, g, c))
+				return yreport(L, (size_t)g->constraint_line[c], (size_t)g->constraint_col[c],
+					       "constraint '%s' of %s is undefined (a division or "
+					       "modulo by zero, or an overflow) for every candidate "
+					       "at every shape and M: it would prune them all",
+					       g->constraint_text[c], g->tmpl->stem);
+	}
+	return 0;
+}
+
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)
 {
 	static const char *const keys[] = { "sweep", "shapes", "cublaslt", "templates", NULL };
@@ -549,8 +607,10 @@ static int load_root(const struct loader *L, const struct ynode *root, struct sp
 	if ((v = lookup(root, "cublaslt")) && load_cublaslt(L, v, &sp->lt))
 		return -1;
 	/* optional: a space of shapes alone serves bench and probe */
-	if ((v = lookup(root, "templates")) && load_templates(L, v, sp))
+	if ((v = lookup(root, "templates")) && (load_templates(L, v, sp) || check_constraints(L, sp)))
 		return -1;
+	sp->top_line = root->line + 1;
+	sp->top_col = root->col + 1;
 	return 0;
 }
 
@@ -590,6 +650,8 @@ void space_free(struct space *s)
 		}
 		free(g->constraints);
 		free(g->constraint_text);
+		free(g->constraint_line);
+		free(g->constraint_col);
 	}
 	free(s->grids);
 	free(s->shapes);
@@ -621,12 +683,7 @@ long space_enumerate(const struct space *sp, const struct shape *s, int m,
 		struct candidate c;
 		memset(&c, 0, sizeof(c));
 		c.tmpl = t;
-		slots[SLOT_N] = s->n;
-		slots[SLOT_K] = s->k;
-		slots[SLOT_M] = m;
-		slots[SLOT_W_BYTES] = (long)dtype_size(s->w);
-		slots[SLOT_X_BYTES] = (long)dtype_size(s->x);
-		slots[SLOT_Y_BYTES] = (long)dtype_size(s->y);
+		fill_slots(slots, s, m);
 		for (;;) {
 			for (int i = 0; i < t->nparams; i++)
 				c.params[i] = slots[i] = g->values[i][idx[i]];

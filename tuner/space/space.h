@@ -49,6 +49,9 @@ struct grid {
 	int nconstraints;
 	struct expr **constraints;
 	char **constraint_text;       /* as written, for messages */
+	int *constraint_line;         /* where each is written (0-based, as
+				       * libyaml counts) */
+	int *constraint_col;
 };
 
 struct sweep_settings {
@@ -112,6 +115,8 @@ struct space {
 	struct shape *shapes;
 	int ngrids;
 	struct grid *grids;
+	int top_line, top_col;        /* the top level (1-based), for messages
+				       * about a section it lacks */
 };
 
 /* Parse and check path. On any problem prints exactly one line

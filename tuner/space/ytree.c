@@ -10,10 +10,13 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 static enum ystyle style_of(yaml_scalar_style_t s)
@@ -84,9 +87,29 @@ void ynode_free(struct ynode *n)
  * contents (caller frees) or NULL after reporting. */
 char *yread_file(const struct loader *L, size_t *len)
 {
-	FILE *f = fopen(L->path, "rb");
+	/* O_NONBLOCK: a FIFO must not hold the open until a writer comes */
+	int fd = open(L->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0) {
+		yreport(L, 0, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		yreport(L, 0, 0, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		yreport(L, 0, 0, "not a regular file (%s)",
+			S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			"a device or socket");
+		close(fd);
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "rb");
 	if (!f) {
 		yreport(L, 0, 0, "cannot open: %s", strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	char *buf = xmalloc(SPACE_MAX_BYTES + 2);

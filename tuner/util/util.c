@@ -29,7 +29,7 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("fatal: ", fmt, ap);
 	va_end(ap);
-	exit(128);
+	exit(1);
 }
 
 int error(const char *fmt, ...)

@@ -11,7 +11,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Print "gemmtab: fatal: ..." to stderr and exit(128). For setup errors only. */
+/* Print "gemmtab: fatal: ..." to stderr and exit(1). For errors after which
+ * the command cannot go on (what it recorded before stays). */
 _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "gemmtab: error: ..." to stderr; always returns -1 so modules can `return error(...)`. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
