@@ -306,7 +306,7 @@ void rt_cluster_note(long clusters, int size, int fit, int m, char *buf, size_t 
 }
 
 void rt_explain(const struct shape *s, const struct rt_route *r, int m,
-		unsigned long misaligned, char *buf, size_t len)
+		unsigned long misaligned, unsigned long refused, char *buf, size_t len)
 {
 	char entry[RT_WHY_MAX + TMPL_NAME_MAX], base[RT_WHY_MAX];
 	if (!r) {
@@ -327,6 +327,9 @@ void rt_explain(const struct shape *s, const struct rt_route *r, int m,
 			    r->e->ratio_min, r->e->pairs_min, RT_VECTOR_ALIGN);
 	if (misaligned && used > 0 && (size_t)used < len)
 		used += snprintf(buf + used, len - (size_t)used, " (%lu calls so far)", misaligned);
+	if (refused && used > 0 && (size_t)used < len)
+		used += snprintf(buf + used, len - (size_t)used, "; cuBLASLt refused its step in "
+				 "%lu calls, which ran the baseline", refused);
 	if (r->note[0] && used > 0 && (size_t)used < len)
 		snprintf(buf + used, len - (size_t)used, "; %s", r->note);
 }

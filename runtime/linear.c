@@ -70,7 +70,7 @@ static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
 			int status = rt_lt_run((struct gt_weight *)wt, r, st, x, m, y, stream);
 			if (status == GT_OK)
 				continue;
-			((struct gt_weight *)wt)->misaligned_calls++;
+			((struct gt_weight *)wt)->refused_calls++;
 			return rt_blas_run((struct gt_weight *)wt, x, m, y, stream);
 		}
 		if (st->kind == STEP_KERNEL)

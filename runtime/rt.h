@@ -87,9 +87,11 @@ struct gt_weight {
 	void *blas_ws;                          /* RT_BLAS_WS_BYTES */
 	cublasLtHandle_t lt;                    /* the routes' cuBLASLt steps */
 	float *x32;                             /* router baseline: RT_X32_CHUNK_ROWS x K */
-	/* routed calls that ran the baseline: x or y not 16-byte aligned, or
-	 * a cuBLASLt step the library refused (its alignment needs, mostly) */
+	/* routed calls that ran the baseline: x or y not 16-byte aligned */
 	unsigned long misaligned_calls;
+	/* and those whose cuBLASLt step the library refused at that m
+	 * (prepare checked the ends of the range only) */
+	unsigned long refused_calls;
 };
 
 /* --- table.c --- */
@@ -172,9 +174,10 @@ const struct rt_route *rt_route_find(const struct rt_route *routes, int n, int m
 
 /* One line saying what a call with m tokens runs and why (see
  * gt_weight_explain). misaligned: calls so far that had a route but ran
- * the baseline for unaligned pointers. */
+ * the baseline for unaligned pointers; refused: those that ran it because
+ * cuBLASLt refused the route's step. */
 void rt_explain(const struct shape *s, const struct rt_route *r, int m,
-		unsigned long misaligned, char *buf, size_t len);
+		unsigned long misaligned, unsigned long refused, char *buf, size_t len);
 
 /* --- status.c --- */
 

@@ -310,6 +310,8 @@ int gt_weight_explain(const gt_weight *wt, int m, char *buf, size_t len)
 	if (!wt || !buf || !len || m <= 0)
 		return GT_ERR_INVALID;
 	const struct rt_route *r = rt_route_find(wt->routes, wt->nroutes, m);
-	rt_explain(&wt->shape, r, m, r && r->usable ? wt->misaligned_calls : 0, buf, len);
+	int live = r && r->usable;
+	rt_explain(&wt->shape, r, m, live ? wt->misaligned_calls : 0, live ? wt->refused_calls : 0,
+		   buf, len);
 	return GT_OK;
 }

@@ -295,28 +295,28 @@ TEST(explain_lines)
 	CHECK_INT(n, 8);
 	if (n != 8)
 		return;
-	rt_explain(&s, &r[0], 1, 0, buf, sizeof(buf));
+	rt_explain(&s, &r[0], 1, 0, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "m=1: entry 0 (gemv warps=16,rows=4,tokens=1,unroll=1,split=1,"
 		  "cache=default, m 1-1, retest ratio >= 1.353 over >= 100 pairs); calls with "
 		  "x or y not 16-byte aligned run the baseline");
-	rt_explain(&s, &r[0], 1, 3, buf, sizeof(buf));
+	rt_explain(&s, &r[0], 1, 3, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, "run the baseline (3 calls so far)") != NULL);
-	rt_explain(&s, &r[1], 2, 0, buf, sizeof(buf));
+	rt_explain(&s, &r[1], 2, 0, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "m=2: baseline (cublasGemmEx bf16, compute 32F): entry 2 (wgmma) not "
 		  "used: template 'wgmma' is not compiled into this library");
-	rt_explain(&s, NULL, 6, 0, buf, sizeof(buf));
+	rt_explain(&s, NULL, 6, 0, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "m=6: baseline (cublasGemmEx bf16, compute 32F): no table entry for "
 		  "n=2304 k=8192 bf16*bf16->bf16 covers m=6");
 
 	struct shape rs = router();
-	rt_explain(&rs, NULL, 600, 0, buf, sizeof(buf));
+	rt_explain(&rs, NULL, 600, 0, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "m=600: baseline (x to fp32 in chunks of 512 rows, cublasGemmEx fp32, "
 		  "compute 32F, no TF32): no table entry for n=256 k=8192 fp32*bf16->fp32 "
 		  "covers m=600");
 
 	/* a table tuned elsewhere: the weight's routes carry the mismatch */
 	rt_route_disable(&r[0], "table tuned on X");
-	rt_explain(&s, &r[0], 1, 0, buf, sizeof(buf));
+	rt_explain(&s, &r[0], 1, 0, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "m=1: baseline (cublasGemmEx bf16, compute 32F): entry 0 (gemv "
 		  "warps=16,rows=4,tokens=1,unroll=1,split=1,cache=default) not used: table "
 		  "tuned on X");
@@ -339,18 +339,22 @@ TEST(explain_lines)
 	struct rt_route u = r[0];       /* r[0], usable again */
 	u.usable = 1;
 	rt_cluster_note(36, 7, 32, 32, u.note, sizeof(u.note));
-	rt_explain(&s, &u, 1, 2, buf, sizeof(buf));
+	rt_explain(&s, &u, 1, 2, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "m=1: entry 0 (gemv warps=16,rows=4,tokens=1,unroll=1,split=1,"
 		  "cache=default, m 1-1, retest ratio >= 1.353 over >= 100 pairs); calls with "
 		  "x or y not 16-byte aligned run the baseline (2 calls so far); at m=32 its 36 "
 		  "clusters of 7 blocks take 2 waves on this GPU (32 fit at once)");
 	u.note[0] = '\0';
-	rt_explain(&s, &u, 1, 0, buf, sizeof(buf));
+	rt_explain(&s, &u, 1, 0, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, "waves") == NULL);
+	/* a call cuBLASLt refused is counted as that, not as misaligned */
+	rt_explain(&s, &u, 1, 0, 3, buf, sizeof(buf));
+	CHECK(strstr(buf, "calls so far") == NULL);
+	CHECK(strstr(buf, "; cuBLASLt refused its step in 3 calls, which ran the baseline") != NULL);
 
 	/* a short buffer is truncated, still terminated */
 	char tiny[8];
-	rt_explain(&s, NULL, 6, 0, tiny, sizeof(tiny));
+	rt_explain(&s, NULL, 6, 0, 0, tiny, sizeof(tiny));
 	CHECK_STR(tiny, "m=6: ba");
 	free(r);
 }
