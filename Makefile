@@ -104,6 +104,7 @@ GPU_BIN   := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu_%)
 all: $(BUILD)/bin/gemmtab runtime
 
 include runtime/runtime.mk
+include tests/fuzz/fuzz.mk
 
 # The tuner links libgemmtab (only its gt_ API is global) for `gemmtab bench`.
 $(BUILD)/bin/gemmtab: $(TUNER_OBJ) $(RT_LIB_A)
@@ -204,7 +205,7 @@ $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.
 
 tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker \
 	$(BUILD)/tests/gemmtab runtime-tests runtime-tests-gpu \
-	$(RT_EXAMPLE)
+	$(RT_EXAMPLE) fuzz-build
 
 # test builds the GPU tests too (without running them), so a GPU test that
 # no longer compiles or links fails here, not first on the H200.
