@@ -10,10 +10,12 @@
 # GT_KILLS overrides the number of kills (default 20).
 . "$(dirname "$0")/lib.sh"
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
-# tests/spaces/fake.yaml with more Ms, for room between 20 kills
+# tests/spaces/fake.yaml with more Ms and candidates, for room between 20
+# kills (about 70 worker kills fit in its sweep)
 SPACE=$TMP/space.yaml
-sed -e 's/m: \[1, 8\], neighbours: \[2, 7\]/m: [1, 8, 16, 32], neighbours: [2, 7, 24]/' \
-	-e 's/m: \[1, 8\], neighbours: \[2\]/m: [1, 8, 16], neighbours: [2, 12]/' \
+sed -e 's/m: \[1, 8\], neighbours: \[2, 7\]/m: [1, 8, 16, 32, 64], neighbours: [2, 7, 24, 48]/' \
+	-e 's/m: \[1, 8\], neighbours: \[2\]/m: [1, 8, 16, 32], neighbours: [2, 12, 24]/' \
+	-e 's/unroll: \[1\]/unroll: [1, 2]/' \
 	tests/spaces/fake.yaml >"$SPACE"
 KILLS=${GT_KILLS:-20}
 RANDOM=29   # the kill points are random, and the same on every run
@@ -62,7 +64,7 @@ wait_requests() {
 	done
 }
 
-export FAKE_WORKER_DELAY_MS=20 FAKE_WORKER_LOG=$TMP/requests
+export FAKE_WORKER_DELAY_MS=40 FAKE_WORKER_LOG=$TMP/requests
 : >"$TMP/requests"
 kills=0 runs=0
 while [ "$kills" -lt "$KILLS" ] && [ "$runs" -lt $((KILLS * 3)) ]; do
@@ -91,7 +93,7 @@ while [ "$kills" -lt "$KILLS" ] && kill -0 "$pid" 2>/dev/null; do
 	# at least two requests between kills, so that no candidate is the
 	# one in flight at two kills running
 	wait_requests "$TMP/requests" $((2 + RANDOM % 3)) "$pid"
-	sleep "0.0$((RANDOM % 10))"
+	sleep "0.0$((RANDOM % 4))"
 	w=$(pgrep -P "$pid" -f fake_worker | head -n 1)
 	[ -n "$w" ] && kill -9 "$w" 2>/dev/null && kills=$((kills + 1))
 done

@@ -304,6 +304,9 @@ static int check_version(struct db *db)
 		return -1;
 	if (version == 0 ? objects > 0 : app != GT_APP_ID)
 		return error("DB: %s: not a gemmtab database", db->path);
+	if (version < 0)
+		return error("DB: %s: schema version %lld is none gemmtab ever wrote (the "
+			     "header is damaged): restore it from a copy", db->path, version);
 	if (version > (long long)ARRAY_SIZE(migrations))
 		return error("DB: %s: schema version %lld is newer than this gemmtab "
 			     "knows (%zu); use a newer gemmtab", db->path, version,
@@ -549,8 +552,15 @@ static int open_db(const char *path, enum open_mode mode, struct db **out)
 		 * a WAL database) cannot be read as it is: read it immutable,
 		 * unless committed results wait in a -wal file beside it */
 		sqlite3_extended_result_codes(db->h, 1);
-		if (sqlite3_exec(db->h, "PRAGMA user_version", NULL, NULL, NULL) != SQLITE_OK &&
-		    !has_wal(path)) {
+		int readable = sqlite3_exec(db->h, "PRAGMA user_version", NULL, NULL, NULL) == SQLITE_OK;
+		if (!readable && has_wal(path)) {
+			error("DB: %s cannot be read here (%s): committed results wait in its -wal "
+			      "file, which only a reader that may write beside it folds in; copy "
+			      "%s and %s-wal to a folder you can write and read the copy",
+			      path, sqlite3_errmsg(db->h), path, path);
+			goto fail;
+		}
+		if (!readable) {
 			sqlite3_close(db->h);
 			char *uri = sqlite3_mprintf("file:%q?immutable=1", path);
 			rc = sqlite3_open_v2(uri, &db->h, flags | SQLITE_OPEN_URI, NULL);
