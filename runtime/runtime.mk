@@ -74,7 +74,7 @@ RT_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 RT_LDLIBS := $(RT_CUDA_LIBS) -lstdc++ -lpthread -lm
 
 RT_UNIT_BIN := $(BUILD)/tests/test_runtime_api $(BUILD)/tests/test_runtime_dispatch
-RT_GPU_BIN  := $(BUILD)/tests/gpu_test_runtime_gpu
+RT_GPU_BIN  := $(BUILD)/tests/gpu_test_runtime_gpu $(BUILD)/tests/gpu_test_runtime_lt
 RT_EXAMPLE  := $(BUILD)/examples/linear
 RT_EXAMPLE_PREFIX := $(BUILD)/rt-prefix
 
@@ -195,6 +195,21 @@ $(BUILD)/tests/gpu_test_runtime_gpu: tests/gpu/test_runtime_gpu.c $(RT_LIB_A) $(
 	@echo "  CC      $<"
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit $(TUNER_INC) -o $@ $< $(OBJ)/harness.cu.o \
 		$(RT_LIB_A) $(RT_LDLIBS)
+
+# A test with a table of its own: the runtime's objects without
+# runtime/table.c, made local as in the libraries but for the API and
+# version_text (the test defines rt_table, left undefined here).
+RT_OWN_TABLE_O := $(RT_OBJ)/own_table.o
+$(RT_OWN_TABLE_O): $(filter-out $(RT_OBJ)/table.o,$(RT_OBJS)) $(RT_SYMS)
+	@echo "  LD -r   $@"
+	$(Q)$(LD) -r -o $@.tmp $(filter-out $(RT_OBJ)/table.o,$(RT_OBJS))
+	$(Q)$(OBJCOPY) --keep-global-symbols=$(RT_SYMS) --keep-global-symbol=version_text \
+		$@.tmp $@ && rm -f $@.tmp
+$(BUILD)/tests/gpu_test_runtime_lt: tests/gpu/test_runtime_lt.c $(RT_OWN_TABLE_O) $(OBJ)/harness.cu.o
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit $(TUNER_INC) -o $@ $< $(OBJ)/harness.cu.o \
+		$(RT_OWN_TABLE_O) $(RT_LDLIBS)
 
 runtime-tests: $(RT_UNIT_BIN)
 runtime-tests-gpu: $(RT_GPU_BIN) $(RT_EXAMPLE)
