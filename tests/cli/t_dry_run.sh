@@ -20,7 +20,7 @@ total=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/q")
 check "quick: total $total equals the per-row sum $sum" test -n "$total" -a "$sum" = "$total"
 check "quick: every family present" bash -c "for f in qkv oproj pooler unpooler unpooler_slice router; do grep -q \"^\$f \" '$TMP/q' || exit 1; done"
 # a misspelled family is an error, with or without a cublaslt section
-expect_exit "--family qvk on h200.yaml: exit 1" 1 "$GEMMTAB" sweep --space search_spaces/h200.yaml --family qvk --dry-run
+expect_exit "--family qvk on h200.yaml: exit 2 (bad input)" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --family qvk --dry-run
 check "--family qvk: the error names the family and the space" \
 	grep -q -- "--family qvk: no such family in search_spaces/h200.yaml" "$TMP/err"
 # a space of shapes alone (what bench and probe read) has nothing to sweep

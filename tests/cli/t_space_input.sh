@@ -2,7 +2,8 @@
 # FILE:LINE:COL line and the exit status 2, at once. A space of shapes
 # alone is refused by sweep at its top level; a constraint undefined for
 # every candidate (1/0 == 0) at its own position instead of pruning all
-# silently; a FIFO, a directory as --space without blocking; a file with
+# silently; a space of more than a million candidates before it is
+# built; a FIFO, a directory as --space without blocking; a file with
 # CR-only line ends counts its lines right. And a database another
 # program holds locked: the sweep waits, then says so and exits 1.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +20,13 @@ expect_exit "a constraint undefined for every candidate: exit 2" 2 "$GEMMTAB" sw
 check "named at its LINE:COL" grep -q "^$TMP/undef.yaml:6:28: constraint '1/0 == 0' of gemv is undefined" "$TMP/err"
 printf 'shapes:\n%s\ntemplates:\n  gemv:\n%s\n    constraints: ["k / (warps - 4) > 0"]\n' "$shape" "${gemv/\[4\]/[4, 8]}" >"$TMP/some.yaml"
 expect_exit "one undefined at some points only: exit 0" 0 "$GEMMTAB" sweep --space "$TMP/some.yaml" --dry-run
+
+# tests/spaces/gpu_mma.yaml without its constraints: 3.5 million
+# candidates, refused before they are built (the fuzzer found a space
+# like it taking 5.6 GB)
+sed '/^    constraints:/,$d' tests/spaces/gpu_mma.yaml >"$TMP/huge.yaml"
+expect_exit "a space of 3.5 million candidates: exit 2" 2 "$GEMMTAB" sweep --space "$TMP/huge.yaml" --dry-run
+check "says how many and the limit" grep -q "the space enumerates 3525120 candidates over its shapes and Ms, more than 1000000: narrow a grid or add constraints" "$TMP/err"
 
 mkfifo "$TMP/fifo"
 expect_exit "a FIFO as --space: exit 2, at once" 2 timeout 10 "$GEMMTAB" sweep --space "$TMP/fifo" --dry-run

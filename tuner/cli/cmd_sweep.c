@@ -932,8 +932,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (deadline > 0)
 		sw.sp.sweep.deadline_s = deadline;
-	if (tasks_build(&sw.sp, family, &sw.tl))
+	if (tasks_build(&sw.sp, family, &sw.tl)) {
+		rc = 2;   /* the space (or --family) asks for what cannot be built */
 		goto out_space;
+	}
 	if (dry_run) {
 		print_plan(&sw, family);
 		rc = 0;

@@ -7,6 +7,7 @@
 #include "codekey.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +44,39 @@ static int item_cmp(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
-/* Collect the instantiation names of every unpruned task, sort, dedupe,
- * and point each task at its items. */
+/* The most (shape, M, candidate) tasks and distinct instantiations a
+ * space may enumerate: far above any real sweep (search_spaces/h200.yaml
+ * has 40,606 and 11,267), low enough that a grid without its constraints
+ * is refused before it takes gigabytes. */
+#define TASKS_MAX 1000000L
+#define ITEMS_MAX 200000
+
+/* One kernel of one task, by the hash of its (source, name). */
+struct item_ref {
+	uint64_t hash;
+	int task, kernel;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct item_ref *x = a, *y = b;
+	return (x->hash > y->hash) - (x->hash < y->hash);
+}
+
+static uint64_t item_hash(const char *source, const char *name)
+{
+	return hash_str(hash_str(HASH_INIT, source), name);
+}
+
+/* Collect the instantiation names of every unpruned task, dedupe, sort,
+ * and point each task at its items. The names are deduplicated by hash
+ * before any jit_item is made, so that memory grows with the distinct
+ * instantiations, not with the tasks. */
 static int index_items(const struct space *sp, struct tasklist *tl)
 {
-	int cap = 0, n = 0;
-	struct jit_item *all = NULL;
 	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
+	size_t nrefs = 0, cap = 0;
+	struct item_ref *refs = NULL;
 
 	for (int i = 0; i < tl->n; i++) {
 		struct task *t = &tl->t[i];
@@ -58,28 +85,44 @@ static int index_items(const struct space *sp, struct tasklist *tl)
 		const struct shape *s = &sp->shapes[t->shape];
 		t->nk = t->cand.tmpl->kernels(s, t->cand.params, names, TMPL_MAX_KERNELS);
 		if (t->nk < 0 || t->nk > TMPL_MAX_KERNELS) {
-			free(all);
+			free(refs);
 			return error("template %s gave %d kernels for %s", t->cand.tmpl->stem,
 				     t->nk, t->key);
 		}
 		for (int j = 0; j < t->nk; j++) {
-			if (n == cap) {
+			if (nrefs == cap) {
 				cap = cap ? cap * 2 : 256;
-				all = xrealloc(all, (size_t)cap * sizeof(*all));
+				refs = xrealloc(refs, cap * sizeof(*refs));
 			}
-			memset(&all[n], 0, sizeof(all[n]));
-			all[n].source_name = t->cand.tmpl->source;
-			snprintf(all[n].name, sizeof(all[n].name), "%s", names[j]);
-			n++;
+			refs[nrefs++] = (struct item_ref){ item_hash(t->cand.tmpl->source, names[j]),
+							   i, j };
 		}
 	}
-	if (n > 1)
-		qsort(all, (size_t)n, sizeof(*all), item_cmp);
+	if (nrefs > 1)
+		qsort(refs, nrefs, sizeof(*refs), ref_cmp);
 	int u = 0;
-	for (int i = 0; i < n; i++)
-		if (!u || item_cmp(&all[u - 1], &all[i]))
-			all[u++] = all[i];
-	tl->items = all;
+	for (size_t i = 0; i < nrefs; i++)
+		u += !i || refs[i].hash != refs[i - 1].hash;
+	if (u > ITEMS_MAX) {
+		free(refs);
+		return error("%s: the space needs %d distinct kernel instantiations, more than %d: "
+			     "narrow a grid or add constraints", sp->path, u, ITEMS_MAX);
+	}
+	struct jit_item *items = u ? xcalloc((size_t)u, sizeof(*items)) : NULL;
+	int k = 0;
+	for (size_t i = 0; i < nrefs; i++) {
+		if (i && refs[i].hash == refs[i - 1].hash)
+			continue;
+		const struct task *t = &tl->t[refs[i].task];
+		t->cand.tmpl->kernels(&sp->shapes[t->shape], t->cand.params, names, TMPL_MAX_KERNELS);
+		items[k].source_name = t->cand.tmpl->source;
+		snprintf(items[k].name, sizeof(items[k].name), "%s", names[refs[i].kernel]);
+		k++;
+	}
+	free(refs);
+	if (u > 1)
+		qsort(items, (size_t)u, sizeof(*items), item_cmp);
+	tl->items = items;
 	tl->nitems = u;
 
 	for (int i = 0; i < tl->n; i++) {
@@ -92,8 +135,10 @@ static int index_items(const struct space *sp, struct tasklist *tl)
 			struct jit_item key;
 			key.source_name = t->cand.tmpl->source;
 			snprintf(key.name, sizeof(key.name), "%s", names[j]);
-			struct jit_item *hit = bsearch(&key, tl->items, (size_t)tl->nitems,
-						       sizeof(key), item_cmp);
+			struct jit_item *hit = u ? bsearch(&key, tl->items, (size_t)tl->nitems,
+							   sizeof(key), item_cmp) : NULL;
+			if (!hit)   /* two names of one 64-bit hash: never seen */
+				return error("%s: instantiation %s was not indexed", sp->path, names[j]);
 			t->item[j] = (int)(hit - tl->items);
 		}
 	}
@@ -103,6 +148,15 @@ static int index_items(const struct space *sp, struct tasklist *tl)
 int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out)
 {
 	memset(out, 0, sizeof(*out));
+	long total = 0;
+	for (int i = 0; i < sp->nshapes; i++)
+		for (int j = 0; j < sp->shapes[i].n_ms; j++)
+			if (!only_family || !strcmp(only_family, sp->shapes[i].family))
+				total += space_enumerate(sp, &sp->shapes[i], sp->shapes[i].ms[j], NULL,
+							 NULL);
+	if (total > TASKS_MAX)
+		return error("%s: the space enumerates %ld candidates over its shapes and Ms, more "
+			     "than %ld: narrow a grid or add constraints", sp->path, total, TASKS_MAX);
 	for (int i = 0; i < sp->nshapes; i++) {
 		const struct shape *s = &sp->shapes[i];
 		if (only_family && strcmp(only_family, s->family))
