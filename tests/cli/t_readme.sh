@@ -37,6 +37,9 @@ while IFS= read -r cmd; do
 	echo "$cmd" >>"$TMP/seen"
 done <"$TMP/run"
 
+check "the report scores the space's loads, with the all-M figure" \
+	bash -c "grep -q '^score: [0-9.]*, the geometric mean of the speedups of 2 of 2 loads' '$TMP/out.2' &&
+		grep -q '^all-M: [0-9.]*' '$TMP/out.2'"
 check "the table has entries for the space's shape" grep -qE '^\s+/\* down, M 1: gemv ' "$TMP/my.h"
 check "its kernels file was written beside it" test -s "$TMP/my_kernels.cu"
 check "the library built with it describes that table" \

@@ -21,9 +21,10 @@ for t in space db; do
 	rm -f "$dir"/fuzz_$t.*.log
 	stamp=$dir/.start_$t
 	touch "$stamp"
-	# -max_len: the largest seed (the database is 34 KB); -rss_limit: a
+	# -max_len: the largest seed (the database is 34 KB); -timeout: a valid
+	# space of 200,000 candidates takes 30 s under the sanitizers; -rss_limit: a
 	# space that asks for a huge grid is refused before it allocates
-	args=(-max_total_time="$secs" -print_final_stats=1 -max_len=65536 -timeout=25
+	args=(-max_total_time="$secs" -print_final_stats=1 -max_len=65536 -timeout=120
 	      -rss_limit_mb=4096 -artifact_prefix="$art/$t-")
 	if [ "$jobs" -gt 1 ]; then
 		args+=(-fork="$jobs" -ignore_crashes=1)
@@ -31,17 +32,17 @@ for t in space db; do
 	# shellcheck disable=SC2086
 	"$dir/fuzz_$t" "${args[@]}" "$corpus" $seeds >"$log" 2>&1
 	rc=$?
-	runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
-	[ -n "$runs" ] || runs=$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')
-	cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
-	reports=$(grep -cE '^==[0-9]+==ERROR|runtime error:|^SUMMARY: ' "$log")
+	runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
+	[ -n "$runs" ] || runs=$(grep -aoE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')
+	cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
+	reports=$(grep -acE '^==[0-9]+==ERROR|runtime error:|^SUMMARY: ' "$log")
 	crashes=$(find "$art" -newer "$stamp" \( -name "$t-crash-*" -o -name "$t-leak-*" -o \
 		-name "$t-timeout-*" -o -name "$t-oom-*" \) 2>/dev/null | wc -l)
 	printf 'fuzz_%s: %s s, %s executions, %s, corpus %s files, %s crashes, %s sanitizer reports (exit %d; %s)\n' \
 		"$t" "$secs" "${runs:-?}" "${cov:-cov: ?}" "$(ls "$corpus" | wc -l)" "$crashes" "$reports" "$rc" "$log"
 	if [ "$rc" -ne 0 ] || [ "$reports" -ne 0 ] || [ "$crashes" -ne 0 ]; then
 		bad=1
-		grep -E -A12 '^==[0-9]+==ERROR|runtime error:' "$log" | head -n 30
+		grep -aE -A12 '^==[0-9]+==ERROR|runtime error:' "$log" | head -n 30
 	fi
 done
 exit $bad

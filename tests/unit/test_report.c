@@ -86,14 +86,31 @@ TEST(nominal_floors_match_workload)
 	CHECK_NEAR(sum256, 51.667405, 1e-5);
 }
 
+/* The reference workload's slice rule: unpooler_slice runs for M <= 8,
+ * unpooler above, the others at every load. */
+static int runs(const struct workload *w, const char *family, int m)
+{
+	for (int i = 0; i < w->nparts; i++)
+		if (!strcmp(w->parts[i].family, family))
+			return workload_part_in(&w->parts[i], m);
+	return -1;
+}
+
 TEST(slice_rule)
 {
-	CHECK_STR(load_family("unpooler", 1), "unpooler_slice");
-	CHECK_STR(load_family("unpooler", 8), "unpooler_slice");
-	CHECK_STR(load_family("unpooler", 9), "unpooler");
-	CHECK_STR(load_family("unpooler_slice", 16), "unpooler");
-	CHECK_STR(load_family("unpooler_slice", 2), "unpooler_slice");
-	CHECK_STR(load_family("qkv", 1), "qkv");
+	struct workload w;
+	workload_reference(&w);
+	CHECK_INT(w.nloads, 6);
+	CHECK_INT(w.loads[5], 256);
+	CHECK_INT(workload_max_m(&w), 256);
+	CHECK_INT(runs(&w, "unpooler_slice", 1), 1);
+	CHECK_INT(runs(&w, "unpooler_slice", 8), 1);
+	CHECK_INT(runs(&w, "unpooler_slice", 9), 0);
+	CHECK_INT(runs(&w, "unpooler", 8), 0);
+	CHECK_INT(runs(&w, "unpooler", 9), 1);
+	CHECK_INT(runs(&w, "qkv", 1), 1);
+	CHECK_INT(runs(&w, "qkv", 65536), 1);
+	workload_free(&w);
 }
 
 TEST(who_runs_and_floor_fractions)
@@ -160,7 +177,9 @@ TEST(loads_and_geometric_mean)
 	for (int i = 0; i < N; i++)
 		rows[i] = row(two_loads[i].family, two_loads[i].m, two_loads[i].base,
 			      two_loads[i].cand, two_loads[i].ratio);
-	report_build(rows, N, NULL, 0, &r);
+	struct workload w;
+	workload_reference(&w);
+	report_build(rows, N, NULL, 0, &w, &r);
 	CHECK_INT(r.nshapes, N);
 	CHECK_INT(r.nloads, 3);
 	const struct load_figures *l1 = &r.loads[0], *l8 = &r.loads[1], *l16 = &r.loads[2];
@@ -189,7 +208,13 @@ TEST(loads_and_geometric_mean)
 
 	CHECK_INT(r.covered, 2);
 	CHECK_NEAR(r.score, sqrt(2.0), 1e-12);
+	/* all-M over 1..256: only 1 and 16 measured for every shape; at 8
+	 * qkv's row counts, the others as cuBLAS at their nominal floors */
+	CHECK_INT(r.all_m.max_m, 256);
+	CHECK_INT(r.all_m.measured, 2);
+	CHECK(r.all_m.value > 1 && r.all_m.value < 1.01);
 	report_free(&r);
+	workload_free(&w);
 }
 
 TEST(ambiguous_and_screen_families)
@@ -208,13 +233,16 @@ TEST(ambiguous_and_screen_families)
 	strcpy(rows[5].phase, "screen");
 	for (int i = 0; i < 6; i++)
 		shape_figures_compute(&rows[i], NULL, 0, &f[i]);
-	CHECK_INT(load_figures_compute(f, 6, 1, &l), 1);
+	struct workload w;
+	workload_reference(&w);
+	CHECK_INT(load_figures_compute(f, 6, 1, &w, &l), 1);
 	CHECK_STR(l.ambiguous, "qkv");
 	CHECK_STR(l.screen, "unpooler_slice");
 	CHECK_STR(l.missing, "");
 	CHECK_INT(l.nused, 4);
 	CHECK_INT(l.complete, 0);
-	CHECK_INT(load_figures_compute(f, 6, 32, &l), 0);      /* no row at 32 */
+	CHECK_INT(load_figures_compute(f, 6, 32, &w, &l), 0);  /* no row at 32 */
+	workload_free(&w);
 
 	int covered;
 	CHECK(isnan(report_score(&l, 1, &covered)));
@@ -259,7 +287,10 @@ static char *fixture_report(long long env, enum table_format f)
 	if (db_open_existing(fixture(), &db))
 		return NULL;
 	FILE *out = open_memstream(&buf, &len);
-	int r = report_write(db, env, "fixture.db", f, out);
+	struct workload w;
+	workload_reference(&w);
+	int r = report_write(db, env, "fixture.db", &w, f, out);
+	workload_free(&w);
 	fclose(out);
 	db_close(db);
 	if (r) {
@@ -329,16 +360,18 @@ static const char golden_text[] =
 	"\n"
 	"Per load\n"
 	"\n"
-	"speedup = sum of base_us / sum of run_us over the load's\n"
-	"families (unpooler_slice in place of unpooler for M <= 8); only\n"
-	"complete loads count in the score.\n"
+	"speedup = sum of base_us / sum of run_us over the load's shapes,\n"
+	"each times its count; only complete loads count in the score.\n"
+	"Workload (the reference workload of docs/workload.md):\n"
+	"qkv, oproj, pooler, unpooler (m > 8), unpooler_slice (m <= 8), router.\n"
 	"\n"
 	" M  families  expected  base_us  run_us  speedup  floor_frac  nominal_frac  note\n"
 	"--  --------  --------  -------  ------  -------  ----------  ------------  -------------------\n"
 	" 1         5         5    51.90   43.90    1.182        0.82          0.66  screen only: pooler\n"
 	"16         4         5    56.70   54.45    1.041        0.85          0.73  missing: router\n"
 	"\n"
-	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n";
+	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
+	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
 
 static const char golden_md[] =
 	"# gemmtab report\n"
@@ -367,16 +400,18 @@ static const char golden_md[] =
 	"\n"
 	"## Per load\n"
 	"\n"
-	"speedup = sum of base_us / sum of run_us over the load's\n"
-	"families (unpooler_slice in place of unpooler for M <= 8); only\n"
-	"complete loads count in the score.\n"
+	"speedup = sum of base_us / sum of run_us over the load's shapes,\n"
+	"each times its count; only complete loads count in the score.\n"
+	"Workload (the reference workload of docs/workload.md):\n"
+	"qkv, oproj, pooler, unpooler (m > 8), unpooler_slice (m <= 8), router.\n"
 	"\n"
 	"| M | families | expected | base_us | run_us | speedup | floor_frac | nominal_frac | note |\n"
 	"|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
 	"| 1 | 5 | 5 | 51.90 | 43.90 | 1.182 | 0.82 | 0.66 | screen only: pooler |\n"
 	"| 16 | 4 | 5 | 56.70 | 54.45 | 1.041 | 0.85 | 0.73 | missing: router |\n"
 	"\n"
-	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n";
+	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
+	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
 
 static const char golden_csv[] =
 	"family,M,phase,pairs,base_us,run_us,speedup,spread,floor_frac,nominal_frac,winner\n"
@@ -396,8 +431,8 @@ static const char golden_csv[] =
 	"1,5,5,51.90,43.90,1.182,0.82,0.66,screen only: pooler\n"
 	"16,4,5,56.70,54.45,1.041,0.85,0.73,missing: router\n"
 	"\n"
-	"score,loads,of\n"
-	"1.182,1,6\n";
+	"score,loads,of,all_m,all_m_measured,all_m_max\n"
+	"1.182,1,6,1.001,1,256\n";
 
 /* The older environment: one qkv row, so the load is incomplete and there
  * is no score. */
@@ -408,8 +443,8 @@ static const char golden_old_csv[] =
 	"M,families,expected,base_us,run_us,speedup,floor_frac,nominal_frac,note\n"
 	"1,1,5,13.50,11.25,1.200,,0.70,\"missing: oproj, pooler, unpooler_slice, router\"\n"
 	"\n"
-	"score,loads,of\n"
-	",0,6\n";
+	"score,loads,of,all_m,all_m_measured,all_m_max\n"
+	",0,6,,0,256\n";
 
 TEST(fixture_text)
 {

@@ -263,14 +263,14 @@ static void print_points(const struct point *p, int n, int floors, int paired,
 	table_free(&t);
 }
 
-/* Per load: sums over the workload's families at that M. Returns the
- * score over the complete loads (report_score: NaN if none); *covered
- * counts them. */
-static double print_loads(const struct point *p, int n, int floors, int paired,
-			  enum table_format f, FILE *out, int *covered)
+/* Per load: sums over the workload's shapes at that M, each times its
+ * count. Returns the score over the complete loads (report_score: NaN if
+ * none); *covered counts them. */
+static double print_loads(const struct point *p, int n, const struct workload *wl, int floors,
+			  int paired, enum table_format f, FILE *out, int *covered)
 {
 	struct table t;
-	struct load_figures loads[REPORT_NLOADS];
+	struct load_figures loads[WORKLOAD_MAX_LOADS];
 	table_init(&t, 5 + (floors != 0) + (paired != 0));
 	table_add(&t, "M");
 	table_add(&t, "base_us");
@@ -281,24 +281,26 @@ static double print_loads(const struct point *p, int n, int floors, int paired,
 	if (paired)
 		table_add(&t, "paired");
 	table_add(&t, "note");
-	for (int l = 0; l < REPORT_NLOADS; l++) {
-		int m = report_loads[l], complete = 1;
+	for (int l = 0; l < wl->nloads; l++) {
+		int m = wl->loads[l], complete = 1;
 		double base = 0, lib = 0, floor_sum = 0, pfloor_sum = 0, plib_sum = 0;
 		char missing[128] = "";
-		for (int j = 0; j < REPORT_NFAMILIES; j++) {
-			const char *fam = load_family(report_families[j], m);
-			int i = find_point(p, n, fam, m);
+		for (int j = 0; j < wl->nparts; j++) {
+			const struct workload_part *w = &wl->parts[j];
+			if (!workload_part_in(w, m))
+				continue;
+			int i = find_point(p, n, w->family, m);
 			if (i < 0 || strcmp(p[i].status, "ok")) {
 				complete = 0;
 				snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
-					 "%s%s", missing[0] ? ", " : "missing or failed: ", fam);
+					 "%s%s", missing[0] ? ", " : "missing or failed: ", w->family);
 				continue;
 			}
-			base += p[i].base_us;
-			lib += p[i].lib_us;
-			floor_sum += p[i].floor_us;
-			pfloor_sum += p[i].pfloor_us;
-			plib_sum += p[i].plib_us;
+			base += w->count * p[i].base_us;
+			lib += w->count * p[i].lib_us;
+			floor_sum += w->count * p[i].floor_us;
+			pfloor_sum += w->count * p[i].pfloor_us;
+			plib_sum += w->count * p[i].plib_us;
 		}
 		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
 						  .speedup = base / lib, .complete = complete };
@@ -321,7 +323,22 @@ static double print_loads(const struct point *p, int n, int floors, int paired,
 	}
 	table_print(&t, f, "-", out);
 	table_free(&t);
-	return report_score(loads, REPORT_NLOADS, covered);
+	return report_score(loads, wl->nloads, covered);
+}
+
+/* The all-M figure over the points benched (bench times the space's Ms:
+ * the others count as cuBLAS). */
+static void bench_all_m(const struct point *p, int n, const struct workload *wl,
+			struct all_m *out)
+{
+	struct timed_point *tp = xcalloc((size_t)(n ? n : 1), sizeof(*tp));
+	for (int i = 0; i < n; i++) {
+		const struct shape *s = p[i].s;
+		tp[i] = (struct timed_point){ s->family, p[i].m, s->n, s->k, s->w, s->x, s->y,
+					      p[i].base_us, p[i].lib_us, !strcmp(p[i].status, "ok") };
+	}
+	all_m_figure(wl, tp, n, out);
+	free(tp);
 }
 
 /* The first line of the table file must be the compiled-in table's. */
@@ -470,11 +487,18 @@ int cmd_bench(int argc, char **argv)
 			"library's in those batches)\n\n");
 	print_points(p, n, floors_path != NULL, paired, f, out);
 	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
-	double score = print_loads(p, n, floors_path != NULL, paired, f, out, &covered);
+	char parts[1024];
+	workload_text(&sp.workload, parts, sizeof(parts));
+	fprintf(out, "Workload: %s, from %s of %s.\n\n", parts, sp.workload.source, space);
+	double score = print_loads(p, n, &sp.workload, floors_path != NULL, paired, f, out,
+				   &covered);
+	struct all_m all;
+	bench_all_m(p, n, &sp.workload, &all);
 	fprintf(out, "\n%d points, %d failed the FP64 check, %d slower than the baseline by "
 		     "more than %.0f%% (%d of them running the baseline's own call); %d of %d "
 		     "loads complete\n", n, bad, slower, (1 - REGRESSION_RATIO) * 100, same_call,
-		covered, REPORT_NLOADS);
+		covered, sp.workload.nloads);
+	print_all_m(&all, out);
 	fprintf(out, "score: %.3f\n", score);
 	fclose(out);
 	if (out_path) {

@@ -132,6 +132,22 @@ int cmd_prune(int argc, char **argv)
 		       absent);
 	printf("\n");
 	if (!dry_run) {
+		/* what this build's text compiles to, as the sweep records it, so
+		 * that report and emit look it up instead of compiling again */
+		const char **hashes = xcalloc((size_t)(n ? n : 1), sizeof(*hashes));
+		long added = 0;
+		for (long i = 0; i < n; i++) {
+			const struct tmpl *t = tmpl_find(pairs[i].tmpl);
+			if (state[i] == PAIR_CURRENT && t && t->source)
+				hashes[i] = tmpl_source_hash(t);
+		}
+		int bad = db_record_variants(db, pairs, hashes, n, &added);
+		free(hashes);
+		if (bad)
+			goto out;
+		if (added)
+			printf("recorded %ld variants: what this build's template text compiles to "
+			       "(later reads need not compile it)\n", added);
 		if (db_compact(db))
 			goto out;
 		printf("%s: %lld -> %lld bytes, rollback-journal mode\n", path, before,

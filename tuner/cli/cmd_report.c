@@ -7,14 +7,18 @@
 #include "current.h"
 #include "options.h"
 #include "report.h"
+#include "space.h"
 #include "util.h"
 
 #include <limits.h>
 #include <stdlib.h>
 
 static const char usage_text[] =
-	"usage: gemmtab report --db DB [--env ID] [--format text|csv|md]\n"
+	"usage: gemmtab report --db DB [--space FILE] [--env ID] [--format text|csv|md]\n"
 	"  --db DB           the results database (gemmtab sweep writes it)\n"
+	"  --space FILE      the loads and the shapes each runs: the space's workload:\n"
+	"                    section (or, without one, each family once at each tuned M)\n"
+	"                    [the reference workload of docs/workload.md]\n"
 	"  --env ID          the environment to report [the newest]\n"
 	"  --format F        text, csv or md [text]\n";
 
@@ -53,7 +57,7 @@ static int best_current(struct db *db, long long env, struct best_row **rows)
 }
 
 int report_write(struct db *db, long long env, const char *db_label,
-		 enum table_format f, FILE *out)
+		 const struct workload *wl, enum table_format f, FILE *out)
 {
 	struct env_info e;
 	struct best_row *rows = NULL;
@@ -72,7 +76,7 @@ int report_write(struct db *db, long long env, const char *db_label,
 	if (!nrows)
 		warning("env %lld has no timed result and no baseline yet", env);
 	title = report_title(db_label, env, &e);
-	report_build(rows, nrows, floors, nfloors, &r);
+	report_build(rows, nrows, floors, nfloors, wl, &r);
 	report_print(&r, title, f, out);
 	report_free(&r);
 	ret = 0;
@@ -85,14 +89,17 @@ cleanup:
 
 int cmd_report(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *space = NULL;
 	enum table_format f = TABLE_TEXT;
 	struct env_info e;
 	struct db *db;
+	struct space sp;
+	struct workload reference, *wl = &reference;
 	int env_arg = 0, ret;
 	long long env;
 	const struct opt opts[] = {
 		OPT_STRING("db", &path, OPT_REQUIRED),
+		OPT_STRING("space", &space, 0),
 		OPT_INT("env", &env_arg, 1, INT_MAX),
 		OPT_FORMAT("format", &f, 0),
 		OPT_END(),
@@ -101,15 +108,28 @@ int cmd_report(int argc, char **argv)
 	int st = parse_options("report", argc, argv, opts, usage_text);
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
+	if (space) {
+		if (space_load(space, &sp))
+			return 2;
+		wl = &sp.workload;
+	} else {
+		workload_reference(&reference);
+	}
+	ret = 1;
 	if (db_open_read(path, &db))
-		return 1;
+		goto out;
 	if (db_integrity(db)) {
 		db_close(db);
-		return 1;
+		goto out;
 	}
 	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
-	    report_write(db, env, path, f, stdout))
+	    report_write(db, env, path, wl, f, stdout))
 		ret = 1;
 	db_close(db);
+out:
+	if (space)
+		space_free(&sp);
+	else
+		workload_free(&reference);
 	return ret;
 }

@@ -65,6 +65,10 @@ int current_codes(struct db *db, const struct jit_options *jit, struct code_quer
 		c->compiled = 1;
 		ncompile++;
 	}
+	if (ncompile >= 100)
+		fprintf(stderr, "gemmtab: compiling %d candidates (%d kernel instantiations) to learn "
+			"what this build's template text runs; the database has no variant row "
+			"for that text (`gemmtab prune --db` records them)\n", ncompile, nitems);
 	if (nitems && jit_compile_all(jit, items, nitems, NULL, NULL))
 		goto out;
 	for (int i = 0; i < n; i++) {

@@ -1388,6 +1388,26 @@ fail:
 	return -1;
 }
 
+int db_record_variants(struct db *db, const struct db_pair *pairs, const char *const *hashes,
+		       long n, long *added)
+{
+	*added = 0;
+	if (exec(db, "BEGIN IMMEDIATE", db->path))
+		return -1;
+	for (long i = 0; i < n; i++) {
+		if (!hashes[i])
+			continue;
+		if (db_record_variant(db, pairs[i].tmpl, pairs[i].params, pairs[i].shape_id,
+				      hashes[i], pairs[i].candidate_id))
+			goto fail;
+		*added += sqlite3_changes(db->h);
+	}
+	return exec(db, "COMMIT", db->path);
+fail:
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
 int db_compact(struct db *db)
 {
 	return exec(db, "PRAGMA journal_mode = DELETE", db->path) ||

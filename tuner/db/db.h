@@ -128,6 +128,10 @@ int db_compact(struct db *db);
 
 int db_record_variant(struct db *db, const char *tmpl, const char *params, long long shape,
 		      const char *source_hash, long long cand);
+/* A variant row for each pair whose hashes[i] (its template's text hash)
+ * is not NULL, in one transaction; *added gets how many were new. */
+int db_record_variants(struct db *db, const struct db_pair *pairs, const char *const *hashes,
+		       long n, long *added);
 
 /* Record one result (replacing an earlier row of the same key). Timing
  * figures (base_us .. pairs) are stored only when status is "ok"; absent

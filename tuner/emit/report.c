@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const int report_loads[REPORT_NLOADS] = { 1, 8, 16, 32, 128, 256 };
-
-/* docs/workload.md: a load of M <= 8 tokens uses unpooler_slice, the first 1024
- * rows of the unpooler weight, instead of unpooler. */
-#define SLICE_MAX_M 8
-#define GT_STR_(x) #x
-#define GT_STR(x) GT_STR_(x)
 
 double nominal_floor_us(int m, int n, int k, enum dtype w, enum dtype x,
 			enum dtype y)
@@ -24,13 +17,6 @@ double nominal_floor_us(int m, int n, int k, enum dtype w, enum dtype x,
 		+ (double)m * n * dtype_size(y);
 	double flop = 2.0 * m * n * k;
 	return 1e6 * fmax(bytes / NOMINAL_BYTES_PER_S, flop / NOMINAL_FLOP_PER_S);
-}
-
-const char *load_family(const char *family, int m)
-{
-	if (strcmp(family, "unpooler") && strcmp(family, "unpooler_slice"))
-		return family;
-	return m <= SLICE_MAX_M ? "unpooler_slice" : "unpooler";
 }
 
 void shape_figures_compute(const struct best_row *row,
@@ -63,23 +49,9 @@ static void list_add(char *list, size_t len, const char *name)
 		snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-/* The scored workload's families (docs/workload.md): a load without one of
- * them is incomplete, whatever else the database holds. */
-const char *const report_families[REPORT_NFAMILIES] = {
-	"qkv", "oproj", "pooler", "unpooler", "router",
-};
-
-static int listed(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
-}
-
-/* Add the one figure of family fam at load m to out, or list fam as
- * missing or ambiguous. */
-static void load_add_family(const struct shape_figures *f, int n, const char *fam,
+/* Add the one figure of family fam at load m, times times, to out, or
+ * list fam as missing or ambiguous. */
+static void load_add_family(const struct shape_figures *f, int n, const char *fam, int times,
 			    struct load_figures *out)
 {
 	const struct shape_figures *use = NULL;
@@ -100,32 +72,22 @@ static void load_add_family(const struct shape_figures *f, int n, const char *fa
 		return;
 	}
 	out->nused++;
-	out->base_us += use->row->base_us;
-	out->run_us += use->run_us;
-	out->floor_us += use->floor_us;
-	out->nominal_us += use->nominal_us;
+	out->base_us += times * use->row->base_us;
+	out->run_us += times * use->run_us;
+	out->floor_us += times * use->floor_us;
+	out->nominal_us += times * use->nominal_us;
 	if (use->row->has_candidate && !use->row->retested)
 		list_add(out->screen, sizeof(out->screen), fam);
 }
 
 int load_figures_compute(const struct shape_figures *f, int n, int m,
-			 struct load_figures *out)
+			 const struct workload *wl, struct load_figures *out)
 {
-	int nwork = (int)ARRAY_SIZE(report_families), nnames = 0;
-	const char **names = xmalloc((size_t)(nwork + n) * sizeof(*names));
-
 	memset(out, 0, sizeof(*out));
 	out->m = m;
-	/* the workload's families first, then any other family in the rows */
-	for (int i = 0; i < nwork + n; i++) {
-		const char *fam = load_family(i < nwork ? report_families[i]
-					      : f[i - nwork].row->family, m);
-		if (listed(names, nnames, fam))
-			continue;
-		names[nnames++] = fam;
-		load_add_family(f, n, fam, out);
-	}
-	free(names);
+	for (int i = 0; i < wl->nparts; i++)
+		if (workload_part_in(&wl->parts[i], m))
+			load_add_family(f, n, wl->parts[i].family, wl->parts[i].count, out);
 	out->speedup = out->base_us / out->run_us;
 	out->complete = !out->missing[0] && !out->ambiguous[0] && out->nused > 0 &&
 		isfinite(out->speedup);
@@ -145,19 +107,79 @@ double report_score(const struct load_figures *loads, int n, int *covered)
 	return *covered ? exp(sum_log / *covered) : NAN;
 }
 
-void report_build(const struct best_row *rows, int nrows,
-		  const struct floor_row *floors, int nfloors, struct report *out)
+double all_m_figure(const struct workload *wl, const struct timed_point *p, int n,
+		    struct all_m *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->max_m = workload_max_m(wl);
+	out->value = NAN;
+	double sum_log = 0;
+	for (int m = 1; m <= out->max_m; m++) {
+		double base = 0, run = 0;
+		int measured = 1;
+		for (int j = 0; j < wl->nparts; j++) {
+			const struct workload_part *w = &wl->parts[j];
+			const struct timed_point *at = NULL, *any = NULL;
+			int count = 0;
+			if (!workload_part_in(w, m))
+				continue;
+			for (int i = 0; i < n; i++) {
+				if (strcmp(p[i].family, w->family))
+					continue;
+				any = &p[i];
+				if (p[i].m == m && p[i].ok) {
+					at = &p[i];
+					count++;
+				}
+			}
+			if (!any)
+				return NAN;     /* a shape never measured: no figure */
+			if (count == 1) {
+				base += w->count * at->base_us;
+				run += w->count * at->run_us;
+				continue;
+			}
+			/* unmeasured here (or two shapes of one family): as cuBLAS,
+			 * weighted by the nominal floor's time */
+			double nominal = nominal_floor_us(m, any->n, any->k, any->w, any->x, any->y);
+			base += w->count * nominal;
+			run += w->count * nominal;
+			measured = 0;
+		}
+		if (!(run > 0) || !(base > 0))
+			return NAN;
+		sum_log += log(base / run);
+		out->measured += measured;
+	}
+	if (out->max_m)
+		out->value = exp(sum_log / out->max_m);
+	return out->value;
+}
+
+void report_build(const struct best_row *rows, int nrows,
+		  const struct floor_row *floors, int nfloors, const struct workload *wl,
+		  struct report *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->workload = wl;
 	out->shapes = xcalloc((size_t)nrows, sizeof(*out->shapes));
 	out->nshapes = nrows;
 	for (int i = 0; i < nrows; i++)
 		shape_figures_compute(&rows[i], floors, nfloors, &out->shapes[i]);
-	for (int i = 0; i < REPORT_NLOADS; i++)
-		if (load_figures_compute(out->shapes, nrows, report_loads[i],
+	for (int i = 0; i < wl->nloads; i++)
+		if (load_figures_compute(out->shapes, nrows, wl->loads[i], wl,
 					 &out->loads[out->nloads]))
 			out->nloads++;
 	out->score = report_score(out->loads, out->nloads, &out->covered);
+	struct timed_point *tp = xcalloc((size_t)(nrows ? nrows : 1), sizeof(*tp));
+	for (int i = 0; i < nrows; i++) {
+		const struct best_row *b = &rows[i];
+		tp[i] = (struct timed_point){ b->family, b->m, b->n, b->k, b->w, b->x, b->y,
+					      b->base_us, out->shapes[i].run_us,
+					      isfinite(b->base_us) && isfinite(out->shapes[i].run_us) };
+	}
+	all_m_figure(wl, tp, nrows, &out->all_m);
+	free(tp);
 }
 
 void report_free(struct report *r)
@@ -253,35 +275,72 @@ static void loads_table(const struct report *r, struct table *t)
 	}
 }
 
-/* "4 of 6 loads (M = 1, 8, 16, 32)" or the reason there is no score. */
+void print_all_m(const struct all_m *a, FILE *out)
+{
+	if (!isfinite(a->value)) {
+		fprintf(out, "all-M: - (a shape of the workload has no figure at any M)\n");
+		return;
+	}
+	fprintf(out, "all-M: %.3f, the geometric mean over M = 1..%d of the load speedup at each "
+		"M (every shape measured at %d of the %d Ms; a shape not measured at an M counts "
+		"as cuBLAS there)\n", a->value, a->max_m, a->measured, a->max_m);
+}
+
+/* "4 of 6 loads (M = 1, 8, 16, 32)" or the reason there is no score;
+ * then the all-M figure. */
 static void print_score(const struct report *r, enum table_format f, FILE *out)
 {
+	int nloads = r->workload->nloads;
 	if (f == TABLE_CSV) {
 		struct table t;
-		table_init(&t, 3);
+		table_init(&t, 6);
 		table_add(&t, "score");
 		table_add(&t, "loads");
 		table_add(&t, "of");
+		table_add(&t, "all_m");
+		table_add(&t, "all_m_measured");
+		table_add(&t, "all_m_max");
 		add_fixed(&t, 3, r->score);
 		table_addf(&t, "%d", r->covered);
-		table_addf(&t, "%d", REPORT_NLOADS);
+		table_addf(&t, "%d", nloads);
+		add_fixed(&t, 3, r->all_m.value);
+		table_addf(&t, "%d", r->all_m.measured);
+		table_addf(&t, "%d", r->all_m.max_m);
 		table_print(&t, f, "", out);
 		table_free(&t);
 		return;
 	}
 	if (!r->covered) {
-		fprintf(out, "score: - (none of the %d loads is complete)\n", REPORT_NLOADS);
-		return;
+		fprintf(out, "score: - (none of the %d loads is complete)\n", nloads);
+	} else {
+		fprintf(out, "score: %.3f, the geometric mean of the speedups of %d of %d loads (M =",
+			r->score, r->covered, nloads);
+		for (int i = 0, first = 1; i < r->nloads; i++) {
+			if (!r->loads[i].complete)
+				continue;
+			fprintf(out, "%s %d", first ? "" : ",", r->loads[i].m);
+			first = 0;
+		}
+		fputs(")\n", out);
 	}
-	fprintf(out, "score: %.3f, the geometric mean of the speedups of %d of %d loads (M =",
-		r->score, r->covered, REPORT_NLOADS);
-	for (int i = 0, first = 1; i < r->nloads; i++) {
-		if (!r->loads[i].complete)
-			continue;
-		fprintf(out, "%s %d", first ? "" : ",", r->loads[i].m);
-		first = 0;
+	print_all_m(&r->all_m, out);
+}
+
+/* What each load runs: "qkv, oproj, unpooler (m > 8), 32 x down". */
+void workload_text(const struct workload *wl, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < wl->nparts && used < len; i++) {
+		const struct workload_part *p = &wl->parts[i];
+		used += (size_t)snprintf(buf + used, len - used, "%s", i ? ", " : "");
+		if (used < len && p->count != 1)
+			used += (size_t)snprintf(buf + used, len - used, "%d x ", p->count);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s", p->family);
+		if (used < len && p->when_text)
+			used += (size_t)snprintf(buf + used, len - used, " (%s)", p->when_text);
 	}
-	fputs(")\n", out);
 }
 
 /* A section's heading and what its columns mean (text and md only). */
@@ -309,9 +368,13 @@ void report_print(const struct report *r, const char *title,
 	table_free(&t);
 
 	fputc('\n', out);
-	print_heading(f, "Per load", "speedup = sum of base_us / sum of run_us over the load's\n"
-		      "families (unpooler_slice in place of unpooler for M <= "
-		      GT_STR(SLICE_MAX_M) "); only\ncomplete loads count in the score.", out);
+	char parts[1024], *prose;
+	workload_text(r->workload, parts, sizeof(parts));
+	prose = xasprintf("speedup = sum of base_us / sum of run_us over the load's shapes,\n"
+			  "each times its count; only complete loads count in the score.\n"
+			  "Workload (%s):\n%s.", r->workload->source, parts);
+	print_heading(f, "Per load", prose, out);
+	free(prose);
 	loads_table(r, &t);
 	table_print(&t, f, "-", out);
 	table_free(&t);

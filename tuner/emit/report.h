@@ -12,14 +12,7 @@
 
 #include "db.h"
 #include "texttable.h"
-
-/* The scored loads, token counts M (docs/workload.md, "The six loads"). */
-#define REPORT_NLOADS 6
-extern const int report_loads[REPORT_NLOADS];
-/* The five scored families; unpooler stands for unpooler_slice at M <= 8
- * (load_family). */
-#define REPORT_NFAMILIES 5
-extern const char *const report_families[REPORT_NFAMILIES];
+#include "workload.h"
 
 /* H200 nominal peaks (docs/workload.md, "The floors"): HBM3e bandwidth and
  * dense BF16 tensor-core throughput. */
@@ -30,11 +23,6 @@ extern const char *const report_families[REPORT_NFAMILIES];
  * max(bytes / 4.8 TB/s, 2 m n k / 989 TFLOP/s), bytes = W + X + Y. */
 double nominal_floor_us(int m, int n, int k, enum dtype w, enum dtype x,
 			enum dtype y);
-
-/* The family a load of m tokens runs in place of family: unpooler_slice
- * replaces unpooler for m <= 8 and unpooler replaces unpooler_slice above
- * (docs/workload.md); any other family is itself. */
-const char *load_family(const char *family, int m);
 
 /* One (shape, M) as the dispatch would run it. */
 struct shape_figures {
@@ -70,32 +58,61 @@ struct load_figures {
 };
 
 /*
- * The load of m tokens over f[0..n) (every shape at every M). The
- * families it expects are the workload's five (docs/workload.md) and any other
- * family present at any M, each mapped through load_family(): one with no
- * row at m is listed as missing rather than silently left out of the sums,
- * and the load is then incomplete (not in the score). Returns 1 if some
- * expected family has a row at m (the load is present), else 0.
+ * The load of m tokens over f[0..n) (every shape at every M): the sums of
+ * the workload's shapes that run at m, each times its count. One with no
+ * row at m is listed as missing rather than silently left out of the
+ * sums, and the load is then incomplete (not in the score). Returns 1 if
+ * some shape has a row at m (the load is present), else 0.
  */
 int load_figures_compute(const struct shape_figures *f, int n, int m,
-			 struct load_figures *out);
+			 const struct workload *wl, struct load_figures *out);
+
+/* What one (family, M) costs, as the all-M figure reads it. */
+struct timed_point {
+	const char *family;
+	int m, n, k;
+	enum dtype w, x, y;
+	double base_us, run_us;
+	int ok;                 /* both times are figures */
+};
+
+struct all_m {
+	double value;           /* NaN when a shape has no figure at any M */
+	int max_m;              /* the workload's largest load */
+	int measured;           /* Ms at which every shape was measured */
+};
+
+/* The all-M figure: the geometric mean over M = 1..the largest load of the
+ * load speedup at M, where a shape measured at M adds count times its
+ * times and one not measured there adds count times its nominal floor's
+ * time to both sums (it runs as cuBLAS). Returns out->value. */
+double all_m_figure(const struct workload *wl, const struct timed_point *p, int n,
+		    struct all_m *out);
+/* Its line: "all-M: 1.234, the geometric mean over M = 1..256 ...". */
+void print_all_m(const struct all_m *a, FILE *out);
+/* The workload's shapes as one line: "qkv, unpooler (m > 8), 32 x down". */
+void workload_text(const struct workload *wl, char *buf, size_t len);
 
 /* The geometric mean of the complete loads' speedups; *covered gets how
  * many there were. NaN when none. */
 double report_score(const struct load_figures *loads, int n, int *covered);
 
 struct report {
+	const struct workload *workload;
 	struct shape_figures *shapes;   /* one per best row, in row order */
 	int nshapes;
-	struct load_figures loads[REPORT_NLOADS];   /* the present ones */
+	struct load_figures loads[WORKLOAD_MAX_LOADS];   /* the present ones */
 	int nloads;
 	double score;
 	int covered;
+	struct all_m all_m;
 };
 
-/* The whole report from the rows (borrowed: they must outlive it). */
+/* The whole report from the rows over the workload (both borrowed: they
+ * must outlive it). */
 void report_build(const struct best_row *rows, int nrows,
-		  const struct floor_row *floors, int nfloors, struct report *out);
+		  const struct floor_row *floors, int nfloors, const struct workload *wl,
+		  struct report *out);
 void report_free(struct report *r);
 
 /* Print the per-shape table, the per-load table and the score. title
@@ -104,9 +121,9 @@ void report_free(struct report *r);
 void report_print(const struct report *r, const char *title,
 		  enum table_format f, FILE *out);
 
-/* Fetch env's rows from db and print its report (cmd_report.c). Returns
- * 0 or -1. */
+/* Fetch env's rows from db and print its report over wl (cmd_report.c).
+ * Returns 0 or -1. */
 int report_write(struct db *db, long long env, const char *db_label,
-		 enum table_format f, FILE *out);
+		 const struct workload *wl, enum table_format f, FILE *out);
 
 #endif

@@ -539,6 +539,104 @@ static int load_cublaslt(const struct loader *L, const struct ynode *map, struct
 	return 0;
 }
 
+static int int_cmp(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/* The `workload:` section: loads (token counts) and the shapes each runs,
+ * by family (a shape of this space), with a count and an optional `when`
+ * over m. */
+static int load_workload(const struct loader *L, const struct ynode *map, struct space *sp)
+{
+	static const char *const keys[] = { "loads", "shapes", NULL };
+	static const char *const part_keys[] = { "family", "count", "when", NULL };
+	struct workload *w = &sp->workload;
+	const struct ynode *v, *list;
+	if (expect(L, map, K_MAP, "workload") || check_keys(L, map, keys, "workload"))
+		return -1;
+	if (!(v = require(L, map, "loads", "workload")) ||
+	    get_int_list(L, v, 1, SPACE_MAX_M, WORKLOAD_MAX_LOADS, "loads", w->loads, &w->nloads))
+		return -1;
+	if (!w->nloads)
+		return yfail(L, v, "loads must not be empty");
+	const struct ynode *loads_at = v;
+	if (!(list = require(L, map, "shapes", "workload")) ||
+	    expect(L, list, K_LIST, "workload shapes"))
+		return -1;
+	if (!list->nkids)
+		return yfail(L, list, "workload shapes must not be empty");
+	for (int i = 0; i < list->nkids; i++) {
+		const struct ynode *pm = list->kids[i], *f, *c, *when;
+		long count = 1;
+		char why[200], buf[SHOWN_MAX];
+		int offset, known = 0;
+		if (expect(L, pm, K_MAP, "a workload shape") ||
+		    check_keys(L, pm, part_keys, "workload shape") ||
+		    !(f = require(L, pm, "family", "workload shape")) ||
+		    expect(L, f, K_SCALAR, "family"))
+			return -1;
+		for (int s = 0; s < sp->nshapes; s++)
+			known |= !strcmp(sp->shapes[s].family, f->text);
+		if (!known)
+			return yfail(L, f, "workload family '%s' is not a shape of this space",
+				     yshown(f->text, buf));
+		for (int j = 0; j < w->nparts; j++)
+			if (!strcmp(w->parts[j].family, f->text))
+				return yfail(L, f, "workload family '%s' is listed twice",
+					     yshown(f->text, buf));
+		if ((c = lookup(pm, "count")) && get_long(L, c, 1, 1000000, "count", &count))
+			return -1;
+		if ((when = lookup(pm, "when")) && expect(L, when, K_SCALAR, "when"))
+			return -1;
+		if (workload_add(w, f->text, (int)count, when ? when->text : NULL, why,
+				 sizeof(why), &offset)) {
+			long col = when && offset >= 0 ? value_column(L, when, offset) : -1;
+			if (col >= 0)
+				return yreport(L, (size_t)when->line, (size_t)col, "%s", why);
+			return yfail(L, when ? when : pm, "%s", why);
+		}
+	}
+	qsort(w->loads, (size_t)w->nloads, sizeof(w->loads[0]), int_cmp);
+	for (int l = 0; l < w->nloads; l++) {
+		int any = 0;
+		for (int j = 0; j < w->nparts; j++)
+			any |= workload_part_in(&w->parts[j], w->loads[l]);
+		if (!any)
+			return yfail(L, loads_at, "load %d runs none of the workload's shapes "
+				     "(every `when` is false there)", w->loads[l]);
+	}
+	w->source = "the space's workload: section";
+	return 0;
+}
+
+/* Without a workload: section, a space's loads are its tuned Ms and each
+ * family runs once in every load. */
+static void derive_workload(struct space *sp)
+{
+	struct workload *w = &sp->workload;
+	char why[160];
+	int offset;
+	for (int s = 0; s < sp->nshapes; s++) {
+		const struct shape *sh = &sp->shapes[s];
+		for (int i = 0; i < sh->n_ms; i++) {
+			int seen = 0;
+			for (int l = 0; l < w->nloads; l++)
+				seen |= w->loads[l] == sh->ms[i];
+			if (!seen && w->nloads < WORKLOAD_MAX_LOADS)
+				w->loads[w->nloads++] = sh->ms[i];
+		}
+		int listed = 0;
+		for (int j = 0; j < w->nparts; j++)
+			listed |= !strcmp(w->parts[j].family, sh->family);
+		if (!listed)
+			workload_add(w, sh->family, 1, NULL, why, sizeof(why), &offset);
+	}
+	qsort(w->loads, (size_t)w->nloads, sizeof(w->loads[0]), int_cmp);
+	w->source = "the space's shapes (it has no workload: section): each family once, "
+		    "at each tuned M";
+}
+
 /* The slots of a grid point: its parameters, then the builtins of (s, m). */
 static void fill_slots(long *slots, const struct shape *s, int m)
 {
@@ -595,7 +693,8 @@ static int check_constraints(const struct loader *L, const struct space *sp)
 
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)
 {
-	static const char *const keys[] = { "sweep", "shapes", "cublaslt", "templates", NULL };
+	static const char *const keys[] = { "sweep", "shapes", "workload", "cublaslt", "templates",
+					    NULL };
 	const struct ynode *v;
 	if (expect(L, root, K_MAP, "the top level") ||
 	    check_keys(L, root, keys, "the top level"))
@@ -604,6 +703,12 @@ static int load_root(const struct loader *L, const struct ynode *root, struct sp
 		return -1;
 	if (!(v = require(L, root, "shapes", "the top level")) || load_shapes(L, v, sp))
 		return -1;
+	if ((v = lookup(root, "workload"))) {
+		if (load_workload(L, v, sp))
+			return -1;
+	} else {
+		derive_workload(sp);
+	}
 	if ((v = lookup(root, "cublaslt")) && load_cublaslt(L, v, &sp->lt))
 		return -1;
 	/* optional: a space of shapes alone serves bench and probe */
@@ -656,6 +761,7 @@ void space_free(struct space *s)
 	free(s->grids);
 	free(s->shapes);
 	free(s->path);
+	workload_free(&s->workload);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -39,6 +39,7 @@
 #define GT_SPACE_H
 
 #include "types.h"
+#include "workload.h"
 
 struct expr;   /* a parsed constraint, private to space.c */
 
@@ -115,6 +116,8 @@ struct space {
 	struct shape *shapes;
 	int ngrids;
 	struct grid *grids;
+	struct workload workload;     /* its workload: section, or derived
+				       * from its shapes (space.c) */
 	int top_line, top_col;        /* the top level (1-based), for messages
 				       * about a section it lacks */
 };
