@@ -64,7 +64,7 @@ static const struct bad_case {
 	{ "unknown_key", "9:5: unknown key 'tols' in shape (expected family, n, k, w, x, "
 		"y, tol, m, neighbours)" },
 	{ "unknown_top_key", "20:1: unknown key 'tune' in the top level (expected sweep, "
-		"shapes, cublaslt, templates)" },
+		"shapes, workload, cublaslt, templates)" },
 	{ "unknown_sweep_key", "3:3: unknown key 'pairs' in sweep (expected screen_pairs, "
 		"retest_pairs, retest_top, deadline_s)" },
 	{ "string_for_list", "10:8: m must be a list, not a scalar" },

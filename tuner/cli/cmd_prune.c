@@ -116,6 +116,23 @@ int cmd_prune(int argc, char **argv)
 		absent += state[i] == PAIR_ABSENT;
 		kept_rows += pairs[i].rows;
 	}
+	/* what this build's text compiles to, as the sweep records it, so
+	 * that report and emit look it up instead of compiling again (before
+	 * the drop, whose last step deletes the variants of candidates left
+	 * without results) */
+	long added = 0;
+	if (!dry_run) {
+		const char **hashes = xcalloc((size_t)(n ? n : 1), sizeof(*hashes));
+		for (long i = 0; i < n; i++) {
+			const struct tmpl *t = tmpl_find(pairs[i].tmpl);
+			if (state[i] == PAIR_CURRENT && t && t->source)
+				hashes[i] = tmpl_source_hash(t);
+		}
+		int bad = db_record_variants(db, pairs, hashes, n, &added);
+		free(hashes);
+		if (bad)
+			goto out;
+	}
 	struct prune_counts c;
 	long long before = file_size(path);
 	if (db_prune(db, drop, ndrop, envs, nenv, dry_run, &c))
@@ -132,19 +149,6 @@ int cmd_prune(int argc, char **argv)
 		       absent);
 	printf("\n");
 	if (!dry_run) {
-		/* what this build's text compiles to, as the sweep records it, so
-		 * that report and emit look it up instead of compiling again */
-		const char **hashes = xcalloc((size_t)(n ? n : 1), sizeof(*hashes));
-		long added = 0;
-		for (long i = 0; i < n; i++) {
-			const struct tmpl *t = tmpl_find(pairs[i].tmpl);
-			if (state[i] == PAIR_CURRENT && t && t->source)
-				hashes[i] = tmpl_source_hash(t);
-		}
-		int bad = db_record_variants(db, pairs, hashes, n, &added);
-		free(hashes);
-		if (bad)
-			goto out;
 		if (added)
 			printf("recorded %ld variants: what this build's template text compiles to "
 			       "(later reads need not compile it)\n", added);

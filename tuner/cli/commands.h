@@ -10,6 +10,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_init(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_prune(int argc, char **argv);

@@ -31,6 +31,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "init", cmd_init, "write a search space for a model's projections from its config.json" },
 	{ "sweep", cmd_sweep, "enumerate, compile, validate and time a search space into a database" },
 	{ "compile", cmd_compile, "compile every instantiation of a search space with NVRTC (no GPU)" },
 	{ "probe", cmd_probe, "measure the GPU: versions, replay overhead, streaming-read floors" },
