@@ -323,10 +323,50 @@ const char *task_compile_error(const struct tasklist *tl, int ti)
 
 static int progress_drawn;
 
+/* Seconds between progress lines when stderr is not a terminal (a log
+ * file, a batch job): GEMMTAB_PROGRESS_S [60]. */
+static double progress_interval(void)
+{
+	static double s = -1;
+	if (s < 0) {
+		const char *v = getenv("GEMMTAB_PROGRESS_S");
+		char *end;
+		s = v && *v ? strtod(v, &end) : 60;
+		if (!(s > 0) || (v && *v && *end))
+			s = 60;
+	}
+	return s;
+}
+
+/* One line a log can keep: "progress: compile 120/913 (13%), 9.8/s,
+ * ETA 1m20s". */
+static void progress_line(const char *label, long done, long total, double started)
+{
+	static double last;
+	double now = now_seconds();
+	if (last < started)
+		last = started;
+	if (now - last < progress_interval() || done >= total)
+		return;
+	last = now;
+	double dt = now - started, rate = dt > 0 ? done / dt : 0;
+	char eta[32] = "--";
+	if (rate > 0) {
+		double left = (total - done) / rate;
+		snprintf(eta, sizeof(eta), "%dm%02ds", (int)left / 60, (int)left % 60);
+	}
+	fprintf(stderr, "gemmtab: progress: %s: %ld/%ld (%.0f%%), %.1f/s, ETA %s\n", label, done,
+		total, 100.0 * done / total, rate, eta);
+}
+
 void progress_show(const char *label, long done, long total, double started)
 {
-	if (!isatty(2) || total <= 0)
+	if (total <= 0)
 		return;
+	if (!isatty(2)) {
+		progress_line(label, done, total, started);
+		return;
+	}
 	const int width = 30;
 	/* done may pass an estimated total: a full bar, not an overflow */
 	int fill = done >= total ? width : (int)(width * done / total);
