@@ -28,6 +28,17 @@ sed '/^    constraints:/,$d' tests/spaces/gpu_mma.yaml >"$TMP/huge.yaml"
 expect_exit "a space of 3.5 million candidates: exit 2" 2 "$GEMMTAB" sweep --space "$TMP/huge.yaml" --dry-run
 check "says how many and the limit" grep -q "the space enumerates 3525120 candidates over its shapes and Ms, more than 1000000: narrow a grid or add constraints" "$TMP/err"
 
+# a shape no template takes (N = 1000, K = 3000): the dry run names it and
+# the constraints that reject it; --strict makes that an error
+{ printf 'shapes:\n  - {family: odd, n: 1000, k: 3000, w: bf16, x: bf16, y: bf16, tol: 1e-2, m: [1, 8]}\n'
+  printf '  - {family: fine, n: 2048, k: 4096, w: bf16, x: bf16, y: bf16, tol: 1e-2, m: [1]}\n'
+  printf 'templates:\n  gemv:\n%s\n    constraints: ["k %% (split * warps * 32 * unroll * (16 / w_bytes)) == 0"]\n' "$gemv"; } >"$TMP/odd.yaml"
+expect_exit "a shape no template takes: the dry run exits 0" 0 "$GEMMTAB" sweep --space "$TMP/odd.yaml" --dry-run
+check "and names it with the constraint that rejects it" grep -q "^gemmtab sweep: odd (n 1000, k 3000) gets no candidate of a template at any M: gemv (2 points): 'k % (split \* warps \* 32 \* unroll \* (16 / w_bytes)) == 0' rejects 2$" "$TMP/err"
+check "not the shape that gets some" bash -c "! grep -q 'fine (n' '$TMP/err'"
+expect_exit "with --strict: exit 1" 1 "$GEMMTAB" sweep --space "$TMP/odd.yaml" --dry-run --strict
+check "saying how many" grep -q "^gemmtab sweep: --strict: 1 shapes get no candidate" "$TMP/err"
+
 mkfifo "$TMP/fifo"
 expect_exit "a FIFO as --space: exit 2, at once" 2 timeout 10 "$GEMMTAB" sweep --space "$TMP/fifo" --dry-run
 expect_line "says what it is" "$TMP/err" "$TMP/fifo:1:1: not a regular file (a FIFO)"

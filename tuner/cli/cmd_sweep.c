@@ -81,6 +81,7 @@ static const char usage_text[] =
 	"  --device N        GPU to run on [0]\n"
 	"  --family NAME     only this family of the space\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
+	"  --strict          with --dry-run: exit 1 when a shape gets no candidate\n"
 	"  --no-retest       screen only\n"
 	"  --retest-since T  retest again every finalist whose retest is older than T\n"
 	"                    (UTC, YYYY-MM-DD[THH[:MM[:SS]]], or now), so that emit\n"
@@ -719,13 +720,29 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 	}
 }
 
-static void print_plan(const struct sweep *sw, const char *family)
+/* Print the plan of a dry run; returns how many shapes get no candidate
+ * the sweep can run (those are listed with the reasons). */
+static int print_plan(const struct sweep *sw, const char *family)
 {
 	long total = 0, pruned = 0;
+	int empty = 0;
 	const struct sweep_settings *ss = &sw->sp.sweep;
 	printf("%-16s %5s %10s %8s\n", "family", "m", "candidates", "pruned");
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
+		long runnable = 0;
+		for (int i = 0; i < sw->tl.n; i++)
+			runnable += sw->tl.t[i].shape == si && !sw->tl.t[i].pruned;
+		/* (a space of the cuBLASLt search alone has no template to miss) */
+		if (!runnable && sw->sp.ngrids && (!family || !strcmp(family, s->family))) {
+			char why[2048];
+			int lt = sw->sp.lt.top && s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16;
+			space_why_none(&sw->sp, s, why, sizeof(why));
+			fprintf(stderr, "gemmtab sweep: %s (n %d, k %d) gets no candidate of a template "
+				"at any M%s: %s\n", s->family, s->n, s->k,
+				lt ? " (the cuBLASLt search may name some on the GPU)" : "", why);
+			empty++;
+		}
 		for (int j = 0; j < s->n_ms; j++) {
 			long c = 0, p = 0;
 			for (int i = 0; i < sw->tl.n; i++) {
@@ -773,6 +790,7 @@ static void print_plan(const struct sweep *sw, const char *family)
 		       lt_varies(&sw->sp.lt) ? ", each with its variants" : "",
 		       lt_varies(&sw->sp.lt) ? from : "");
 	}
+	return empty;
 }
 
 /* The database's id of every shape of the space. */
@@ -886,7 +904,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep sw = { .db_path = "gemmtab.db" };
 	const char *space = NULL, *family = NULL, *since = NULL;
 	char since_now[32];
-	int dry_run = 0, no_retest = 0, rc = 1;
+	int dry_run = 0, no_retest = 0, strict = 0, rc = 1;
 	double deadline = 0;
 	struct db_lock lock = { -1 };
 	const struct opt opts[] = {
@@ -895,6 +913,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_INT("device", &sw.device, 0, OPT_MAX_DEVICE),
 		OPT_STRING("family", &family, 0),
 		OPT_FLAG("dry-run", &dry_run),
+		OPT_FLAG("strict", &strict),
 		OPT_FLAG("no-retest", &no_retest),
 		OPT_STRING("retest-since", &since, 0),
 		OPT_STRING("cache", &sw.jit.cache_dir, 0),
@@ -937,8 +956,10 @@ int cmd_sweep(int argc, char **argv)
 		goto out_space;
 	}
 	if (dry_run) {
-		print_plan(&sw, family);
-		rc = 0;
+		int empty = print_plan(&sw, family);
+		rc = strict && empty ? 1 : 0;
+		if (rc)
+			fprintf(stderr, "gemmtab sweep: --strict: %d shapes get no candidate\n", empty);
 		goto out_tasks;
 	}
 	sw.started = now_seconds();

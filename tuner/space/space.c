@@ -809,3 +809,67 @@ long space_enumerate(const struct space *sp, const struct shape *s, int m,
 	}
 	return visited;
 }
+
+void space_why_none(const struct space *sp, const struct shape *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int gi = 0; gi < sp->ngrids && used < len; gi++) {
+		const struct grid *g = &sp->grids[gi];
+		const struct tmpl *t = g->tmpl;
+		long points = 0, checked = 0, *first = xcalloc((size_t)g->nconstraints + 1,
+							      sizeof(long));
+		const char *reason = NULL;
+		struct candidate c;
+		memset(&c, 0, sizeof(c));
+		c.tmpl = t;
+		for (int mi = 0; mi < s->n_ms; mi++) {
+			int idx[MAX_PARAMS] = { 0 };
+			long slots[NSLOTS] = { 0 }, v;
+			fill_slots(slots, s, s->ms[mi]);
+			for (;;) {
+				for (int i = 0; i < t->nparams; i++)
+					c.params[i] = slots[i] = g->values[i][idx[i]];
+				points++;
+				int k = 0;
+				while (k < g->nconstraints &&
+				       !expr_eval(g->constraints[k], slots, &v) && v)
+					k++;
+				if (k < g->nconstraints) {
+					first[k]++;
+				} else {
+					const char *why = t->check ? t->check(s, c.params) : NULL;
+					if (why) {
+						checked++;
+						reason = why;
+					}
+				}
+				int i = t->nparams - 1;
+				while (i >= 0 && ++idx[i] == g->nvalues[i])
+					idx[i--] = 0;
+				if (i < 0)
+					break;
+			}
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%s (%ld points):", gi ? "; " : "",
+					 t->stem, points);
+		/* the two constraints that reject the most, then the adapter */
+		for (int shown = 0; shown < 2 && used < len; shown++) {
+			int best = -1;
+			for (int k = 0; k < g->nconstraints; k++)
+				if (first[k] && (best < 0 || first[k] > first[best]))
+					best = k;
+			if (best < 0)
+				break;
+			used += (size_t)snprintf(buf + used, len - used, "%s '%s' rejects %ld",
+						 shown ? "," : "", g->constraint_text[best], first[best]);
+			first[best] = 0;
+		}
+		if (checked && used < len)
+			used += (size_t)snprintf(buf + used, len - used, " the adapter prunes %ld (%s)",
+						 checked, reason);
+		free(first);
+	}
+	if (!sp->ngrids)
+		snprintf(buf, len, "no template grid");
+}

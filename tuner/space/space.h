@@ -126,6 +126,10 @@ struct space {
  * "FILE:LINE:COL: what is wrong" (1-based) to stderr and returns -1;
  * nothing is allocated then. Returns 0 and fills *out otherwise. */
 int space_load(const char *path, struct space *out);
+/* Why shape s gets no candidate at its tuned Ms, in one line: per grid,
+ * the constraints that reject the most points first, and what the
+ * template's static check prunes. */
+void space_why_none(const struct space *sp, const struct shape *s, char *buf, size_t len);
 void space_free(struct space *s);
 
 /* Called once per grid point for (shape, m) that satisfies the grid's
