@@ -637,6 +637,16 @@ static void derive_workload(struct space *sp)
 		    "at each tuned M";
 }
 
+/* The next point of g's grid in idx (an odometer: the last parameter
+ * turns fastest); 0 after the last. */
+static int next_point(const struct grid *g, int *idx)
+{
+	int i = g->tmpl->nparams - 1;
+	while (i >= 0 && ++idx[i] == g->nvalues[i])
+		idx[i--] = 0;
+	return i >= 0;
+}
+
 /* The slots of a grid point: its parameters, then the builtins of (s, m). */
 static void fill_slots(long *slots, const struct shape *s, int m)
 {
@@ -665,10 +675,7 @@ static int constraint_ever_defined(const struct space *sp, const struct grid *g,
 					slots[i] = g->values[i][idx[i]];
 				if (!expr_eval(g->constraints[c], slots, &v))
 					return 1;
-				int i = t->nparams - 1;
-				while (i >= 0 && ++idx[i] == g->nvalues[i])
-					idx[i--] = 0;
-				if (i < 0)
+				if (!next_point(g, idx))
 					break;
 			}
 		}
@@ -799,11 +806,7 @@ long space_enumerate(const struct space *sp, const struct shape *s, int m,
 					fn(ctx, s, m, &c, reason);
 				visited++;
 			}
-			/* odometer: the last parameter turns fastest */
-			int i = t->nparams - 1;
-			while (i >= 0 && ++idx[i] == g->nvalues[i])
-				idx[i--] = 0;
-			if (i < 0)
+			if (!next_point(g, idx))
 				break;
 		}
 	}
@@ -844,10 +847,7 @@ void space_why_none(const struct space *sp, const struct shape *s, char *buf, si
 						reason = why;
 					}
 				}
-				int i = t->nparams - 1;
-				while (i >= 0 && ++idx[i] == g->nvalues[i])
-					idx[i--] = 0;
-				if (i < 0)
+				if (!next_point(g, idx))
 					break;
 			}
 		}
