@@ -724,8 +724,14 @@ int cmd_worker(int argc, char **argv)
 	if (gpu_open(&g, device))
 		die("cannot open cuda device %d", device);
 
+	/* the supervisor set PR_SET_PDEATHSIG before exec; a worker whose
+	 * supervisor is gone all the same (started by hand, or re-parented)
+	 * does no more work */
+	pid_t parent = getppid();
 	while (getline(&line, &cap, stdin) > 0) {
 		struct kv req;
+		if (getppid() != parent)
+			break;
 		if (strspn(line, " \t\r\n") == strlen(line))
 			continue;
 		if (kv_parse(line, &req)) {
