@@ -45,4 +45,19 @@ for space in tests/spaces/*.yaml; do
 	sed 's/^/    /' "$TMP/d.err" | head -n 3
 done
 check "every tests/spaces/*.yaml loads ($(ls tests/spaces/*.yaml | wc -l) spaces)${bad:+: not$bad}" test -z "$bad"
+# the device in the constraints, not in the numbers: search_spaces/ names
+# sm_count, smem_optin, smem_sm, smem_reserved instead of the H200's
+# figures, and the H200's built-in profile enumerates what the literals did
+check "no H200 figure left in search_spaces/ constraints" bash -c \
+	"! grep -nE '\"[^\"]*\\b(132|1056|528|2112|1024|227|116|120)\\b[^\"]*\"' search_spaces/*.yaml"
+expect_exit "h200.yaml on the built-in H200 profile" 0 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run
+expect_line "40,606 candidates, 11,267 instantiations, as with the literals" "$TMP/out" \
+	"total: 40606 candidates (2072 pruned statically), 11267 instantiations to compile"
+printf 'name: Half H200\nsm_count: 66\nsmem_optin: 232448\nsmem_sm: 233472\nsmem_reserved: 1024\nl2_bytes: 62914560\nmax_cluster: 8\n' >"$TMP/half.yaml"
+expect_exit "--device-profile of 66 SMs" 0 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile "$TMP/half.yaml"
+check "enumerates for 66 SMs" grep -q "^total: 49102 candidates" "$TMP/out"
+printf 'name: x\nsm_count: 66\n' >"$TMP/bad.yaml"
+expect_exit "a profile missing a figure: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile "$TMP/bad.yaml"
+expect_line "at its LINE:COL" "$TMP/err" "$TMP/bad.yaml:1:1: a device profile lacks required key 'smem_optin'"
+
 finish

@@ -82,6 +82,8 @@ static const char usage_text[] =
 	"  --family NAME     only this family of the space\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
 	"  --strict          with --dry-run: exit 1 when a shape gets no candidate\n"
+	"  --device-profile FILE  the figures a dry run's constraints read (sm_count,\n"
+	"                    smem_optin, ...) [the H200's]; a sweep reads its GPU's\n"
 	"  --no-retest       screen only\n"
 	"  --retest-since T  retest again every finalist whose retest is older than T\n"
 	"                    (UTC, YYYY-MM-DD[THH[:MM[:SS]]], or now), so that emit\n"
@@ -902,13 +904,14 @@ static void print_summary(const struct sweep *sw)
 int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw = { .db_path = "gemmtab.db" };
-	const char *space = NULL, *family = NULL, *since = NULL;
+	const char *space = NULL, *family = NULL, *since = NULL, *profile = NULL;
 	char since_now[32];
 	int dry_run = 0, no_retest = 0, strict = 0, rc = 1;
 	double deadline = 0;
 	struct db_lock lock = { -1 };
 	const struct opt opts[] = {
 		OPT_STRING("space", &space, OPT_REQUIRED),
+		OPT_STRING("device-profile", &profile, 0),
 		OPT_STRING("db", &sw.db_path, 0),
 		OPT_INT("device", &sw.device, 0, OPT_MAX_DEVICE),
 		OPT_STRING("family", &family, 0),
@@ -942,6 +945,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (space_load(space, &sw.sp))
 		return 2;
+	if (profile && device_profile_load(profile, &sw.sp.dev)) {
+		space_free(&sw.sp);
+		return 2;
+	}
 	if (sw.sp.ngrids == 0 && !sw.sp.lt.top) {
 		fprintf(stderr, "%s:%d:%d: no templates or cublaslt section: nothing to sweep (a "
 			"space of shapes alone serves gemmtab bench and probe)\n", space,
@@ -976,6 +983,26 @@ int cmd_sweep(int argc, char **argv)
 		goto out_db;
 	if (db_env_id(sw.db, &env, &sw.env_id))
 		goto out_worker;
+	/* the constraints' device figures are the GPU's (the tasks were
+	 * built with the profile's, for the checks before the worker ran) */
+	struct device_profile gpu = sw.sp.dev;
+	snprintf(gpu.name, sizeof(gpu.name), "%.63s", env.gpu_name);
+	gpu.sm_count = env.sm_count > 0 ? env.sm_count : gpu.sm_count;
+	gpu.l2_bytes = env.l2_bytes > 0 ? env.l2_bytes : gpu.l2_bytes;
+	gpu.smem_optin = env.smem_optin > 0 ? env.smem_optin : gpu.smem_optin;
+	gpu.smem_sm = env.smem_sm > 0 ? env.smem_sm : gpu.smem_sm;
+	gpu.smem_reserved = env.smem_reserved > 0 ? env.smem_reserved : gpu.smem_reserved;
+	if (gpu.sm_count != sw.sp.dev.sm_count || gpu.l2_bytes != sw.sp.dev.l2_bytes ||
+	    gpu.smem_optin != sw.sp.dev.smem_optin || gpu.smem_sm != sw.sp.dev.smem_sm ||
+	    gpu.smem_reserved != sw.sp.dev.smem_reserved) {
+		fprintf(stderr, "sweep: the constraints read %s's figures (%ld SMs, %ld B a block, "
+			"%ld B an SM), not %s's\n", gpu.name, gpu.sm_count, gpu.smem_optin,
+			gpu.smem_sm, sw.sp.dev.name);
+		sw.sp.dev = gpu;
+		tasks_free(&sw.tl);
+		if (tasks_build(&sw.sp, family, &sw.tl))
+			goto out_worker;
+	}
 	load_shape_ids(&sw);
 	if (sw.sp.lt.top) {
 		int added = resolve_lt(&sw, family, 1);

@@ -609,6 +609,9 @@ static void handle_env(struct gpu *g, const struct kv *r)
 	kv_addf(&o, "sm_clock_mhz", "%d", sm_khz / 1000);
 	kv_addf(&o, "mem_clock_mhz", "%d", mem_khz / 1000);
 	kv_addf(&o, "l2_bytes", "%d", prop.l2CacheSize);
+	kv_addf(&o, "smem_optin", "%zu", prop.sharedMemPerBlockOptin);
+	kv_addf(&o, "smem_sm", "%zu", prop.sharedMemPerMultiprocessor);
+	kv_addf(&o, "smem_reserved", "%zu", prop.reservedSharedMemPerBlock);
 	kv_add(&o, "driver", driver);
 	kv_add(&o, "cuda", cuda);
 	kv_add(&o, "nvrtc", jit_nvrtc_version());

@@ -22,6 +22,9 @@ struct env_info {
 	int sm_clock_mhz;        /* max SM clock */
 	int mem_clock_mhz;
 	long long l2_bytes;
+	/* shared memory, bytes: per block opted in, per SM, reserved per block
+	 * (0 where the worker does not say; not stored) */
+	long long smem_optin, smem_sm, smem_reserved;
 	char driver[32];
 	char cuda[32];           /* runtime version */
 	char nvrtc[32];

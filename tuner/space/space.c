@@ -27,9 +27,11 @@
 
 /* Builtin names a constraint may use, and their slots after the params. */
 enum { SLOT_N = MAX_PARAMS, SLOT_K, SLOT_M, SLOT_W_BYTES, SLOT_X_BYTES,
-       SLOT_Y_BYTES, NSLOTS };
+       SLOT_Y_BYTES, SLOT_SM_COUNT, SLOT_SMEM_OPTIN, SLOT_SMEM_SM, SLOT_SMEM_RESERVED,
+       SLOT_L2_BYTES, SLOT_MAX_CLUSTER, NSLOTS };
 static const char *const builtin_names[] = {
 	"n", "k", "m", "w_bytes", "x_bytes", "y_bytes",
+	"sm_count", "smem_optin", "smem_sm", "smem_reserved", "l2_bytes", "max_cluster",
 };
 
 /* ---- schema helpers ---- */
@@ -648,8 +650,14 @@ static int next_point(const struct grid *g, int *idx)
 }
 
 /* The slots of a grid point: its parameters, then the builtins of (s, m). */
-static void fill_slots(long *slots, const struct shape *s, int m)
+static void fill_slots(long *slots, const struct space *sp, const struct shape *s, int m)
 {
+	slots[SLOT_SM_COUNT] = sp->dev.sm_count;
+	slots[SLOT_SMEM_OPTIN] = sp->dev.smem_optin;
+	slots[SLOT_SMEM_SM] = sp->dev.smem_sm;
+	slots[SLOT_SMEM_RESERVED] = sp->dev.smem_reserved;
+	slots[SLOT_L2_BYTES] = sp->dev.l2_bytes;
+	slots[SLOT_MAX_CLUSTER] = sp->dev.max_cluster;
 	slots[SLOT_N] = s->n;
 	slots[SLOT_K] = s->k;
 	slots[SLOT_M] = m;
@@ -669,7 +677,7 @@ static int constraint_ever_defined(const struct space *sp, const struct grid *g,
 		for (int mi = 0; mi < s->n_ms; mi++) {
 			int idx[MAX_PARAMS] = { 0 };
 			long slots[NSLOTS] = { 0 }, v;
-			fill_slots(slots, s, s->ms[mi]);
+			fill_slots(slots, sp, s, s->ms[mi]);
 			for (;;) {
 				for (int i = 0; i < t->nparams; i++)
 					slots[i] = g->values[i][idx[i]];
@@ -735,6 +743,7 @@ int space_load(const char *path, struct space *out)
 
 	memset(out, 0, sizeof(*out));
 	out->sweep = (struct sweep_settings){ 10, 100, 3, 20.0 };
+	device_profile_h200(&out->dev);
 	if (!(buf = yread_file(&L, &L.len)))
 		return -1;
 	L.buf = buf;
@@ -796,7 +805,7 @@ long space_enumerate(const struct space *sp, const struct shape *s, int m,
 		struct candidate c;
 		memset(&c, 0, sizeof(c));
 		c.tmpl = t;
-		fill_slots(slots, s, m);
+		fill_slots(slots, sp, s, m);
 		for (;;) {
 			for (int i = 0; i < t->nparams; i++)
 				c.params[i] = slots[i] = g->values[i][idx[i]];
@@ -829,7 +838,7 @@ void space_why_none(const struct space *sp, const struct shape *s, char *buf, si
 		for (int mi = 0; mi < s->n_ms; mi++) {
 			int idx[MAX_PARAMS] = { 0 };
 			long slots[NSLOTS] = { 0 }, v;
-			fill_slots(slots, s, s->ms[mi]);
+			fill_slots(slots, sp, s, s->ms[mi]);
 			for (;;) {
 				for (int i = 0; i < t->nparams; i++)
 					c.params[i] = slots[i] = g->values[i][idx[i]];
@@ -872,4 +881,40 @@ void space_why_none(const struct space *sp, const struct shape *s, char *buf, si
 	}
 	if (!sp->ngrids)
 		snprintf(buf, len, "no template grid");
+}
+
+void device_profile_h200(struct device_profile *d)
+{
+	*d = (struct device_profile){ "NVIDIA H200", 132, 227 * 1024, 228 * 1024, 1024, 60L << 20, 8 };
+}
+
+int device_profile_load(const char *path, struct device_profile *d)
+{
+	static const char *const keys[] = { "name", "sm_count", "smem_optin", "smem_sm",
+					    "smem_reserved", "l2_bytes", "max_cluster", NULL };
+	struct loader L = { path, NULL, 0 };
+	struct ynode *root = NULL;
+	char *buf = yread_file(&L, &L.len);
+	int r = -1;
+	long *fields[] = { &d->sm_count, &d->smem_optin, &d->smem_sm, &d->smem_reserved,
+			   &d->l2_bytes, &d->max_cluster };
+	if (!buf)
+		return -1;
+	L.buf = buf;
+	const struct ynode *v;
+	if (!(root = ybuild_tree(&L)) || expect(&L, root, K_MAP, "a device profile") ||
+	    check_keys(&L, root, keys, "a device profile") ||
+	    !(v = require(&L, root, "name", "a device profile")) ||
+	    expect(&L, v, K_SCALAR, "name"))
+		goto out;
+	snprintf(d->name, sizeof(d->name), "%s", v->text);
+	for (int i = 0; i < (int)ARRAY_SIZE(fields); i++)
+		if (!(v = require(&L, root, keys[i + 1], "a device profile")) ||
+		    get_long(&L, v, 1, 1L << 40, keys[i + 1], fields[i]))
+			goto out;
+	r = 0;
+out:
+	ynode_free(root);
+	free(buf);
+	return r;
 }

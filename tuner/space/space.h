@@ -108,6 +108,28 @@ static inline int lt_varies(const struct lt_search *lt)
 	return lt->nsplitk || *lt->vary;
 }
 
+/* The device figures a constraint may name. A dry run reads them from a
+ * profile (the H200's built in, or --device-profile FILE); a sweep from
+ * its GPU. */
+struct device_profile {
+	char name[64];
+	long sm_count;          /* SMs */
+	long smem_optin;        /* shared memory one block may opt in to, bytes */
+	long smem_sm;           /* shared memory of one SM, bytes */
+	long smem_reserved;     /* of it, reserved for each block */
+	long l2_bytes;
+	long max_cluster;       /* the portable largest thread-block cluster */
+};
+
+/* The H200's: 132 SMs, 227 KiB a block, 228 KiB an SM of which 1 KiB is
+ * reserved per block, 60 MiB of L2 (as its worker reports them),
+ * clusters of up to 8. */
+void device_profile_h200(struct device_profile *d);
+/* Read a profile file (YAML: name, sm_count, smem_optin, smem_sm,
+ * smem_reserved, l2_bytes, max_cluster, each required). Returns 0, or -1 after one
+ * FILE:LINE:COL line. */
+int device_profile_load(const char *path, struct device_profile *d);
+
 struct space {
 	char *path;
 	struct sweep_settings sweep;
@@ -116,6 +138,8 @@ struct space {
 	struct shape *shapes;
 	int ngrids;
 	struct grid *grids;
+	struct device_profile dev;    /* what its constraints' device names
+				       * read (the H200's unless changed) */
 	struct workload workload;     /* its workload: section, or derived
 				       * from its shapes (space.c) */
 	int top_line, top_col;        /* the top level (1-based), for messages

@@ -233,6 +233,9 @@ int worker_env(struct worker *w, struct env_info *e)
 	e->sm_clock_mhz = (int)kv_get_long(&r, "sm_clock_mhz", 0);
 	e->mem_clock_mhz = (int)kv_get_long(&r, "mem_clock_mhz", 0);
 	e->l2_bytes = kv_get_long(&r, "l2_bytes", 0);
+	e->smem_optin = kv_get_long(&r, "smem_optin", 0);
+	e->smem_sm = kv_get_long(&r, "smem_sm", 0);
+	e->smem_reserved = kv_get_long(&r, "smem_reserved", 0);
 	/* Template code is no longer part of the environment: each candidate
 	 * carries its own template's hash (tmpl_source_hash), so editing one
 	 * template does not make every other result stale. The field stays
