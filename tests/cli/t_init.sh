@@ -48,6 +48,10 @@ expect_exit "--router-dtype fp32" 0 "$GEMMTAB" init --model tests/models/mixtral
 check "an fp32 router, with its bound and the hi/lo template" bash -c \
 	"grep -q 'family: router, n: 8, k: 4096, w: fp32, x: bf16, y: fp32, tol: 1e-4' '$TMP/out' && grep -q '^  blas_hilo:' '$TMP/out'"
 
+check "its constraints name the device, not the H200's figures" bash -c \
+	"grep -q 'sm_count' '$TMP/llama-3-8b.yaml' && ! grep -nE '\"[^\"]*\\b(132|1056|1024|116|120)\\b[^\"]*\"' '$TMP/llama-3-8b.yaml'"
+expect_exit "a write error: exit 1" 1 "$GEMMTAB" init --model tests/models/llama-3-8b.json --out /dev/full
+
 # every shape gets candidates in the dry run
 for model in llama-3-8b qwen2.5-7b mixtral-8x7b; do
 	expect_exit "dry run of $model: exit 0" 0 "$GEMMTAB" sweep --space "$TMP/$model.yaml" --dry-run

@@ -217,6 +217,32 @@ TEST(loads_and_geometric_mean)
 	workload_free(&w);
 }
 
+/* all-M over a workload that runs nothing at some Ms (a at 1..2, b from
+ * 5): those Ms are left out, not a reason for no figure */
+TEST(all_m_skips_ms_nothing_runs)
+{
+	struct workload w;
+	char why[160];
+	int offset;
+	memset(&w, 0, sizeof(w));
+	w.nloads = 2;
+	w.loads[0] = 1;
+	w.loads[1] = 8;
+	CHECK_INT(workload_add(&w, "a", 1, "m <= 2", why, sizeof(why), &offset), 0);
+	CHECK_INT(workload_add(&w, "b", 2, "m > 4", why, sizeof(why), &offset), 0);
+	struct timed_point p[] = {
+		{ "a", 1, 1024, 1024, DT_BF16, DT_BF16, DT_BF16, 2.0, 1.0, 1 },
+		{ "b", 8, 1024, 1024, DT_BF16, DT_BF16, DT_BF16, 3.0, 3.0, 1 },
+	};
+	struct all_m a;
+	all_m_figure(&w, p, 2, &a);
+	CHECK_INT(a.max_m, 8);
+	CHECK_INT(a.measured, 2);       /* M 1 (a) and 8 (b) */
+	/* 6 Ms run something: M 1 at 2x, the other 5 at 1x */
+	CHECK_NEAR(a.value, exp(log(2.0) / 6), 1e-12);
+	workload_free(&w);
+}
+
 TEST(ambiguous_and_screen_families)
 {
 	struct best_row rows[6];
@@ -571,5 +597,5 @@ TEST(query_command)
 
 TESTS(T(nominal_floors_match_workload), T(slice_rule),
       T(who_runs_and_floor_fractions), T(loads_and_geometric_mean),
-      T(ambiguous_and_screen_families), T(fixture_text), T(fixture_md),
+      T(all_m_skips_ms_nothing_runs), T(ambiguous_and_screen_families), T(fixture_text), T(fixture_md),
       T(fixture_csv), T(fixture_old_env), T(report_command), T(query_command))

@@ -50,8 +50,9 @@ static long int_key(const struct loader *L, const struct ynode *map, const char 
 {
 	const struct ynode *v = key(map, name);
 	char *end;
-	if (!v || (v->kind == K_SCALAR && (!strcmp(v->text, "null") || !*v->text)))
-		return 0;
+	if (!v || (v->kind == K_SCALAR && (!strcmp(v->text, "null") || !*v->text ||
+					     !strcmp(v->text, "0"))))
+		return 0;       /* absent, null or 0: not there */
 	if (v->kind != K_SCALAR)
 		return yfail(L, v, "%s must be an integer", name);
 	long x = strtol(v->text, &end, 10);
@@ -181,9 +182,9 @@ static void write_templates(FILE *f, const char *list, int any_fp32)
 "      - \"rows * unroll <= 16\"\n"
 "      - \"tokens >= m || tokens == 16\"\n"
 "      - \"tokens < 2 * m\"\n"
-"      # at least one block per SM of the H200's 132; a narrow shape (a\n"
-"      # router) the widest split of single rows\n"
-"      - \"n / rows * split >= 132 || (n < 132 && rows == 1 && split == 8)\"\n\n");
+"      # at least one block per SM; a narrow shape (a router) the widest\n"
+"      # split of single rows\n"
+"      - \"n / rows * split >= sm_count || (n < sm_count && rows == 1 && split == 8)\"\n\n");
 	if (mma)
 		fprintf(f,
 "  # tensor cores with split-K (templates/mma_skinny.cuh), M 2..128: K must\n"
@@ -209,11 +210,11 @@ static void write_templates(FILE *f, const char *list, int any_fp32)
 "      - \"k %% (split * bk) == 0\"\n"
 "      - \"split > 1 || combine == partials\"\n"
 "      - \"pdl == 0 || (split > 1 && combine != cluster)\"\n"
-"      # two blocks per SM of the H200 (227 KiB of shared memory each)\n"
-"      - \"stages * (bm + bn) * bk * 2 + 1024 <= 116 * 1024\"\n"
+"      # two blocks per SM (as search_spaces/h200.yaml's rule)\n"
+"      - \"stages * (bm + bn) * bk * 2 + smem_reserved <= smem_sm / 2 + 2 * smem_reserved\"\n"
 "      - \"k / (split * bk) >= stages\"\n"
 "      - \"bn >= m && (bn < 2 * m || bn == 8)\"\n"
-"      - \"split * (n / bm) >= 120 && split * (n / bm) <= 1056\"\n"
+"      - \"split * (n / bm) >= sm_count - 12 && split * (n / bm) <= 8 * sm_count\"\n"
 "      - \"mma == sync || (bk == 64 && (warps == bm / 16 || (warps == bm / 8 && bn >= 32)))\"\n"
 "      - \"mma == wgmma || ((warps == 4 || (warps == 8 && bm == 128)) && bn <= 64)\"\n\n");
 	if (hilo)
@@ -354,8 +355,11 @@ int cmd_init(int argc, char **argv)
 			"its\n# heuristic on the GPU\ncublaslt:\n  orient: [t, row, n]\n  top: 8\n"
 			"  splitk: [1, 2, 4, 8]\n\n");
 	write_templates(f, list, any_fp32);
-	if (out_path && fclose(f))
-		return error("--out %s: %s", out_path, strerror(errno)), 1;
+	int bad = fflush(f) || ferror(f);
+	if (out_path)
+		bad |= fclose(f) != 0;
+	if (bad)
+		return error("%s: %s", out_path ? out_path : "stdout", strerror(errno)), 1;
 	if (out_path)
 		fprintf(stderr, "gemmtab init: wrote %s: %d shapes, loads M = 1..%d\n", out_path, np,
 			max_m);

@@ -114,15 +114,17 @@ double all_m_figure(const struct workload *wl, const struct timed_point *p, int 
 	out->max_m = workload_max_m(wl);
 	out->value = NAN;
 	double sum_log = 0;
+	int used = 0;
 	for (int m = 1; m <= out->max_m; m++) {
 		double base = 0, run = 0;
-		int measured = 1;
+		int measured = 1, any_part = 0;
 		for (int j = 0; j < wl->nparts; j++) {
 			const struct workload_part *w = &wl->parts[j];
 			const struct timed_point *at = NULL, *any = NULL;
 			int count = 0;
 			if (!workload_part_in(w, m))
 				continue;
+			any_part = 1;
 			for (int i = 0; i < n; i++) {
 				if (strcmp(p[i].family, w->family))
 					continue;
@@ -146,13 +148,16 @@ double all_m_figure(const struct workload *wl, const struct timed_point *p, int 
 			run += w->count * nominal;
 			measured = 0;
 		}
+		if (!any_part)
+			continue;       /* a load of m tokens would run none of it */
 		if (!(run > 0) || !(base > 0))
 			return NAN;
 		sum_log += log(base / run);
 		out->measured += measured;
+		used++;
 	}
-	if (out->max_m)
-		out->value = exp(sum_log / out->max_m);
+	if (used)
+		out->value = exp(sum_log / used);
 	return out->value;
 }
 

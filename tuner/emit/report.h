@@ -82,8 +82,8 @@ struct all_m {
 	int measured;           /* Ms at which every shape was measured */
 };
 
-/* The all-M figure: the geometric mean over M = 1..the largest load of the
- * load speedup at M, where a shape measured at M adds count times its
+/* The all-M figure: the geometric mean over M = 1..the largest load (the
+ * Ms at which some shape of the workload runs) of the load speedup at M, where a shape measured at M adds count times its
  * times and one not measured there adds count times its nominal floor's
  * time to both sums (it runs as cuBLAS). Returns out->value. */
 double all_m_figure(const struct workload *wl, const struct timed_point *p, int n,

@@ -552,9 +552,9 @@ static int run_batches(struct service *sv, int *done, int total,
 				continue;
 			*done += finish_child(sv, i, why);
 			if (sv->write_error[0]) {
-				ret = error("the kernel cache cannot be written (%s): the sweep stops "
-					    "with nothing recorded for it; free the space or give "
-					    "--cache another folder, then rerun", sv->write_error);
+				ret = error("the kernel cache cannot be written (%s): the command "
+					    "stops with nothing recorded for it; free the space or "
+					    "give --cache another folder, then rerun", sv->write_error);
 				goto cleanup;
 			}
 			if (progress)

@@ -168,12 +168,17 @@ int tasks_build(const struct space *sp, const char *only_family, struct tasklist
 	int known = 0;
 	for (int i = 0; i < sp->nshapes && only_family; i++)
 		known += !strcmp(only_family, sp->shapes[i].family);
+	int r = 0;
 	if (only_family && !known)
-		return error("--family %s: no such family in %s", only_family, sp->path);
+		r = error("--family %s: no such family in %s", only_family, sp->path);
 	/* (a cuBLASLt search adds its candidates later, on the GPU) */
-	if (only_family && out->n == 0 && !sp->lt.top)
-		return error("--family %s: no candidates in %s", only_family, sp->path);
-	return index_items(sp, out);
+	else if (only_family && out->n == 0 && !sp->lt.top)
+		r = error("--family %s: no candidates in %s", only_family, sp->path);
+	else
+		r = index_items(sp, out);
+	if (r)
+		tasks_free(out);   /* a failure leaves nothing allocated */
+	return r;
 }
 
 int tasks_add(struct tasklist *tl, const struct space *sp, int shape, int m,

@@ -62,8 +62,8 @@ const char *task_compile_error(const struct tasklist *tl, int ti);
 int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[17],
 		  char *why, size_t len);
 
-/* Progress line on a terminal: "\r[#####     ] done/total label ETA".
- * Does nothing when stderr is not a terminal. */
+/* Progress on a terminal: "\r[#####     ] done/total label ETA"; when
+ * stderr is not a terminal, a plain line every GEMMTAB_PROGRESS_S s [60]. */
 void progress_show(const char *label, long done, long total, double started);
 void progress_end(void);
 

@@ -618,25 +618,31 @@ static void derive_workload(struct space *sp)
 {
 	struct workload *w = &sp->workload;
 	char why[160];
-	int offset;
+	int offset, cut = 0;
 	for (int s = 0; s < sp->nshapes; s++) {
 		const struct shape *sh = &sp->shapes[s];
 		for (int i = 0; i < sh->n_ms; i++) {
 			int seen = 0;
 			for (int l = 0; l < w->nloads; l++)
 				seen |= w->loads[l] == sh->ms[i];
-			if (!seen && w->nloads < WORKLOAD_MAX_LOADS)
+			if (!seen && w->nloads == WORKLOAD_MAX_LOADS)
+				cut = 1;
+			else if (!seen)
 				w->loads[w->nloads++] = sh->ms[i];
 		}
 		int listed = 0;
 		for (int j = 0; j < w->nparts; j++)
 			listed |= !strcmp(w->parts[j].family, sh->family);
-		if (!listed)
-			workload_add(w, sh->family, 1, NULL, why, sizeof(why), &offset);
+		if (!listed && workload_add(w, sh->family, 1, NULL, why, sizeof(why), &offset))
+			cut = 1;
 	}
 	qsort(w->loads, (size_t)w->nloads, sizeof(w->loads[0]), int_cmp);
-	w->source = "the space's shapes (it has no workload: section): each family once, "
-		    "at each tuned M";
+	/* a report says so: past 32 Ms or families, name them in a workload: */
+	w->source = cut ? "the space's shapes (it has no workload: section): each of its first "
+			  "32 families once, at its first 32 tuned Ms; a workload: section names "
+			  "more"
+			: "the space's shapes (it has no workload: section): each family once, "
+			  "at each tuned M";
 }
 
 /* The next point of g's grid in idx (an odometer: the last parameter
