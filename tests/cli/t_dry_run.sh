@@ -60,4 +60,15 @@ printf 'name: x\nsm_count: 66\n' >"$TMP/bad.yaml"
 expect_exit "a profile missing a figure: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile "$TMP/bad.yaml"
 expect_line "at its LINE:COL" "$TMP/err" "$TMP/bad.yaml:1:1: a device profile lacks required key 'smem_optin'"
 
+# a profile's figures also feed the check for a constraint undefined at
+# every point; a sweep reads its GPU's instead, and says what that prunes
+printf 'shapes:\n  - {family: q, n: 256, k: 1024, w: bf16, x: bf16, y: bf16, tol: 1e-2, m: [1]}\ntemplates:\n  gemv:\n    params: {warps: [4], rows: [1], tokens: [1], unroll: [1], split: [1], cache: [default]}\n    constraints: ["%s"]\n' "k / (sm_count - 66) > 0" >"$TMP/undef66.yaml"
+expect_exit "a constraint undefined only on the profile's device: exit 2" 2 "$GEMMTAB" sweep --space "$TMP/undef66.yaml" --dry-run --device-profile "$TMP/half.yaml"
+check "named at its LINE:COL" grep -q "^$TMP/undef66.yaml:6:19: constraint 'k / (sm_count - 66) > 0' of gemv is undefined" "$TMP/err"
+sed 's|k / (sm_count - 66) > 0|sm_count == 66|' "$TMP/undef66.yaml" >"$TMP/only66.yaml"
+expect_exit "a sweep on the fake GPU (132 SMs) of a space for 66" 0 env GEMMTAB_WORKER="$PWD/build/tests/fake_worker" \
+	"$GEMMTAB" sweep --space "$TMP/only66.yaml" --device-profile "$TMP/half.yaml" --db "$TMP/66.db" --cache "$TMP/c66"
+check "reads the GPU's figures, saying so" grep -q "^sweep: the constraints read Fake GPU's figures (132 SMs" "$TMP/err"
+check "and what they prune to nothing" grep -q "warning: on Fake GPU, q gets no candidate of a template: gemv (1 points): 'sm_count == 66' rejects 1" "$TMP/err"
+
 finish

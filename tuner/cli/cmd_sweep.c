@@ -945,9 +945,12 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (space_load(space, &sw.sp))
 		return 2;
-	if (profile && device_profile_load(profile, &sw.sp.dev)) {
-		space_free(&sw.sp);
-		return 2;
+	if (profile) {
+		struct device_profile d;
+		if (device_profile_load(profile, &d) || space_set_device(&sw.sp, &d)) {
+			space_free(&sw.sp);
+			return 2;
+		}
 	}
 	if (sw.sp.ngrids == 0 && !sw.sp.lt.top) {
 		fprintf(stderr, "%s:%d:%d: no templates or cublaslt section: nothing to sweep (a "
@@ -998,10 +1001,20 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "sweep: the constraints read %s's figures (%ld SMs, %ld B a block, "
 			"%ld B an SM), not %s's\n", gpu.name, gpu.sm_count, gpu.smem_optin,
 			gpu.smem_sm, sw.sp.dev.name);
-		sw.sp.dev = gpu;
 		tasks_free(&sw.tl);
-		if (tasks_build(&sw.sp, family, &sw.tl))
+		if (space_set_device(&sw.sp, &gpu) || tasks_build(&sw.sp, family, &sw.tl))
 			goto out_worker;
+		for (int si = 0; si < sw.sp.nshapes; si++) {
+			long runnable = 0;
+			for (int i = 0; i < sw.tl.n; i++)
+				runnable += sw.tl.t[i].shape == si && !sw.tl.t[i].pruned;
+			if (!runnable && sw.sp.ngrids) {
+				char why[2048];
+				space_why_none(&sw.sp, &sw.sp.shapes[si], why, sizeof(why));
+				warning("on %s, %s gets no candidate of a template: %s", gpu.name,
+					sw.sp.shapes[si].family, why);
+			}
+		}
 	}
 	load_shape_ids(&sw);
 	if (sw.sp.lt.top) {

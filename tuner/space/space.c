@@ -712,6 +712,13 @@ static int check_constraints(const struct loader *L, const struct space *sp)
 	return 0;
 }
 
+int space_set_device(struct space *sp, const struct device_profile *d)
+{
+	struct loader L = { sp->path, NULL, 0 };
+	sp->dev = *d;
+	return check_constraints(&L, sp);
+}
+
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)
 {
 	static const char *const keys[] = { "sweep", "shapes", "workload", "cublaslt", "templates",

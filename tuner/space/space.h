@@ -150,6 +150,10 @@ struct space {
  * "FILE:LINE:COL: what is wrong" (1-based) to stderr and returns -1;
  * nothing is allocated then. Returns 0 and fills *out otherwise. */
 int space_load(const char *path, struct space *out);
+/* Let sp's constraints read d's figures, and check again that none of
+ * them is undefined everywhere. Returns 0, or -1 after the FILE:LINE:COL
+ * line of such a constraint. */
+int space_set_device(struct space *sp, const struct device_profile *d);
 /* Why shape s gets no candidate at its tuned Ms, in one line: per grid,
  * the constraints that reject the most points first, and what the
  * template's static check prunes. */
