@@ -16,6 +16,8 @@
 struct build_ctx {
 	struct tasklist *tl;
 	int shape;
+	long seen;              /* candidates enumerated, kept or not */
+	long limit;             /* keep at most this many tasks (0: no limit) */
 };
 
 static void add_task(void *ctx, const struct shape *s, int m,
@@ -24,6 +26,9 @@ static void add_task(void *ctx, const struct shape *s, int m,
 	struct build_ctx *b = ctx;
 	struct tasklist *tl = b->tl;
 	(void)s;
+	b->seen++;
+	if (b->limit && tl->n >= b->limit)
+		return;         /* past the cap: counted, not kept (tasks_build) */
 	if (tl->n == tl->cap) {
 		tl->cap = tl->cap ? tl->cap * 2 : 256;
 		tl->t = xrealloc(tl->t, (size_t)tl->cap * sizeof(*tl->t));
@@ -148,22 +153,20 @@ static int index_items(const struct space *sp, struct tasklist *tl)
 int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out)
 {
 	memset(out, 0, sizeof(*out));
-	long total = 0;
-	for (int i = 0; i < sp->nshapes; i++)
-		for (int j = 0; j < sp->shapes[i].n_ms; j++)
-			if (!only_family || !strcmp(only_family, sp->shapes[i].family))
-				total += space_enumerate(sp, &sp->shapes[i], sp->shapes[i].ms[j], NULL,
-							 NULL);
-	if (total > TASKS_MAX)
-		return error("%s: the space enumerates %ld candidates over its shapes and Ms, more "
-			     "than %ld: narrow a grid or add constraints", sp->path, total, TASKS_MAX);
+	long seen = 0;
 	for (int i = 0; i < sp->nshapes; i++) {
 		const struct shape *s = &sp->shapes[i];
 		if (only_family && strcmp(only_family, s->family))
 			continue;
-		struct build_ctx b = { out, i };
+		struct build_ctx b = { out, i, 0, TASKS_MAX };
 		for (int j = 0; j < s->n_ms; j++)
 			space_enumerate(sp, s, s->ms[j], add_task, &b);
+		seen += b.seen;
+	}
+	if (seen > TASKS_MAX) {
+		tasks_free(out);
+		return error("%s: the space enumerates %ld candidates over its shapes and Ms, more "
+			     "than %ld: narrow a grid or add constraints", sp->path, seen, TASKS_MAX);
 	}
 	int known = 0;
 	for (int i = 0; i < sp->nshapes && only_family; i++)
@@ -192,7 +195,7 @@ int tasks_add(struct tasklist *tl, const struct space *sp, int shape, int m,
 		if (tl->t[i].shape == shape && tl->t[i].m == m && tl->t[i].cand.tmpl == c->tmpl &&
 		    !strcmp(tl->t[i].key, key))
 			return 0;
-	struct build_ctx b = { tl, shape };
+	struct build_ctx b = { tl, shape, 0, 0 };
 	add_task(&b, &sp->shapes[shape], m, c, c->tmpl->check(&sp->shapes[shape], c->params));
 	return 1;
 }
