@@ -645,16 +645,6 @@ static void derive_workload(struct space *sp)
 			  "at each tuned M";
 }
 
-/* The next point of g's grid in idx (an odometer: the last parameter
- * turns fastest); 0 after the last. */
-static int next_point(const struct grid *g, int *idx)
-{
-	int i = g->tmpl->nparams - 1;
-	while (i >= 0 && ++idx[i] == g->nvalues[i])
-		idx[i--] = 0;
-	return i >= 0;
-}
-
 /* The slots of a grid point: its parameters, then the builtins of (s, m). */
 static void fill_slots(long *slots, const struct space *sp, const struct shape *s, int m)
 {
@@ -672,28 +662,46 @@ static void fill_slots(long *slots, const struct space *sp, const struct shape *
 	slots[SLOT_Y_BYTES] = (long)dtype_size(s->y);
 }
 
+/* Call fn(ctx, slots) at every point of g's grid for (s, m), the point's
+ * parameters in slots[0..nparams) and the builtins after them (an
+ * odometer: the last parameter turns fastest). Stops at the first point
+ * where fn returns nonzero and returns that, else 0. */
+static int walk_grid(const struct space *sp, const struct grid *g, const struct shape *s, int m,
+		     int (*fn)(void *ctx, const long *slots), void *ctx)
+{
+	int idx[MAX_PARAMS] = { 0 };
+	long slots[NSLOTS] = { 0 };
+	fill_slots(slots, sp, s, m);
+	for (;;) {
+		for (int i = 0; i < g->tmpl->nparams; i++)
+			slots[i] = g->values[i][idx[i]];
+		int r = fn(ctx, slots);
+		if (r)
+			return r;
+		int i = g->tmpl->nparams - 1;
+		while (i >= 0 && ++idx[i] == g->nvalues[i])
+			idx[i--] = 0;
+		if (i < 0)
+			return 0;
+	}
+}
+
 /* Is constraint c of g defined at some point of the grid, for some shape
  * and tuned M? (An undefined value counts as false: a constraint that is
  * never defined prunes every candidate without saying so.) */
+static int is_defined(void *ctx, const long *slots)
+{
+	long v;
+	return !expr_eval(ctx, slots, &v);
+}
+
 static int constraint_ever_defined(const struct space *sp, const struct grid *g, int c)
 {
-	const struct tmpl *t = g->tmpl;
-	for (int si = 0; si < sp->nshapes; si++) {
-		const struct shape *s = &sp->shapes[si];
-		for (int mi = 0; mi < s->n_ms; mi++) {
-			int idx[MAX_PARAMS] = { 0 };
-			long slots[NSLOTS] = { 0 }, v;
-			fill_slots(slots, sp, s, s->ms[mi]);
-			for (;;) {
-				for (int i = 0; i < t->nparams; i++)
-					slots[i] = g->values[i][idx[i]];
-				if (!expr_eval(g->constraints[c], slots, &v))
-					return 1;
-				if (!next_point(g, idx))
-					break;
-			}
-		}
-	}
+	for (int si = 0; si < sp->nshapes; si++)
+		for (int mi = 0; mi < sp->shapes[si].n_ms; mi++)
+			if (walk_grid(sp, g, &sp->shapes[si], sp->shapes[si].ms[mi], is_defined,
+				      g->constraints[c]))
+				return 1;
 	return 0;
 }
 
@@ -806,33 +814,74 @@ static int constraints_hold(const struct grid *g, const long *slots)
 	return 1;
 }
 
+struct enumerate_ctx {
+	const struct grid *g;
+	const struct shape *s;
+	int m;
+	space_visit_fn fn;
+	void *ctx;
+	long visited;
+};
+
+static int enumerate_point(void *ctx, const long *slots)
+{
+	struct enumerate_ctx *e = ctx;
+	const struct tmpl *t = e->g->tmpl;
+	if (!constraints_hold(e->g, slots))
+		return 0;
+	struct candidate c;
+	memset(&c, 0, sizeof(c));
+	c.tmpl = t;
+	memcpy(c.params, slots, (size_t)t->nparams * sizeof(c.params[0]));
+	const char *reason = t->check ? t->check(e->s, c.params) : NULL;
+	if (e->fn)
+		e->fn(e->ctx, e->s, e->m, &c, reason);
+	e->visited++;
+	return 0;
+}
+
 long space_enumerate(const struct space *sp, const struct shape *s, int m,
 		     space_visit_fn fn, void *ctx)
 {
-	long visited = 0;
+	struct enumerate_ctx e = { NULL, s, m, fn, ctx, 0 };
 	for (int gi = 0; gi < sp->ngrids; gi++) {
-		const struct grid *g = &sp->grids[gi];
-		const struct tmpl *t = g->tmpl;
-		int idx[MAX_PARAMS] = { 0 };
-		long slots[NSLOTS] = { 0 };
-		struct candidate c;
-		memset(&c, 0, sizeof(c));
-		c.tmpl = t;
-		fill_slots(slots, sp, s, m);
-		for (;;) {
-			for (int i = 0; i < t->nparams; i++)
-				c.params[i] = slots[i] = g->values[i][idx[i]];
-			if (constraints_hold(g, slots)) {
-				const char *reason = t->check ? t->check(s, c.params) : NULL;
-				if (fn)
-					fn(ctx, s, m, &c, reason);
-				visited++;
-			}
-			if (!next_point(g, idx))
-				break;
-		}
+		e.g = &sp->grids[gi];
+		walk_grid(sp, e.g, s, m, enumerate_point, &e);
 	}
-	return visited;
+	return e.visited;
+}
+
+/* What rejects each point: the first constraint that fails, else the
+ * template's check. */
+struct why_ctx {
+	const struct grid *g;
+	const struct shape *s;
+	long points, checked;
+	long *first;            /* per constraint: the points it rejects first */
+	const char *reason;     /* the check's last reason */
+};
+
+static int why_point(void *ctx, const long *slots)
+{
+	struct why_ctx *w = ctx;
+	const struct grid *g = w->g;
+	long v;
+	int k = 0;
+	w->points++;
+	while (k < g->nconstraints && !expr_eval(g->constraints[k], slots, &v) && v)
+		k++;
+	if (k < g->nconstraints) {
+		w->first[k]++;
+		return 0;
+	}
+	long params[MAX_PARAMS] = { 0 };
+	memcpy(params, slots, (size_t)g->tmpl->nparams * sizeof(params[0]));
+	const char *why = g->tmpl->check ? g->tmpl->check(w->s, params) : NULL;
+	if (why) {
+		w->checked++;
+		w->reason = why;
+	}
+	return 0;
 }
 
 void space_why_none(const struct space *sp, const struct shape *s, char *buf, size_t len)
@@ -842,39 +891,13 @@ void space_why_none(const struct space *sp, const struct shape *s, char *buf, si
 	for (int gi = 0; gi < sp->ngrids && used < len; gi++) {
 		const struct grid *g = &sp->grids[gi];
 		const struct tmpl *t = g->tmpl;
-		long points = 0, checked = 0, *first = xcalloc((size_t)g->nconstraints + 1,
-							      sizeof(long));
-		const char *reason = NULL;
-		struct candidate c;
-		memset(&c, 0, sizeof(c));
-		c.tmpl = t;
-		for (int mi = 0; mi < s->n_ms; mi++) {
-			int idx[MAX_PARAMS] = { 0 };
-			long slots[NSLOTS] = { 0 }, v;
-			fill_slots(slots, sp, s, s->ms[mi]);
-			for (;;) {
-				for (int i = 0; i < t->nparams; i++)
-					c.params[i] = slots[i] = g->values[i][idx[i]];
-				points++;
-				int k = 0;
-				while (k < g->nconstraints &&
-				       !expr_eval(g->constraints[k], slots, &v) && v)
-					k++;
-				if (k < g->nconstraints) {
-					first[k]++;
-				} else {
-					const char *why = t->check ? t->check(s, c.params) : NULL;
-					if (why) {
-						checked++;
-						reason = why;
-					}
-				}
-				if (!next_point(g, idx))
-					break;
-			}
-		}
+		struct why_ctx w = { g, s, 0, 0, xcalloc((size_t)g->nconstraints + 1, sizeof(long)),
+				     NULL };
+		for (int mi = 0; mi < s->n_ms; mi++)
+			walk_grid(sp, g, s, s->ms[mi], why_point, &w);
+		long *first = w.first;
 		used += (size_t)snprintf(buf + used, len - used, "%s%s (%ld points):", gi ? "; " : "",
-					 t->stem, points);
+					 t->stem, w.points);
 		/* the two constraints that reject the most, then the adapter */
 		for (int shown = 0; shown < 2 && used < len; shown++) {
 			int best = -1;
@@ -887,9 +910,9 @@ void space_why_none(const struct space *sp, const struct shape *s, char *buf, si
 						 shown ? "," : "", g->constraint_text[best], first[best]);
 			first[best] = 0;
 		}
-		if (checked && used < len)
+		if (w.checked && used < len)
 			used += (size_t)snprintf(buf + used, len - used, " the adapter prunes %ld (%s)",
-						 checked, reason);
+						 w.checked, w.reason);
 		free(first);
 	}
 	if (!sp->ngrids)
