@@ -69,6 +69,6 @@ sed 's|k / (sm_count - 66) > 0|sm_count == 66|' "$TMP/undef66.yaml" >"$TMP/only6
 expect_exit "a sweep on the fake GPU (132 SMs) of a space for 66" 0 env GEMMTAB_WORKER="$PWD/build/tests/fake_worker" \
 	"$GEMMTAB" sweep --space "$TMP/only66.yaml" --device-profile "$TMP/half.yaml" --db "$TMP/66.db" --cache "$TMP/c66"
 check "reads the GPU's figures, saying so" grep -q "^sweep: the constraints read Fake GPU's figures (132 SMs" "$TMP/err"
-check "and what they prune to nothing" grep -q "warning: on Fake GPU, q gets no candidate of a template: gemv (1 points): 'sm_count == 66' rejects 1" "$TMP/err"
+check "and what they prune to nothing" grep -q "^gemmtab sweep: on Fake GPU, q (n 256, k 1024) gets no candidate of a template at any M: gemv (1 points): 'sm_count == 66' rejects 1" "$TMP/err"
 
 finish

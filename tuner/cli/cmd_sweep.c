@@ -722,6 +722,29 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 	}
 }
 
+/* The tasks of shape si a template can run (not pruned by its check). */
+static long shape_runnable(const struct sweep *sw, int si)
+{
+	long n = 0;
+	for (int i = 0; i < sw->tl.n; i++)
+		n += sw->tl.t[i].shape == si && !sw->tl.t[i].pruned;
+	return n;
+}
+
+/* Say that shape si gets no candidate of a template, and why (what
+ * rejects its grid points); on names the GPU when it is not the
+ * profile. */
+static void say_no_candidate(const struct sweep *sw, int si, const char *on)
+{
+	const struct shape *s = &sw->sp.shapes[si];
+	char why[2048];
+	int lt = sw->sp.lt.top && s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16;
+	space_why_none(&sw->sp, s, why, sizeof(why));
+	fprintf(stderr, "gemmtab sweep: %s%s%s%s (n %d, k %d) gets no candidate of a template at "
+		"any M%s: %s\n", on ? "on " : "", on ? on : "", on ? ", " : "", s->family, s->n,
+		s->k, lt ? " (the cuBLASLt search may name some on the GPU)" : "", why);
+}
+
 /* Print the plan of a dry run; returns how many shapes get no candidate
  * the sweep can run (those are listed with the reasons). */
 static int print_plan(const struct sweep *sw, const char *family)
@@ -732,17 +755,10 @@ static int print_plan(const struct sweep *sw, const char *family)
 	printf("%-16s %5s %10s %8s\n", "family", "m", "candidates", "pruned");
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
-		long runnable = 0;
-		for (int i = 0; i < sw->tl.n; i++)
-			runnable += sw->tl.t[i].shape == si && !sw->tl.t[i].pruned;
 		/* (a space of the cuBLASLt search alone has no template to miss) */
-		if (!runnable && sw->sp.ngrids && (!family || !strcmp(family, s->family))) {
-			char why[2048];
-			int lt = sw->sp.lt.top && s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16;
-			space_why_none(&sw->sp, s, why, sizeof(why));
-			fprintf(stderr, "gemmtab sweep: %s (n %d, k %d) gets no candidate of a template "
-				"at any M%s: %s\n", s->family, s->n, s->k,
-				lt ? " (the cuBLASLt search may name some on the GPU)" : "", why);
+		if (!shape_runnable(sw, si) && sw->sp.ngrids &&
+		    (!family || !strcmp(family, s->family))) {
+			say_no_candidate(sw, si, NULL);
 			empty++;
 		}
 		for (int j = 0; j < s->n_ms; j++) {
@@ -1004,17 +1020,10 @@ int cmd_sweep(int argc, char **argv)
 		tasks_free(&sw.tl);
 		if (space_set_device(&sw.sp, &gpu) || tasks_build(&sw.sp, family, &sw.tl))
 			goto out_worker;
-		for (int si = 0; si < sw.sp.nshapes; si++) {
-			long runnable = 0;
-			for (int i = 0; i < sw.tl.n; i++)
-				runnable += sw.tl.t[i].shape == si && !sw.tl.t[i].pruned;
-			if (!runnable && sw.sp.ngrids) {
-				char why[2048];
-				space_why_none(&sw.sp, &sw.sp.shapes[si], why, sizeof(why));
-				warning("on %s, %s gets no candidate of a template: %s", gpu.name,
-					sw.sp.shapes[si].family, why);
-			}
-		}
+		for (int si = 0; si < sw.sp.nshapes && sw.sp.ngrids; si++)
+			if (!shape_runnable(&sw, si) &&
+			    (!family || !strcmp(family, sw.sp.shapes[si].family)))
+				say_no_candidate(&sw, si, gpu.name);
 	}
 	load_shape_ids(&sw);
 	if (sw.sp.lt.top) {
