@@ -1,5 +1,6 @@
 /*
- * types.c: element-type names and sizes, and version numbers as text.
+ * types.c: element-type names and sizes, a range's check points, and
+ * version numbers as text.
  */
 #include "types.h"
 
@@ -32,4 +33,15 @@ size_t dtype_size(enum dtype t)
 void version_text(size_t v, char *out, size_t len)
 {
 	snprintf(out, len, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+}
+
+int shape_checks(const struct shape *s, int max_m, int *out)
+{
+	int n = 0;
+	if (!shape_is_range(s))
+		return 0;
+	for (long f = 2; f <= 4 && n < SHAPE_CHECKS; f *= 2)
+		if ((long)s->m_hi * f <= max_m)
+			out[n++] = (int)((long)s->m_hi * f);
+	return n;
 }

@@ -26,11 +26,29 @@ struct shape {
 	int n, k;
 	enum dtype w, x, y;
 	double tol;                 /* global relative L2 bound; per row 2x */
-	int ms[MAX_MS];             /* Ms tuned (screened and retested) */
+	int ms[MAX_MS];             /* Ms tuned (screened and retested): a
+				     * list's Ms, or a range's anchors */
 	int n_ms;
 	int neighbours[MAX_MS];     /* Ms checked, not scored (must not regress) */
 	int n_neighbours;
+	int m_lo, m_hi;             /* a range (`m: LO..HI`): every M of it is
+				     * timed; 0, 0 for a list */
 };
+
+/* The check points past a range's end (shape_checks): the sweep times the
+ * last anchor's finalists there too, so a table may extend the last entry
+ * as far as one of them still won. */
+#define SHAPE_CHECKS 2
+
+/* Whether s names a range. */
+static inline int shape_is_range(const struct shape *s)
+{
+	return s->m_hi > 0;
+}
+
+/* s's check points past its range (2 and 4 times its end, at most
+ * max_m) into out[SHAPE_CHECKS]; returns how many (0 for a list). */
+int shape_checks(const struct shape *s, int max_m, int *out);
 
 struct tmpl;
 

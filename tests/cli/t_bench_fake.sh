@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
-expect_exit "bench: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10
+expect_exit "bench: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10
 cp "$TMP/out" "$TMP/bench.txt"
 # recompute each load from the points and compare with the load table
 awk '
@@ -46,13 +46,13 @@ check "some made-up points are slower ($slow), some of them the baseline's call 
 	test "$same" -gt 0 -a "$slow" -gt "$same"
 check "the summary says so" grep -qE "^90 points, 0 failed the FP64 check, $slow slower than the baseline by more than 3% \\($same of them running the baseline's own call\\)" "$TMP/bench.txt"
 
-expect_exit "bench --format md --out: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --format md --out "$TMP/bench.md"
+expect_exit "bench --format md --out: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --format md --out "$TMP/bench.md"
 check "md's last line is the score" bash -c "tail -n 1 '$TMP/bench.md' | grep -qE '^score: [0-9]+\.[0-9]{3}$'"
 check "md and text give the same score" test "$(tail -n 1 "$TMP/bench.md")" = "$(grep '^score: ' "$TMP/bench.txt")"
 # --rounds 3: the fake reads round 1 10% slower and round 2 10% faster
 # than round 0, so every median is round 0's figure: the same points as
 # one round, a spread as wide as the three, the same score
-expect_exit "bench --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --rounds 3
+expect_exit "bench --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --rounds 3
 cp "$TMP/out" "$TMP/rounds.txt"
 check "the header says each figure is a median of 3 rounds" \
 	grep -q "10 pairs per point, each figure the median of 3 rounds" "$TMP/rounds.txt"
@@ -104,10 +104,10 @@ awk -v pf="${2:-}" -v lf="${3:-}" -v lof="${4:-}" -v hif="${5:-}" 'NR == FNR { f
 }
 # --floors DB: the fake probe's floors (4 TB/s) over each point's lib_us,
 # and per load the floors' sum over lib_us's
-expect_exit "probe (fake) for --floors: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl.db" --space search_spaces/h200.yaml --pairs 5
+expect_exit "probe (fake) for --floors: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl.db" --space search_spaces/h200_loads.yaml --pairs 5
 awk '$5 ~ /,fake$/ { print $1, $3 }' "$TMP/out" >"$TMP/floors"
 check "the probe named six floors" test "$(wc -l <"$TMP/floors")" = 6
-expect_exit "bench --floors: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db"
+expect_exit "bench --floors: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --floors "$TMP/fl.db"
 cp "$TMP/out" "$TMP/floors.txt"
 check "it says where the floors come from" grep -q "^floor_frac: the practical read floor of the family (gemmtab probe in $TMP/fl.db, env 1: " "$TMP/floors.txt"
 frac_check "$TMP/floors.txt"
@@ -126,21 +126,21 @@ check "the probe's floors differ by family" test "$(awk '{ print $2 }' "$TMP/flo
 # times round 0's) over the median library times (round 0's); the spread
 # from 0.95 times the least fraction to 1.05 times the largest (1 and
 # 1.155 times round 0's).
-expect_exit "bench --floors --paired: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired
+expect_exit "bench --floors --paired: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --floors "$TMP/fl.db" --paired
 cp "$TMP/out" "$TMP/paired.txt"
 check "it says what the paired column is" grep -q "^paired: the same read of the point's weight bytes" "$TMP/paired.txt"
 frac_check "$TMP/paired.txt" 1 1 0.95 1.05
 check "every point's and load's paired column is the worker's read (the probe's configuration) over the library of its batch, its spread 0.95..1.05 of it, floor_frac as before" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
-expect_exit "bench --floors --paired --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired --rounds 3
+expect_exit "bench --floors --paired --rounds 3: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --floors "$TMP/fl.db" --paired --rounds 3
 cp "$TMP/out" "$TMP/paired3.txt"
 frac_check "$TMP/paired3.txt" 1.125 1.05 0.95 1.21275
 check "over three rounds, a point's paired figure is the median fraction, a load's the median reads over the median library times, the spread over every round" test $? -eq 0
 sed 's/^/    /' "$TMP/recompute"
-expect_exit "bench --floors --paired --format md: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl.db" --paired --format md
+expect_exit "bench --floors --paired --format md: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --floors "$TMP/fl.db" --paired --format md
 check "the md report has the paired columns" grep -q '^| family | M | base_us | lib_us | speedup | spread | floor_frac | paired | paired_spread | err/tol |' "$TMP/out"
-FAKE_WORKER_FLOOR_CONFIG=fake expect_exit "probe with a configuration bench cannot read: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl3.db" --space search_spaces/h200.yaml --pairs 5
-expect_exit "bench --paired over it: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl3.db" --paired
+FAKE_WORKER_FLOOR_CONFIG=fake expect_exit "probe with a configuration bench cannot read: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl3.db" --space search_spaces/h200_loads.yaml --pairs 5
+expect_exit "bench --paired over it: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --floors "$TMP/fl3.db" --paired
 check "a warning names the family and its configuration" grep -q "qkv's floor has no read configuration gemmtab can time ('fake'); its paired column reads '-'" "$TMP/err"
 check "its points read '-' in paired, a fraction in floor_frac" bash -c "awk '\$1 == \"qkv\" && \$2 ~ /^[0-9]+\$/ { n++; if (\$8 != \"-\" || \$7 !~ /^[0-9]+\\.[0-9][0-9]\$/) bad++ } END { exit !(n == 18 && !bad) }' '$TMP/out'"
 check "the same score as without --paired" test "$(grep '^score: ' "$TMP/paired.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
@@ -149,7 +149,7 @@ check "the error says --paired needs --floors" grep -q -- "--paired needs --floo
 # a probe of some families only: the others read '-', and so does every
 # load that holds one of them
 expect_exit "probe of fake.yaml's families only: exit 0" 0 "$GEMMTAB" probe --db "$TMP/fl2.db" --space tests/spaces/fake.yaml --pairs 5
-expect_exit "bench --floors of a partial probe: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200.yaml --pairs 10 --floors "$TMP/fl2.db"
+expect_exit "bench --floors of a partial probe: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --floors "$TMP/fl2.db"
 check "a warning names a family without a floor" grep -q "no floor for pooler; its floor_frac reads '-'" "$TMP/err"
 check "its points read '-'" bash -c "awk '\$1 == \"pooler\" && \$2 ~ /^[0-9]+\$/ { n++; if (\$7 != \"-\") bad++ } END { exit !(n == 18 && !bad) }' '$TMP/out'"
 check "a probed family's points read a fraction" bash -c "awk '\$1 == \"qkv\" && \$2 == 8 { exit !(\$7 ~ /^[0-9]+\\.[0-9][0-9]\$/) }' '$TMP/out'"

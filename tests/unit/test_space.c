@@ -62,12 +62,13 @@ static const struct bad_case {
 		"(while parsing a block collection at 3:3)" },
 	{ "bad_utf8", "3:14: invalid input: invalid leading UTF-8 octet" },
 	{ "unknown_key", "9:5: unknown key 'tols' in shape (expected family, n, k, w, x, "
-		"y, tol, m, neighbours)" },
+		"y, tol, m, anchors, neighbours)" },
 	{ "unknown_top_key", "20:1: unknown key 'tune' in the top level (expected sweep, "
 		"shapes, workload, cublaslt, templates)" },
 	{ "unknown_sweep_key", "3:3: unknown key 'pairs' in sweep (expected screen_pairs, "
-		"retest_pairs, retest_top, deadline_s)" },
-	{ "string_for_list", "10:8: m must be a list, not a scalar" },
+		"retest_pairs, retest_top, deadline_s, range_top, range_pairs)" },
+	{ "string_for_list", "10:8: m must be a list of Ms ([1, 8, 16]) or a range (1..512), "
+		"not '1, 3'" },
 	{ "map_for_list", "3:3: shapes must be a list, not a mapping" },
 	{ "top_list", "2:1: the top level must be a mapping, not a list" },
 	{ "quoted_int", "4:8: n must be an integer, not a quoted string" },
@@ -395,20 +396,49 @@ TEST(quick_space)
 TEST(h200_space)
 {
 	static const int loads[] = { 1, 8, 16, 32, 128, 256 };
-	static const int neighbours[] = { 2, 3, 7, 9, 17, 31, 33, 127, 129, 255, 257, 512 };
 	struct space sp;
 	CHECK_INT(space_load("search_spaces/h200.yaml", &sp), 0);
 	check_workload(&sp, loads, 6);
 	CHECK(sp.sweep.retest_pairs >= 100);
-	/* every neighbour M is checked for each family serving it */
+	CHECK(sp.sweep.range_pairs >= 100);
+	/* every M of 1..512 is a range M of each family serving it, and the
+	 * anchors are the loads it serves */
+	for (int i = 0; i < sp.nshapes; i++) {
+		const struct shape *s = &sp.shapes[i];
+		CHECK(shape_is_range(s));
+		CHECK_INT(s->n_neighbours, 0);
+		for (int m = 1; m <= 512; m++)
+			CHECK_INT(m >= s->m_lo && m <= s->m_hi, serves(s->family, m));
+		int served = 0;
+		for (size_t j = 0; j < sizeof(loads) / sizeof(loads[0]); j++) {
+			CHECK_INT(has_m(s->ms, s->n_ms, loads[j]), serves(s->family, loads[j]));
+			served += serves(s->family, loads[j]);
+		}
+		CHECK_INT(s->n_ms, served);
+		for (int j = 0; j < s->n_ms; j++)
+			CHECK(space_enumerate(&sp, s, s->ms[j], NULL, NULL) >= 1);
+	}
+	space_free(&sp);
+}
+
+/* The contract's 90 points (bench's quick space): the loads and the
+ * neighbours each family serves. */
+TEST(h200_loads_space)
+{
+	static const int loads[] = { 1, 8, 16, 32, 128, 256 };
+	static const int neighbours[] = { 2, 3, 7, 9, 17, 31, 33, 127, 129, 255, 257, 512 };
+	struct space sp;
+	int points = 0;
+	CHECK_INT(space_load("search_spaces/h200_loads.yaml", &sp), 0);
+	check_workload(&sp, loads, 6);
 	for (int i = 0; i < sp.nshapes; i++) {
 		const struct shape *s = &sp.shapes[i];
 		for (size_t j = 0; j < sizeof(neighbours) / sizeof(neighbours[0]); j++)
 			CHECK_INT(has_m(s->neighbours, s->n_neighbours, neighbours[j]),
 				  serves(s->family, neighbours[j]));
-		for (int j = 0; j < s->n_ms; j++)
-			CHECK(space_enumerate(&sp, s, s->ms[j], NULL, NULL) >= 1);
+		points += s->n_ms + s->n_neighbours;
 	}
+	CHECK_INT(points, 90);
 	space_free(&sp);
 }
 
@@ -622,5 +652,5 @@ TEST(expr_limits)
 }
 
 TESTS(T(bad_fixtures), T(missing_file), T(shapes_only_space), T(cublaslt_section), T(huge_file), T(too_many_items),
-      T(tiny_space), T(quick_space), T(h200_space), T(enumerate_order), T(styles),
+      T(tiny_space), T(quick_space), T(h200_space), T(h200_loads_space), T(enumerate_order), T(styles),
       T(expr_values), T(expr_undefined), T(expr_errors), T(expr_limits))

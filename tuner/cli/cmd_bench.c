@@ -43,7 +43,7 @@
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
 	"                     [--rounds N] [--floors DB [--paired]] [--format text|md]\n"
-	"                     [--out FILE]\n"
+	"                     [--range-step S] [--out FILE]\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
 	"  --device N     GPU [0]\n"
@@ -57,6 +57,8 @@ static const char usage_text[] =
 	"                 weight bytes (its configuration in DB) paired against the\n"
 	"                 library, in the same batch: the 'paired' column is the\n"
 	"                 median of the per-pair ratios floor / library\n"
+	"  --range-step S of a range shape (m: LO..HI), every M up to 64 and every\n"
+	"                 S-th above (with the range's end and check points) [1]\n"
 	"  --format F     text or md [text]\n"
 	"  --out FILE     write the report there (atomically) instead of stdout\n";
 
@@ -365,6 +367,28 @@ static int check_table(const char *path)
 	return same ? 0 : -1;
 }
 
+/* The Ms bench times shape s at, into a heap array (count returned): a
+ * list's tuned and neighbour Ms; a range's every M up to 64 and from
+ * there every step-th (with its end), then its check points. */
+static int bench_ms(const struct shape *s, int step, int **out)
+{
+	int checks[SHAPE_CHECKS], n = 0;
+	const int nc = shape_checks(s, SPACE_MAX_M, checks);
+	if (!shape_is_range(s)) {
+		*out = xmalloc(sizeof(**out) * (size_t)(s->n_ms + s->n_neighbours + 1));
+		for (int j = 0; j < s->n_ms + s->n_neighbours; j++)
+			(*out)[n++] = j < s->n_ms ? s->ms[j] : s->neighbours[j - s->n_ms];
+		return n;
+	}
+	*out = xmalloc(sizeof(**out) * (size_t)(s->m_hi - s->m_lo + 2 + nc));
+	for (int m = s->m_lo; m <= s->m_hi; m++)
+		if (m <= 64 || (m - 64) % step == 0 || m == s->m_hi)
+			(*out)[n++] = m;
+	for (int c = 0; c < nc; c++)
+		(*out)[n++] = checks[c];
+	return n;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	const char *space = "search_spaces/h200.yaml", *table_path = NULL, *out_path = NULL;
@@ -373,7 +397,7 @@ int cmd_bench(int argc, char **argv)
 	int nfloors = 0;
 	char floors_label[256] = "";
 	enum table_format f = TABLE_TEXT;
-	int device = 0, pairs = 100, rounds = 1, paired = 0;
+	int device = 0, pairs = 100, rounds = 1, paired = 0, step = 1;
 	struct space sp;
 	const struct opt opts[] = {
 		OPT_STRING("table", &table_path, 0),
@@ -381,6 +405,7 @@ int cmd_bench(int argc, char **argv)
 		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
 		OPT_INT("pairs", &pairs, 1, MAX_PAIRS),
 		OPT_INT("rounds", &rounds, 1, MAX_ROUNDS),
+		OPT_INT("range-step", &step, 1, 4096),
 		OPT_STRING("floors", &floors_path, 0),
 		OPT_FLAG("paired", &paired),
 		OPT_FORMAT("format", &f, 1 << TABLE_TEXT | 1 << TABLE_MD),
@@ -418,17 +443,19 @@ int cmd_bench(int argc, char **argv)
 				fr->config);
 			fblocks = funroll = 0;
 		}
-		for (int j = 0; j < s->n_ms + s->n_neighbours; j++) {
+		int *ms, nms = bench_ms(s, step, &ms);
+		for (int j = 0; j < nms; j++) {
 			if (n == cap)
 				p = xrealloc(p, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(*p));
 			memset(&p[n], 0, sizeof(p[n]));
 			p[n].s = s;
-			p[n].m = j < s->n_ms ? s->ms[j] : s->neighbours[j - s->n_ms];
+			p[n].m = ms[j];
 			p[n].floor_us = floor_us;
 			p[n].floor_blocks = fblocks;
 			p[n].floor_unroll = funroll;
 			n++;
 		}
+		free(ms);
 		if (floors_path && nfloors && isnan(floor_us))
 			warning("--floors %s: no floor for %s; its floor_frac%s reads '-'",
 				floors_path, s->family, paired ? " and paired" : "");

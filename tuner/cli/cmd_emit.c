@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "jit.h"
 #include "options.h"
+#include "tablefile.h"
 #include "tmpl.h"
 #include "util.h"
 
@@ -416,52 +417,6 @@ static void print_summary(const struct emit_out *o, const char *out_path,
 		o->nkernels, o->nkernels == 1 ? "" : "s");
 }
 
-/* Keep only the retest rows that measured the code this build runs
- * (current.h): the library is built from this build's templates. Rows of
- * templates this build lacks are passed by and counted in *absent; the
- * return is how many rows of this build's templates measured other code
- * (superseded, or an edit changed the code since), or -1. */
-static int keep_current(struct db *db, const struct jit_options *jit, struct retest_row *rows,
-			int *n, int *absent)
-{
-	struct code_query *q = xcalloc((size_t)(*n ? *n : 1), sizeof(*q));
-	int nq = *n, kept = 0, stale = 0;
-	*absent = 0;
-	/* one query per row: the variant map answers repeats at once, and the
-	 * compile service compiles a repeated kernel once */
-	for (int i = 0; i < *n; i++) {
-		struct code_query *c = &q[i];
-		c->tmpl = rows[i].tmpl;
-		c->params = rows[i].params;
-		c->shape_id = rows[i].shape_id;
-		c->s.n = rows[i].n;
-		c->s.k = rows[i].k;
-		c->s.w = rows[i].w;
-		c->s.x = rows[i].x;
-		c->s.y = rows[i].y;
-	}
-	int compiled = current_codes(db, jit, q, nq);
-	if (compiled < 0) {
-		free(q);
-		return -1;
-	}
-	if (compiled)
-		fprintf(stderr, "gemmtab emit: compiled %d candidates to learn what this build's "
-			"templates run (the database had not seen their text)\n", compiled);
-	for (int i = 0; i < *n; i++) {
-		const struct code_query *c = &q[i];
-		if (!c->t)
-			(*absent)++;
-		else if (strcmp(c->code, rows[i].code))
-			stale++;
-		else
-			rows[kept++] = rows[i];
-	}
-	*n = kept;
-	free(q);
-	return stale;
-}
-
 /* The table's source hash (environments without a legacy one): over the
  * entries' keys, candidates and code keys, so that it names the code the
  * table runs and not how its files read. */
@@ -500,7 +455,7 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 	    (nretests = db_retest_rows(db, o->env, &retests)) < 0)
 		goto cleanup;
 	int absent = 0, stale = o->e.source_hash[0] ? 0
-		: keep_current(db, &o->jit, retests, &nretests, &absent);
+		: current_retests(db, &o->jit, "emit", retests, &nretests, &absent);
 	if (stale < 0)
 		goto cleanup;
 	if (absent)
@@ -573,65 +528,6 @@ cleanup:
 	return ret;
 }
 
-/* The entries of a table emit wrote (each comment line with the key of
- * the initializer line after it), or -1 with a message naming the file. */
-static int read_incumbent(const char *path, struct emit_incumbent **out)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	int n = 0, room = 0, open_entry = 0, lineno = 0;
-	*out = NULL;
-	if (!f)
-		return error("--incumbent: cannot open %s: %s", path, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		if (open_entry && !strncmp(line, "\t{ ", 3)) {
-			if (!emit_incumbent_key(line, &(*out)[n - 1])) {
-				error("--incumbent: %s:%d: not the initializer of the entry above "
-				      "(n, k, w, x, y, its M range)", path, lineno);
-				goto fail;
-			}
-			open_entry = 0;
-			continue;
-		}
-		struct emit_incumbent e;
-		if (!emit_incumbent_parse(line, &e))
-			continue;
-		if (open_entry) {
-			error("--incumbent: %s:%d: an entry before this one has no initializer",
-			      path, lineno);
-			goto fail;
-		}
-		if (n == room)
-			*out = xrealloc(*out, (size_t)(room = room ? 2 * room : 64) * sizeof(**out));
-		(*out)[n++] = e;
-		open_entry = 1;
-	}
-	if (ferror(f)) {
-		error("--incumbent: cannot read %s", path);
-		goto fail;
-	}
-	if (open_entry) {
-		error("--incumbent: %s: its last entry has no initializer", path);
-		goto fail;
-	}
-	if (!n) {
-		error("--incumbent: %s has no entry gemmtab emit wrote (no line "
-		      "\"\\t/* FAMILY, M LO[..HI]: TEMPLATE PARAMS\")", path);
-		goto fail;
-	}
-	free(line);
-	fclose(f);
-	return n;
-fail:
-	free(line);
-	fclose(f);
-	free(*out);
-	*out = NULL;
-	return -1;
-}
-
 int cmd_emit(int argc, char **argv)
 {
 	const char *path = NULL, *out = NULL, *incumbent = NULL;
@@ -666,7 +562,7 @@ int cmd_emit(int argc, char **argv)
 		return usage_error("emit", usage_text,
 				   "--incumbent: '%s' is --out itself (copy it first)", out);
 	if (incumbent) {
-		if ((o.ninc = read_incumbent(incumbent, &inc)) < 0)
+		if ((o.ninc = table_file_read(incumbent, "--incumbent", &inc)) < 0)
 			return 1;
 		o.inc = inc;
 		o.margin = margin >= 0 ? margin : 0.02;

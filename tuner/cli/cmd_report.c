@@ -6,8 +6,10 @@
 #include "commands.h"
 #include "current.h"
 #include "options.h"
+#include "regret.h"
 #include "report.h"
 #include "space.h"
+#include "tablefile.h"
 #include "util.h"
 
 #include <limits.h>
@@ -15,12 +17,16 @@
 
 static const char usage_text[] =
 	"usage: gemmtab report --db DB [--space FILE] [--env ID] [--format text|csv|md]\n"
+	"                      [--regret TABLE.h]\n"
 	"  --db DB           the results database (gemmtab sweep writes it)\n"
 	"  --space FILE      the loads and the shapes each runs: the space's workload:\n"
 	"                    section (or, without one, each family once at each tuned M)\n"
 	"                    [the reference workload of docs/workload.md]\n"
 	"  --env ID          the environment to report [the newest]\n"
-	"  --format F        text, csv or md [text]\n";
+	"  --format F        text, csv or md [text]\n"
+	"  --regret TABLE.h  instead: at every measured M, the time of what the table\n"
+	"                    (gemmtab emit wrote it) runs there against the best candidate\n"
+	"                    measured there and the baseline, and the table's total loss\n";
 
 /* "fixture.db, env 1: NVIDIA H200 (132 SMs, 1980 MHz), driver ..." */
 static char *report_title(const char *db_label, long long env,
@@ -53,6 +59,45 @@ static int best_current(struct db *db, long long env, struct best_row **rows)
 	}
 	free(state);
 	free(pairs);
+	return ret;
+}
+
+/* The regret of the table at table_path over env's rows. Returns 0 or -1. */
+static int regret_write(struct db *db, long long env, const char *db_label,
+			const char *table_path, enum table_format f, FILE *out)
+{
+	struct env_info e;
+	struct best_row *rows = NULL;
+	struct retest_row *rt = NULL;
+	struct emit_incumbent *inc = NULL;
+	struct jit_options jit;
+	struct regret r;
+	char *title = NULL;
+	int found, nrows, nrt = 0, ninc, absent = 0, ret = -1;
+
+	if ((ninc = table_file_read(table_path, "--regret", &inc)) < 0)
+		return -1;
+	if ((found = db_env_get(db, env, &e))) {
+		free(inc);
+		return found < 0 ? -1 : error("DB: no environment with id %lld", env);
+	}
+	jit_options_default(&jit);
+	nrows = e.source_hash[0] ? db_best_rows(db, env, &rows) : best_current(db, env, &rows);
+	if (nrows < 0 || (nrt = db_retest_rows(db, env, &rt)) < 0 ||
+	    (!e.source_hash[0] && current_retests(db, &jit, "report", rt, &nrt, &absent) < 0))
+		goto cleanup;
+	char *where = report_title(db_label, env, &e);
+	title = xasprintf("%s against %s", table_path, where);
+	free(where);
+	regret_build(rows, nrows, rt, nrt, inc, ninc, &r);
+	regret_print(&r, title, f, out);
+	regret_free(&r);
+	ret = 0;
+cleanup:
+	free(title);
+	free(rows);
+	free(rt);
+	free(inc);
 	return ret;
 }
 
@@ -89,7 +134,7 @@ cleanup:
 
 int cmd_report(int argc, char **argv)
 {
-	const char *path = NULL, *space = NULL;
+	const char *path = NULL, *space = NULL, *regret = NULL;
 	enum table_format f = TABLE_TEXT;
 	struct env_info e;
 	struct db *db;
@@ -102,6 +147,7 @@ int cmd_report(int argc, char **argv)
 		OPT_STRING("space", &space, 0),
 		OPT_INT("env", &env_arg, 1, INT_MAX),
 		OPT_FORMAT("format", &f, 0),
+		OPT_STRING("regret", &regret, 0),
 		OPT_END(),
 	};
 
@@ -123,7 +169,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
-	    report_write(db, env, path, wl, f, stdout))
+	    (regret ? regret_write(db, env, path, regret, f, stdout)
+		    : report_write(db, env, path, wl, f, stdout)))
 		ret = 1;
 	db_close(db);
 out:

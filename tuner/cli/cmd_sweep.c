@@ -516,6 +516,63 @@ static int point_new_tasks(const struct sweep *sw, int si, int m, int from)
 	return n;
 }
 
+/* The Ms anchor j of range shape s times its finalists at: from the
+ * anchor below it (the range's start for the first) to the anchor above
+ * it (the range's end for the last), so every M of the range is timed by
+ * the finalists of the anchors on both sides of it, and a crossover
+ * between them is measured wherever it falls. */
+static void anchor_window(const struct shape *s, int j, int *lo, int *hi)
+{
+	*lo = j > 0 ? s->ms[j - 1] : s->m_lo;
+	*hi = j + 1 < s->n_ms ? s->ms[j + 1] : s->m_hi;
+}
+
+/* The Ms a range shape s is timed at (every M of the range, then its
+ * check points), into a heap array; returns the count. */
+static int range_ms(const struct shape *s, int **out)
+{
+	int checks[SHAPE_CHECKS];
+	const int nc = shape_checks(s, SPACE_MAX_M, checks);
+	int n = 0;
+	*out = xmalloc(sizeof(**out) * (size_t)(s->m_hi - s->m_lo + 1 + nc));
+	for (int m = s->m_lo; m <= s->m_hi; m++)
+		(*out)[n++] = m;
+	for (int c = 0; c < nc; c++)
+		(*out)[n++] = checks[c];
+	return n;
+}
+
+/* Whether anchor j of s times its finalists at m: inside its window, or
+ * a check point past the range when j is the last anchor. */
+static int anchor_covers(const struct shape *s, int j, int m)
+{
+	int lo, hi;
+	anchor_window(s, j, &lo, &hi);
+	return (m >= lo && m <= hi) || (m > s->m_hi && j == s->n_ms - 1);
+}
+
+/* The most retests the range phase runs (range_top finalists of every
+ * anchor at every M it covers) over the range shapes (of family only,
+ * when given), and in *baselines the Ms it times baselines at. */
+static long planned_range(const struct sweep *sw, const char *family, long *baselines)
+{
+	long n = 0;
+	*baselines = 0;
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		if (!shape_is_range(s) || (family && strcmp(family, s->family)))
+			continue;
+		int *ms;
+		const int nms = range_ms(s, &ms);
+		for (int i = 0; i < nms; i++)
+			for (int j = 0; j < s->n_ms; j++)
+				n += anchor_covers(s, j, ms[i]) ? sw->sp.sweep.range_top : 0;
+		*baselines += nms;
+		free(ms);
+	}
+	return n;
+}
+
 /* The most retest evals a sweep runs: retest_top finalists at every M
  * retest_ms() names, for each tuned M of each shape (of family only, when
  * given); from a later cuBLASLt step (tasks from index from on), only
@@ -661,15 +718,74 @@ static int retest(struct sweep *sw, int si, int m, int *ms)
 	return nms;
 }
 
+/* The range phase of range shape si: the best range_top retests of the
+ * current code at each anchor are its finalists, timed with range_pairs
+ * pairs at every M of the anchor's window (anchor_covers), M by M: at
+ * each M the baseline, then every finalist that covers it, back to back
+ * (one window per M, so the ratios a crossover is cut at come from one
+ * stretch of time), then settle() there. The constraints are the
+ * anchors' (they chose what was screened); a finalist runs at every M of
+ * its window whatever they say of m, as the table will run it. What the
+ * database holds already (a resumed sweep) is not timed again. */
+static void sweep_range(struct sweep *sw, int si)
+{
+	const struct shape *s = &sw->sp.shapes[si];
+	const int top = sw->sp.sweep.range_top;
+	int nst, *ms;
+	struct cand_task *st = point_tasks(sw, si, 0, &nst);
+	int *fin = xmalloc(sizeof(*fin) * (size_t)s->n_ms * (size_t)top);
+	int *nfin = xcalloc((size_t)s->n_ms, sizeof(*nfin));
+	int *at = xmalloc(sizeof(*at) * (size_t)s->n_ms * (size_t)top);
+	for (int j = 0; j < s->n_ms; j++)
+		nfin[j] = leaders(sw, si, s->ms[j], "retest", st, nst, top, &fin[j * top], NULL);
+	const int nms = range_ms(s, &ms);
+	for (int i = 0; i < nms; i++) {
+		const int m = ms[i];
+		int nat = 0;
+		/* the finalists that cover m, each once (one may lead two anchors) */
+		for (int j = 0; j < s->n_ms; j++) {
+			if (!anchor_covers(s, j, m))
+				continue;
+			for (int f = 0; f < nfin[j]; f++) {
+				int seen = 0;
+				for (int a = 0; a < nat; a++)
+					seen |= sw->cand_id[at[a]] == sw->cand_id[fin[j * top + f]];
+				if (!seen)
+					at[nat++] = fin[j * top + f];
+			}
+		}
+		if (!nat)
+			continue;
+		run_baseline_if_missing(sw, si, m);
+		for (int a = 0; a < nat; a++) {
+			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si],
+					      sw->cand_id[at[a]], m, "retest", sw->retest_since);
+			if (r == 0)
+				run_eval(sw, at[a], m, "retest", sw->sp.sweep.range_pairs);
+			else
+				sw->evals_done++;   /* planned_range() counted it */
+		}
+		settle(sw, si, m, st, nst);
+	}
+	free(ms);
+	free(at);
+	free(fin);
+	free(nfin);
+	free(st);
+}
+
 /* Screen every task from on that has no screen yet, point by point (the
  * baseline first), and retest each point's best (when the sweep
- * retests), then settle() once each M those retests reached: the whole
- * sweep, or what a cuBLASLt step added. */
+ * retests), then settle() once each M those retests reached; then time
+ * the range shapes' finalists across their ranges (sweep_range): the
+ * whole sweep, or what a cuBLASLt step added. */
 static void sweep_points(struct sweep *sw, const char *family, int from)
 {
+	long range_baselines;   /* (the baselines are not evals) */
 	for (int i = from; i < sw->tl.n; i++)
 		sw->evals_total += !sw->done[i];
 	sw->evals_total += sw->retest ? planned_retests(sw, family, from) : 0;
+	sw->evals_total += sw->retest ? planned_range(sw, family, &range_baselines) : 0;
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
 		if (family && strcmp(family, s->family))
@@ -720,6 +836,12 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 			settle(sw, si, reached[r], st, nst);
 		free(st);
 	}
+	/* every shape's anchors first, then the ranges: a sweep stopped in
+	 * this phase has finalists at every anchor to emit from */
+	for (int si = 0; si < sw->sp.nshapes && sw->retest; si++)
+		if (shape_is_range(&sw->sp.shapes[si]) &&
+		    (!family || !strcmp(family, sw->sp.shapes[si].family)))
+			sweep_range(sw, si);
 }
 
 /* The tasks of shape si a template can run (not pruned by its check). */
@@ -782,15 +904,22 @@ static int print_plan(const struct sweep *sw, const char *family)
 	 * per pair; retests likewise. Calibrated on an H200
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
-	long run = total - pruned, retests = planned_retests(sw, family, 0);
+	long run = total - pruned, retests = planned_retests(sw, family, 0), range_base = 0;
+	long ranged = planned_range(sw, family, &range_base);
 	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
-		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4);
+		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4) +
+		       ranged * (0.002 + ss->range_pairs * 2 * 1e-4) +
+		       range_base * (0.002 + ss->screen_pairs * 4 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
 	       total, pruned, sw->tl.nitems);
 	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
-	       "up to %ld retests of %d pairs; in a database of earlier runs, up to as many "
-	       "again to compare each M within this run)\n", sw->tl.nitems / 100.0, gpu_s, run,
+	       "up to %ld retests of %d pairs", sw->tl.nitems / 100.0, gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
+	if (ranged)
+		printf(", up to %ld retests of %d pairs across the ranges and %ld baselines there",
+		       ranged, ss->range_pairs, range_base);
+	printf("; in a database of earlier runs, up to as many again to compare each M "
+	       "within this run)\n");
 	if (sw->sp.lt.top) {
 		char from[128] = "";
 		int used = 0;

@@ -120,3 +120,49 @@ int current_pairs(struct db *db, const struct jit_options *jit, const char *cmd,
 	free(q);
 	return compiled < 0 ? -1 : 0;
 }
+
+/* Keep only the retest rows that measured the code this build runs
+ * (current.h): the library is built from this build's templates. Rows of
+ * templates this build lacks are passed by and counted in *absent; the
+ * return is how many rows of this build's templates measured other code
+ * (superseded, or an edit changed the code since), or -1. */
+int current_retests(struct db *db, const struct jit_options *jit, const char *cmd,
+		    struct retest_row *rows, int *n, int *absent)
+{
+	struct code_query *q = xcalloc((size_t)(*n ? *n : 1), sizeof(*q));
+	int nq = *n, kept = 0, stale = 0;
+	*absent = 0;
+	/* one query per row: the variant map answers repeats at once, and the
+	 * compile service compiles a repeated kernel once */
+	for (int i = 0; i < *n; i++) {
+		struct code_query *c = &q[i];
+		c->tmpl = rows[i].tmpl;
+		c->params = rows[i].params;
+		c->shape_id = rows[i].shape_id;
+		c->s.n = rows[i].n;
+		c->s.k = rows[i].k;
+		c->s.w = rows[i].w;
+		c->s.x = rows[i].x;
+		c->s.y = rows[i].y;
+	}
+	int compiled = current_codes(db, jit, q, nq);
+	if (compiled < 0) {
+		free(q);
+		return -1;
+	}
+	if (compiled)
+		fprintf(stderr, "gemmtab %s: compiled %d candidates to learn what this build's "
+			"templates run (the database had not seen their text)\n", cmd, compiled);
+	for (int i = 0; i < *n; i++) {
+		const struct code_query *c = &q[i];
+		if (!c->t)
+			(*absent)++;
+		else if (strcmp(c->code, rows[i].code))
+			stale++;
+		else
+			rows[kept++] = rows[i];
+	}
+	*n = kept;
+	free(q);
+	return stale;
+}

@@ -40,4 +40,12 @@ enum pair_state { PAIR_CURRENT, PAIR_SUPERSEDED, PAIR_ABSENT };
 int current_pairs(struct db *db, const struct jit_options *jit, const char *cmd,
 		  const struct db_pair *pairs, long n, enum pair_state *state);
 
+/* Keep in rows[0..*n) only the retests that measured the code this build
+ * runs (compacted; *n updated). Rows of templates this build lacks are
+ * dropped and counted in *absent. cmd names the command in the line that
+ * says how many candidates needed a compile. Returns how many rows of
+ * this build's templates measured other code (dropped too), or -1. */
+int current_retests(struct db *db, const struct jit_options *jit, const char *cmd,
+		    struct retest_row *rows, int *n, int *absent);
+
 #endif

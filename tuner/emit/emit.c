@@ -298,7 +298,8 @@ int emit_incumbent_parse(const char *line, struct emit_incumbent *out)
 	if (!(space = strchr(colon, ' ')) || (size_t)(space - colon) >= sizeof(out->cand.tmpl))
 		return 0;
 	size_t n = strcspn(space + 1, " \r\n");
-	if (!n || n >= sizeof(out->cand.params) || (space[1 + n] && space[1 + n] != '\n' &&
+	/* (a template without parameters, blas_hilo, has an empty params text) */
+	if (n >= sizeof(out->cand.params) || (space[1 + n] && space[1 + n] != '\n' &&
 					      space[1 + n] != '\r'))
 		return 0;
 	memcpy(out->cand.tmpl, colon, (size_t)(space - colon));

@@ -111,7 +111,7 @@ double all_m_figure(const struct workload *wl, const struct timed_point *p, int 
 		    struct all_m *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->max_m = workload_max_m(wl);
+	out->max_m = wl->all_m_max > workload_max_m(wl) ? wl->all_m_max : workload_max_m(wl);
 	out->value = NAN;
 	double sum_log = 0;
 	int used = 0;

@@ -21,7 +21,6 @@
  * products constraints form well inside a long. */
 #define SPACE_MAX_DIM (1L << 20)
 /* Largest M a load or neighbour may name (decode batches, not prefill). */
-#define SPACE_MAX_M 65536L
 /* A grid bigger than this cannot be swept; it is a typo, not a plan. */
 #define GRID_MAX_POINTS 1000000L
 
@@ -162,7 +161,8 @@ static int load_sweep(const struct loader *L, const struct ynode *map,
 		      struct sweep_settings *sw)
 {
 	static const char *const keys[] = {
-		"screen_pairs", "retest_pairs", "retest_top", "deadline_s", NULL,
+		"screen_pairs", "retest_pairs", "retest_top", "deadline_s", "range_top",
+		"range_pairs", NULL,
 	};
 	/* Sanity ceilings: a million timed replays, a day per candidate. */
 	const long max_pairs = 1000000, max_top = 1000;
@@ -188,6 +188,16 @@ static int load_sweep(const struct loader *L, const struct ynode *map,
 	if ((v = lookup(map, "deadline_s")) &&
 	    get_double(L, v, 1, 86400, "deadline_s", &sw->deadline_s))
 		return -1;
+	if ((v = lookup(map, "range_top"))) {
+		if (get_long(L, v, 1, max_top, "range_top", &x))
+			return -1;
+		sw->range_top = (int)x;
+	}
+	if ((v = lookup(map, "range_pairs"))) {
+		if (get_long(L, v, 1, max_pairs, "range_pairs", &x))
+			return -1;
+		sw->range_pairs = (int)x;
+	}
 	return 0;
 }
 
@@ -225,12 +235,60 @@ static int get_family(const struct loader *L, const struct ynode *map,
 	return 0;
 }
 
+/* A range "LO..HI" (1 <= LO < HI <= SPACE_MAX_M) into s->m_lo, s->m_hi. */
+static int get_range(const struct loader *L, const struct ynode *v, struct shape *s)
+{
+	char buf[SHOWN_MAX], *end;
+	const char *t = v->text;
+	long lo, hi;
+	if (v->style != Y_PLAIN || strspn(t, "0123456789") == 0)
+		goto bad;
+	errno = 0;
+	lo = strtol(t, &end, 10);
+	if (strncmp(end, "..", 2) || strspn(end + 2, "0123456789") == 0)
+		goto bad;
+	hi = strtol(end + 2, &end, 10);
+	if (*end || errno)
+		goto bad;
+	if (lo < 1 || hi > SPACE_MAX_M || lo >= hi)
+		return yfail(L, v, "m range %s must be LO..HI with 1 <= LO < HI <= %ld",
+			    yshown(t, buf), SPACE_MAX_M);
+	s->m_lo = (int)lo;
+	s->m_hi = (int)hi;
+	return 0;
+bad:
+	return yfail(L, v, "m must be a list of Ms ([1, 8, 16]) or a range (1..512), not '%s'",
+		    yshown(t, buf));
+}
+
+/* A range's anchors (the Ms screened): anchors: [..] inside the range, or
+ * by default its ends and every power of two between them. */
+static int get_anchors(const struct loader *L, const struct ynode *map, struct shape *s)
+{
+	const struct ynode *v = lookup(map, "anchors");
+	if (v) {
+		if (get_int_list(L, v, s->m_lo, s->m_hi, MAX_MS, "anchors", s->ms, &s->n_ms))
+			return -1;
+		for (int i = 1; i < s->n_ms; i++)
+			if (s->ms[i] < s->ms[i - 1])
+				return yfail(L, v->kids[i], "anchors must ascend");
+		return 0;
+	}
+	s->n_ms = 0;
+	s->ms[s->n_ms++] = s->m_lo;
+	for (long p = 1; p < s->m_hi; p *= 2)
+		if (p > s->m_lo && s->n_ms < MAX_MS - 1)
+			s->ms[s->n_ms++] = (int)p;
+	s->ms[s->n_ms++] = s->m_hi;
+	return 0;
+}
+
 /* One entry of shapes:. prev[0..nprev-1] are the shapes before it. */
 static int load_shape(const struct loader *L, const struct ynode *map, struct shape *s,
 		      const struct shape *prev, int nprev, const struct ynode *const *prev_at)
 {
 	static const char *const keys[] = {
-		"family", "n", "k", "w", "x", "y", "tol", "m", "neighbours", NULL,
+		"family", "n", "k", "w", "x", "y", "tol", "m", "anchors", "neighbours", NULL,
 	};
 	const struct ynode *v;
 	long x;
@@ -248,11 +306,23 @@ static int load_shape(const struct loader *L, const struct ynode *map, struct sh
 		return -1;
 	if (!(v = require(L, map, "tol", "shape")) || get_double(L, v, 0, 1, "tol", &s->tol))
 		return -1;
-	if (!(v = require(L, map, "m", "shape")) ||
-	    get_int_list(L, v, 1, SPACE_MAX_M, MAX_MS, "m", s->ms, &s->n_ms))
+	if (!(v = require(L, map, "m", "shape")))
 		return -1;
+	if (v->kind == K_SCALAR) {
+		if (get_range(L, v, s) || get_anchors(L, map, s))
+			return -1;
+	} else {
+		if (get_int_list(L, v, 1, SPACE_MAX_M, MAX_MS, "m", s->ms, &s->n_ms))
+			return -1;
+		if ((v = lookup(map, "anchors")))
+			return yfail(L, v, "anchors belong to a range (m: LO..HI); a list's Ms "
+				     "are all anchors");
+	}
 	if (!(v = lookup(map, "neighbours")))
 		return 0;
+	if (shape_is_range(s))
+		return yfail(L, v, "a range (m: %d..%d) times every M of it: it takes no "
+			     "neighbours", s->m_lo, s->m_hi);
 	if (get_int_list(L, v, 1, SPACE_MAX_M, MAX_MS, "neighbours", s->neighbours,
 			 &s->n_neighbours))
 		return -1;
@@ -745,6 +815,12 @@ static int load_root(const struct loader *L, const struct ynode *root, struct sp
 	} else {
 		derive_workload(sp);
 	}
+	/* the all-M figure runs to the end of the workload's ranges */
+	for (int i = 0; i < sp->nshapes; i++)
+		for (int j = 0; j < sp->workload.nparts; j++)
+			if (!strcmp(sp->workload.parts[j].family, sp->shapes[i].family) &&
+			    sp->shapes[i].m_hi > sp->workload.all_m_max)
+				sp->workload.all_m_max = sp->shapes[i].m_hi;
 	if ((v = lookup(root, "cublaslt")) && load_cublaslt(L, v, &sp->lt))
 		return -1;
 	/* optional: a space of shapes alone serves bench and probe */
@@ -763,7 +839,7 @@ int space_load(const char *path, struct space *out)
 	char *buf;
 
 	memset(out, 0, sizeof(*out));
-	out->sweep = (struct sweep_settings){ 10, 100, 3, 20.0 };
+	out->sweep = (struct sweep_settings){ 10, 100, 3, 20.0, 3, 100 };
 	device_profile_h200(&out->dev);
 	if (!(buf = yread_file(&L, &L.len)))
 		return -1;

@@ -12,6 +12,8 @@
  *     retest_pairs: 100          # >= 100 for anything a table may use
  *     retest_top: 3              # finalists per (shape, M)
  *     deadline_s: 20             # per candidate, compile excluded
+ *     range_top: 3               # a range's finalists per anchor
+ *     range_pairs: 100           # pairs per M of a range
  *   shapes:
  *     - family: qkv
  *       n: 2304
@@ -20,8 +22,10 @@
  *       x: bf16
  *       y: bf16
  *       tol: 1e-2                # global rel. L2 bound (per row: 2x)
- *       m: [1, 8, 16, 32]
- *       neighbours: [2, 3, 7]    # optional
+ *       m: [1, 8, 16, 32]        # a list, or a range 1..512 (every M timed)
+ *       neighbours: [2, 3, 7]    # optional, a list's only
+ *       anchors: [1, 8, 64]      # optional, a range's only: the Ms
+ *                                # screened [its ends, the powers of 2]
  *   cublaslt:                    # optional: the cuBLASLt search
  *     orient: [t, row]           # tmpl_lt.c's orientations
  *     top: 8                     # heuristic proposals per orientation
@@ -43,6 +47,9 @@
 
 struct expr;   /* a parsed constraint, private to space.c */
 
+/* The largest M a space may name. */
+#define SPACE_MAX_M 65536L
+
 struct grid {
 	const struct tmpl *tmpl;
 	int nvalues[MAX_PARAMS];
@@ -60,6 +67,9 @@ struct sweep_settings {
 	int retest_pairs;
 	int retest_top;
 	double deadline_s;
+	int range_top;      /* a range's finalists per anchor, timed at every
+			     * M between its neighbouring anchors */
+	int range_pairs;    /* pairs of each of those retests */
 };
 
 /* The cuBLASLt search (the optional `cublaslt:` section): for every bf16

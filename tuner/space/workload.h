@@ -31,6 +31,9 @@ struct workload {
 	int nparts;
 	struct workload_part parts[WORKLOAD_MAX_PARTS];
 	const char *source;     /* where it comes from, for the report */
+	int all_m_max;          /* the all-M figure's last M: the largest range
+				 * end of a space's shapes where it passes the
+				 * largest load; 0: the largest load */
 };
 
 /* The reference workload (docs/workload.md): loads M = 1, 8, 16, 32, 128,
