@@ -5,7 +5,7 @@
 # kernel that won there or the baseline, its boundaries at measured
 # crossovers (tests/cli/range_check.py reads the table against the
 # database), report --regret, a rerun that measures nothing, and the
-# loader's messages for ranges.
+# loader's messages for ranges; --time-limit's stop and resume.
 GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
 . "$(dirname "$0")/lib.sh"
 
@@ -72,6 +72,31 @@ FAKE_WORKER_LOG=$TMP/requests2 expect_exit "rerun: exit 0" 0 \
 	"$GEMMTAB" sweep --space $space --db "$db" --cache "$TMP/cache"
 check "the rerun measured nothing" grep -qE '^sweep: 0 worker restarts' "$TMP/err"
 check "... and asked the worker for no eval" sh -c "! grep -q '^eval ' '$TMP/requests2'"
+
+# --time-limit: a sweep stopped by it keeps what it recorded, emits, and
+# the same command resumes to the uninterrupted sweep's result set
+tl=$TMP/limited.db
+FAKE_WORKER_LOG=$TMP/limited.log FAKE_WORKER_DELAY_MS=2 expect_exit "a sweep with --time-limit 2s: exit 0" 0 \
+	"$GEMMTAB" sweep --space $space --db "$tl" --cache "$TMP/cache" --time-limit 2s
+check "it says the limit passed and how far it got" \
+	grep -qE '^sweep: the time limit passed with [0-9]+ of up to [0-9]+ evals done; what is recorded stands' "$TMP/err"
+check "it stopped part way" test "$(db=$tl q "SELECT count(*) FROM result")" -lt "$(q "SELECT count(*) FROM result")"
+check "every screen was done before the time ran out" \
+	test "$(db=$tl q "SELECT count(*) FROM result WHERE phase = 'screen'")" = "$(q "SELECT count(*) FROM result WHERE phase = 'screen'")"
+# qkv's anchors are 1, 8, 64 and 256: an eval at another M is its range phase
+first_range=$(grep -nE '^eval qkv ' "$TMP/limited.log" | awk -F'[: ]' '$4 != 1 && $4 != 8 && $4 != 64 && $4 != 256 { print $1; exit }')
+first_router=$(grep -n '^eval router ' "$TMP/limited.log" | head -n 1 | cut -d: -f1)
+check "every shape's anchors came first: the router's before qkv's range (lines $first_router, $first_range)" \
+	test "${first_router:-0}" -gt 0 -a "${first_range:-0}" -gt "${first_router:-0}"
+expect_exit "emit of the stopped sweep: exit 0" 0 "$GEMMTAB" emit --db "$tl" --out "$TMP/tl/t.h"
+expect_exit "the same command resumes: exit 0" 0 \
+	"$GEMMTAB" sweep --space $space --db "$tl" --cache "$TMP/cache" --time-limit 1h
+rows() { db=$1 q "SELECT s.family, c.template, c.params, r.m, r.phase, r.status FROM result r JOIN shape s ON s.id = r.shape_id JOIN candidate c ON c.id = r.candidate_id ORDER BY 1, 2, 3, 4, 5"; }
+rows "$db" >"$TMP/full.rows"
+rows "$tl" >"$TMP/resumed.rows"
+test_cmp "the resumed sweep holds the uninterrupted one's results" "$TMP/full.rows" "$TMP/resumed.rows"
+expect_exit "--time-limit 1x: exit 2" 2 "$GEMMTAB" sweep --space $space --db "$tl" --time-limit 1x
+check "... naming it" grep -q -- "--time-limit: '1x' is not a duration (90, 90s, 45m, 8h or 2d)" "$TMP/err"
 
 # the loader
 bad() {

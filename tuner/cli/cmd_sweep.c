@@ -50,7 +50,18 @@ struct sweep {
 	int lt_seeds;            /* seeds the cuBLASLt search sent this step */
 	struct lt_sent *lt_sent; /* per shape, tuned m and orientation */
 	double started;
+	double stop_at;          /* --time-limit: start no eval after this (0: none) */
+	int stopped;             /* it passed: the rest is left to a rerun */
 };
+
+/* Whether --time-limit has passed: then nothing more is asked of the
+ * worker (what is recorded stands; a rerun resumes). */
+static int time_up(struct sweep *sw)
+{
+	if (!sw->stopped && sw->stop_at > 0 && now_seconds() >= sw->stop_at)
+		sw->stopped = 1;
+	return sw->stopped;
+}
 
 static const char *const status_names[] = {
 	"ok", "fail", "compile_error", "pruned", "launch_error", "fault", "timeout", "other",
@@ -90,7 +101,11 @@ static const char usage_text[] =
 	"                    compares finalists measured on one machine\n"
 	"  --cache DIR       cubin cache [.cache/gemmtab]\n"
 	"  --jobs N          compile processes [all CPUs]\n"
-	"  --deadline S      seconds per candidate before its worker is killed [space's]\n";
+	"  --deadline S      seconds per candidate before its worker is killed [space's]\n"
+	"  --time-limit T    start nothing after T (90s, 45m, 8h, 2d): every shape's\n"
+	"                    anchors come first, then the ranges, then the cuBLASLt\n"
+	"                    search's later steps, so a stopped sweep still emits; a\n"
+	"                    rerun resumes\n";
 
 static int record(struct sweep *sw, int ti, int m, const char *phase, const struct kv *r,
 		  const char *status, const char *reason)
@@ -202,6 +217,8 @@ static void death_text(int wst, char *out, size_t len)
 static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 {
 	const struct task *t = &sw->tl.t[ti];
+	if (time_up(sw))
+		return;
 	/* a finalist of a resumed sweep may not have been compiled this run */
 	int ready = tasks_ensure_compiled(&sw->tl, &sw->jit, ti);
 	if (ready < 0)
@@ -273,6 +290,8 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	struct kv_out o;
 	struct kv r;
 
+	if (time_up(sw))
+		return;
 	kv_begin(&o, "baseline");
 	kv_addf(&o, "id", "%d", si);
 	kv_add_shape(&o, s, m);
@@ -739,7 +758,7 @@ static void sweep_range(struct sweep *sw, int si)
 	for (int j = 0; j < s->n_ms; j++)
 		nfin[j] = leaders(sw, si, s->ms[j], "retest", st, nst, top, &fin[j * top], NULL);
 	const int nms = range_ms(s, &ms);
-	for (int i = 0; i < nms; i++) {
+	for (int i = 0; i < nms && !time_up(sw); i++) {
 		const int m = ms[i];
 		int nat = 0;
 		/* the finalists that cover m, each once (one may lead two anchors) */
@@ -798,7 +817,7 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 			/* a later step screens and retests only where it added */
 			if (from && !point_new_tasks(sw, si, m, from))
 				continue;
-			for (int i = from; i < sw->tl.n; i++) {
+			for (int i = from; i < sw->tl.n && !time_up(sw); i++) {
 				if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])
 					continue;
 				/* the baseline beside the point's screens; a later
@@ -812,7 +831,7 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 						run_baseline(sw, si, m);
 				}
 				run_eval(sw, i, m, "screen", sw->sp.sweep.screen_pairs);
-				sw->done[i] = 1;
+				sw->done[i] = !sw->stopped;
 			}
 			if (!sw->retest)
 				continue;
@@ -905,11 +924,21 @@ static int print_plan(const struct sweep *sw, const char *family)
 	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
 	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
 	long run = total - pruned, retests = planned_retests(sw, family, 0), range_base = 0;
-	long ranged = planned_range(sw, family, &range_base);
+	long ranged = planned_range(sw, family, &range_base), lt_points = 0;
+	for (int si = 0; si < sw->sp.nshapes && sw->sp.lt.top; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		if ((!family || !strcmp(family, s->family)) && s->w == DT_BF16 &&
+		    s->x == DT_BF16 && s->y == DT_BF16)
+			lt_points += s->n_ms;
+	}
+	/* the heuristic's proposals, screened like the templates' candidates
+	 * (their finalists are among the retests above) */
+	const long lt_screens = lt_points * sw->sp.lt.top * sw->sp.lt.norients;
 	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
 		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4) +
 		       ranged * (0.002 + ss->range_pairs * 2 * 1e-4) +
-		       range_base * (0.002 + ss->screen_pairs * 4 * 1e-4);
+		       range_base * (0.002 + ss->screen_pairs * 4 * 1e-4) +
+		       lt_screens * (0.002 + ss->screen_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
 	       total, pruned, sw->tl.nitems);
 	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
@@ -932,10 +961,12 @@ static int print_plan(const struct sweep *sw, const char *family)
 			snprintf(from + used, sizeof(from) - (size_t)used, ", in up to %d steps",
 				 sw->sp.lt.vary_steps);
 		printf("cublaslt: up to %d blas_lt candidates per orientation (%d) at each bf16 "
-		       "shape and tuned m, named by the heuristic on the GPU%s%s: not counted "
-		       "above\n", sw->sp.lt.top, sw->sp.lt.norients,
-		       lt_varies(&sw->sp.lt) ? ", each with its variants" : "",
-		       lt_varies(&sw->sp.lt) ? from : "");
+		       "shape and tuned m (%ld in all, in the GPU estimate as screens), named by "
+		       "the heuristic on the GPU%s%s%s\n", sw->sp.lt.top, sw->sp.lt.norients,
+		       lt_screens, lt_varies(&sw->sp.lt) ? ", each with its variants" : "",
+		       lt_varies(&sw->sp.lt) ? from : "",
+		       lt_varies(&sw->sp.lt) ? " (the variants are not in the estimate: "
+					      "cuBLASLt names them on the GPU)" : "");
 	}
 	return empty;
 }
@@ -1050,6 +1081,7 @@ int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw = { .db_path = "gemmtab.db" };
 	const char *space = NULL, *family = NULL, *since = NULL, *profile = NULL;
+	const char *limit = NULL;
 	char since_now[32];
 	int dry_run = 0, no_retest = 0, strict = 0, rc = 1;
 	double deadline = 0;
@@ -1067,6 +1099,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_STRING("cache", &sw.jit.cache_dir, 0),
 		OPT_INT("jobs", &sw.jit.nproc, 0, OPT_MAX_JOBS),
 		OPT_DOUBLE("deadline", &deadline, MIN_DEADLINE_S, MAX_DEADLINE_S),
+		OPT_STRING("time-limit", &limit, 0),
 		OPT_END(),
 	};
 
@@ -1075,6 +1108,10 @@ int cmd_sweep(int argc, char **argv)
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
 	sw.retest = !no_retest;
+	double limit_s = 0;
+	if (limit && duration_parse(limit, &limit_s))
+		return usage_error("sweep", usage_text, "--time-limit: '%s' is not a duration "
+				   "(90, 90s, 45m, 8h or 2d)", limit);
 	if (since) {
 		if (no_retest)
 			return usage_error("sweep", usage_text, "--retest-since needs retests: drop "
@@ -1118,6 +1155,7 @@ int cmd_sweep(int argc, char **argv)
 		goto out_tasks;
 	}
 	sw.started = now_seconds();
+	sw.stop_at = limit_s > 0 ? sw.started + limit_s : 0;
 	utc_now_ms(sw.run_id, sizeof(sw.run_id));
 	if (worker_device_check("sweep"))
 		goto out_tasks;
@@ -1188,7 +1226,7 @@ int cmd_sweep(int argc, char **argv)
 	/* the cuBLASLt search's later steps, each seeded by what the ones
 	 * before recorded */
 	rc = 0;
-	for (int step = 2; step <= sw.sp.lt.vary_steps; step++) {
+	for (int step = 2; step <= sw.sp.lt.vary_steps && !time_up(&sw); step++) {
 		const int from = sw.tl.n;
 		sw.lt_seeds = 0;
 		progress_end();
@@ -1209,6 +1247,10 @@ int cmd_sweep(int argc, char **argv)
 		sweep_points(&sw, family, from);
 	}
 	progress_end();
+	if (sw.stopped)
+		fprintf(stderr, "sweep: the time limit passed with %ld of up to %ld evals done; "
+			"what is recorded stands (emit reads it), and the same command resumes\n",
+			sw.evals_done, sw.evals_total);
 	print_summary(&sw);
 out_worker:
 	worker_stop(&sw.w);

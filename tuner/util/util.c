@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,4 +235,26 @@ int utc_time_valid(const char *s)
 	    (n >= 19 && atoi(s + 17) > 59))
 		return 0;
 	return 1;
+}
+
+int duration_parse(const char *s, double *seconds)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !isfinite(v) || v <= 0 || *s == '+' || *s == ' ')
+		return -1;
+	double unit = 1;
+	if (*end) {
+		switch (*end++) {
+		case 's': unit = 1; break;
+		case 'm': unit = 60; break;
+		case 'h': unit = 3600; break;
+		case 'd': unit = 86400; break;
+		default: return -1;
+		}
+		if (*end)
+			return -1;
+	}
+	*seconds = v * unit;
+	return 0;
 }

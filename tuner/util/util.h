@@ -55,5 +55,8 @@ void utc_now_ms(char *out, size_t len);
 /* Whether s is a UTC time YYYY-MM-DD[THH[:MM[:SS]]] (a prefix of a
  * recorded_at stamp, so that they compare as strings). */
 int utc_time_valid(const char *s);
+/* A duration "90", "90s", "45m", "8h" or "2d" (a positive number, seconds
+ * without a unit) into *seconds; 0, or -1 when it is none. */
+int duration_parse(const char *s, double *seconds);
 
 #endif
