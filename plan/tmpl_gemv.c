@@ -1,7 +1,8 @@
 /*
  * tmpl_gemv.c: the adapter of templates/gemv.cuh, the streaming GEMV for
  * small M: its parameters, static legality, NVRTC name expressions and
- * launch plan. Must agree with the kernel's launch contract written at the
+ * launch plan; a shape whose N or K the parameters do not divide gets
+ * gemv_tail_kernel (the parameters stay the same). Must agree with the kernel's launch contract written at the
  * top of gemv.cuh.
  */
 #include "tmpl.h"
@@ -43,6 +44,14 @@ static long vec_of(const struct shape *s)
 	return 16 / (long)dtype_size(s->w);
 }
 
+/* Whether shape s needs gemv_tail_kernel under p: N not whole blocks of
+ * rows, or K not whole block passes of every split. */
+static int needs_tail(const struct shape *s, const long *p)
+{
+	const long chunk = p[P_WARPS] * 32 * p[P_UNROLL] * vec_of(s);
+	return s->n % p[P_ROWS] || s->k % (p[P_SPLIT] * chunk);
+}
+
 static const char *gemv_check(const struct shape *s, const long *p)
 {
 	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
@@ -50,11 +59,11 @@ static const char *gemv_check(const struct shape *s, const long *p)
 		return bad;
 	if (s->x != DT_BF16)
 		return "x must be bf16";
-	if (s->n % p[P_ROWS])
-		return "n not a multiple of rows";
-	long chunk = p[P_WARPS] * 32 * p[P_UNROLL] * vec_of(s);
-	if (s->k % (p[P_SPLIT] * chunk))
-		return "k not a multiple of split*warps*32*unroll*vec";
+	/* the tail kernel: any N, K in whole 16-byte loads, a chunk per split */
+	if (s->k % vec_of(s))
+		return "k not a multiple of 16 bytes of w";
+	if (needs_tail(s, p) && s->k / vec_of(s) < p[P_SPLIT])
+		return "split more than k's 16-byte chunks";
 	const long limit = hw_regs_per_thread(p[P_WARPS] * 32);
 	long acc = p[P_ROWS] * p[P_TOKENS];
 	long loads = 4 * p[P_UNROLL] * p[P_ROWS];     /* a uint4 per load */
@@ -69,8 +78,8 @@ static int gemv_kernels(const struct shape *s, const long *p,
 	int need = p[P_SPLIT] > 1 ? 2 : 1;
 	if (max < need)
 		return -1;
-	snprintf(names[0], TMPL_NAME_MAX, "gemv_kernel<%s, %s, %ld, %ld, %ld, %ld, %ld, %ld>",
-		 type_name(s->w), type_name(s->y), p[P_WARPS], p[P_ROWS], p[P_TOKENS],
+	snprintf(names[0], TMPL_NAME_MAX, "%s<%s, %s, %ld, %ld, %ld, %ld, %ld, %ld>",
+		 needs_tail(s, p) ? "gemv_tail_kernel" : "gemv_kernel", type_name(s->w), type_name(s->y), p[P_WARPS], p[P_ROWS], p[P_TOKENS],
 		 p[P_UNROLL], p[P_SPLIT], p[P_CACHE]);
 	if (need == 2)
 		snprintf(names[1], TMPL_NAME_MAX, "gemv_splitk_reduce<%s>", type_name(s->y));
@@ -88,7 +97,7 @@ static int gemv_plan(const struct shape *s, const long *p, int m, struct launch_
 	struct launch_step *st = &out->steps[out->nsteps++];
 	st->kind = STEP_KERNEL;
 	st->kernel = 0;
-	plan_dims(st->grid, (unsigned)(s->n / p[P_ROWS]), (unsigned)split, 1);
+	plan_dims(st->grid, (unsigned)((s->n + p[P_ROWS] - 1) / p[P_ROWS]), (unsigned)split, 1);
 	plan_dims(st->block, (unsigned)(p[P_WARPS] * 32), 1, 1);
 	plan_arg(st, ARG_W, 0);
 	plan_arg(st, ARG_X, 0);

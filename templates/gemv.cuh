@@ -21,6 +21,14 @@
  *   gemv_splitk_reduce: any 1-D grid, block <= 256 (grid-stride loop)
  * Requires N % ROWS == 0, K % (SPLIT*WARPS*32*UNROLL*(16/sizeof(TW))) == 0,
  * 16-byte aligned W and X, and any M >= 1 (tail tokens are masked).
+ *
+ * gemv_tail_kernel is the same kernel for shapes whose N or K those rules
+ * reject: grid (ceil(N/ROWS), SPLIT); any N, K a multiple of 16 bytes of
+ * W (16 / sizeof(TW) elements); SPLIT at most K's 16-byte chunks. A block
+ * past N's last row reads that row again and stores nothing; each split
+ * takes its share of K's chunks, and a load past its share is skipped.
+ * The adapter picks it from the shape alone, so a shape gemv_kernel
+ * serves runs exactly gemv_kernel's code.
  */
 #pragma once
 
@@ -292,6 +300,135 @@ gemv_kernel(const TW *W, const __nv_bfloat16 *X, TY *Y, float *ws, int M, int N,
 				gemv_store<TY, ROWS, SPLIT>(Y, ws, idx, sum, t0, n0, M, N);
 			}
 			__syncthreads();   /* the next pass reuses partial[] */
+		}
+	}
+}
+
+/* gemv_store for the tail kernel: rows past N are not stored. */
+template <typename TY, int ROWS, int SPLIT>
+__device__ __forceinline__ void gemv_tail_store(TY *Y, float *ws, int idx, float val,
+						int t0, int n0, int M, int N)
+{
+	const int token = t0 + idx / ROWS;
+	const int n = n0 + idx % ROWS;
+	if (token >= M || n >= N)
+		return;
+	if constexpr (SPLIT == 1)
+		Y[(size_t)token * N + n] = gemv_convert<TY>(val);
+	else
+		ws[((size_t)blockIdx.y * M + token) * N + n] = val;
+}
+
+template <typename TW, typename TY, int WARPS, int ROWS, int TOKENS, int UNROLL, int SPLIT, int CACHE>
+__global__ void __launch_bounds__(WARPS * 32)
+gemv_tail_kernel(const TW *W, const __nv_bfloat16 *X, TY *Y, float *ws, int M, int N, int K)
+{
+	static_assert(sizeof(TW) == 2 || sizeof(TW) == 4, "weights must be bf16 or float");
+	static_assert(sizeof(TY) == 2 || sizeof(TY) == 4, "output must be bf16 or float");
+	static_assert(WARPS >= 1 && WARPS <= 32, "warps must be in [1, 32]");
+	static_assert(ROWS >= 1 && ROWS <= 16, "rows must be in [1, 16]");
+	static_assert(TOKENS >= 1 && TOKENS <= 16, "tokens must be in [1, 16]");
+	static_assert(UNROLL >= 1 && UNROLL <= 8, "unroll must be in [1, 8]");
+	static_assert(SPLIT >= 1 && SPLIT <= 64, "split must be in [1, 64]");
+	static_assert(CACHE >= GEMV_CACHE_DEFAULT && CACHE <= GEMV_CACHE_NC_NA_EVICT_FIRST,
+		      "cache must be in [0, 4]");
+
+	constexpr int THREADS = WARPS * 32;
+	constexpr int VEC = 16 / sizeof(TW);
+	constexpr int V = ROWS * TOKENS;
+	constexpr int P = gemv_pow2_ceil(V);
+	constexpr bool SHORT_CHAINS = V < 8 && UNROLL > 1;
+
+	__shared__ float partial[WARPS > 1 ? WARPS : 1][P];
+
+	const int tid = threadIdx.x;
+	const int lane = tid & 31;
+	const int warp = tid >> 5;
+	const int n0 = blockIdx.x * ROWS;
+	/* this split's 16-byte chunks of K: [c_begin, c_end) */
+	const int nchunks = K / VEC;
+	const int c_begin = (int)((long long)blockIdx.y * nchunks / SPLIT);
+	const int c_end = (int)((long long)(blockIdx.y + 1) * nchunks / SPLIT);
+	const TW *wrow[ROWS];
+#pragma unroll
+	for (int r = 0; r < ROWS; r++)
+		wrow[r] = W + (size_t)(n0 + r < N ? n0 + r : N - 1) * K;
+	const unsigned long long policy = gemv_make_policy<CACHE>();
+
+	for (int t0 = 0; t0 < M; t0 += TOKENS) {
+		float acc[P];
+#pragma unroll
+		for (int i = 0; i < P; i++)
+			acc[i] = 0.0f;
+
+		for (int c = c_begin + tid; c < c_end; c += THREADS * UNROLL) {
+			uint4 wv[UNROLL][ROWS];
+#pragma unroll
+			for (int u = 0; u < UNROLL; u++)
+#pragma unroll
+				for (int r = 0; r < ROWS; r++)
+					wv[u][r] = c + u * THREADS < c_end
+						? gemv_load_w<CACHE>(wrow[r] + (size_t)(c + u * THREADS) * VEC,
+								     policy)
+						: make_uint4(0, 0, 0, 0);
+
+#pragma unroll
+			for (int u = 0; u < UNROLL; u++) {
+				if (c + u * THREADS >= c_end)
+					break;
+#pragma unroll
+				for (int t = 0; t < TOKENS; t++) {
+					const int token = t0 + t < M ? t0 + t : M - 1;
+					float xf[VEC];
+					gemv_load_x<VEC>(X + (size_t)token * K + (size_t)(c + u * THREADS) * VEC, xf);
+#pragma unroll
+					for (int r = 0; r < ROWS; r++) {
+						float wf[VEC];
+						gemv_unpack_w<TW>(wv[u][r], wf);
+						float *a = &acc[t * ROWS + r];
+						if constexpr (SHORT_CHAINS) {
+							float d = wf[0] * xf[0];
+#pragma unroll
+							for (int i = 1; i < VEC; i++)
+								d = fmaf(wf[i], xf[i], d);
+							*a += d;
+						} else {
+#pragma unroll
+							for (int i = 0; i < VEC; i++)
+								*a = fmaf(wf[i], xf[i], *a);
+						}
+					}
+				}
+			}
+		}
+
+		gemv_warp_reduce<P>(acc, lane);
+		constexpr int OWNED = P > 32 ? P / 32 : 1;
+		const int base = gemv_owned_base<P>(lane);
+		const bool writer = lane < (P < 32 ? P : 32);
+		if constexpr (WARPS == 1) {
+			if (writer) {
+#pragma unroll
+				for (int j = 0; j < OWNED; j++)
+					if (base + j < V)
+						gemv_tail_store<TY, ROWS, SPLIT>(Y, ws, base + j, acc[j], t0,
+										 n0, M, N);
+			}
+		} else {
+			if (writer) {
+#pragma unroll
+				for (int j = 0; j < OWNED; j++)
+					partial[warp][base + j] = acc[j];
+			}
+			__syncthreads();
+			for (int idx = tid; idx < V; idx += THREADS) {
+				float sum = 0.0f;
+#pragma unroll
+				for (int w = 0; w < WARPS; w++)
+					sum += partial[w][idx];
+				gemv_tail_store<TY, ROWS, SPLIT>(Y, ws, idx, sum, t0, n0, M, N);
+			}
+			__syncthreads();
 		}
 	}
 }

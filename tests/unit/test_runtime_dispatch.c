@@ -29,9 +29,9 @@ static const struct gt_table_entry entries[] = {
 	/* 2: qkv m=2: a template this library does not have */
 	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 2, .m_hi = 2, .tmpl = "wgmma",
 	  .nkernels = 1, .kernel = { 0 } },
-	/* 3: qkv m=3: rows=5 does not divide n */
+	/* 3: qkv m=3: a cache policy past the template's five */
 	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 3, .m_hi = 3, .tmpl = "gemv",
-	  .params = { 16, 5, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { 0 } },
+	  .params = { 16, 1, 1, 1, 1, 5 }, .nkernels = 1, .kernel = { 0 } },
 	/* 4: qkv m=4: a kernel index past the compiled ones */
 	{ .n = 2304, .k = 8192, .w = 0, .x = 0, .y = 0, .m_lo = 4, .m_hi = 4, .tmpl = "gemv",
 	  .params = { 16, 4, 1, 1, 1, 0 }, .nkernels = 1, .kernel = { NKERNELS } },
@@ -143,7 +143,7 @@ TEST(malformed_entries_fall_back_with_their_reason)
 	CHECK_INT(r[1].usable, 0);
 	CHECK_STR(r[1].why, "template 'wgmma' is not compiled into this library");
 	CHECK_INT(r[2].usable, 0);
-	CHECK_STR(r[2].why, "parameters illegal for this shape: n not a multiple of rows");
+	CHECK_STR(r[2].why, "parameters illegal for this shape: parameter out of range");
 	CHECK_INT(r[3].usable, 0);
 	CHECK_STR(r[3].why, "kernel index 4 outside the 4 compiled kernels");
 	CHECK_INT(r[4].usable, 0);

@@ -92,16 +92,31 @@ TEST(gemv_static_checks)
 	CHECK(g->check(&qkv, gemv_split2) == NULL);
 	CHECK(g->check(&qkv, gemv_plain) == NULL);
 
-	/* 8 warps * 32 * 8 unroll * 8 bf16 = 16384 does not divide 8192 */
+	/* 8 warps * 32 * 8 unroll * 8 bf16 = 16384 does not divide 8192: the
+	 * tail kernel takes it, as it takes a split of 3 and rows of 5 */
+	char names[TMPL_MAX_KERNELS][TMPL_NAME_MAX];
 	const long big_chunk[] = { 8, 1, 1, 8, 1, 0 };
-	CHECK_STR(g->check(&qkv, big_chunk), "k not a multiple of split*warps*32*unroll*vec");
-	/* fp32 weights: 4 per load, so the same layout fits the router */
+	CHECK(g->check(&qkv, big_chunk) == NULL);
+	CHECK_INT(g->kernels(&qkv, big_chunk, names, TMPL_MAX_KERNELS), 1);
+	CHECK(!strncmp(names[0], "gemv_tail_kernel<", 17));
+	/* fp32 weights: 4 per load, so the same layout fits the router whole */
 	CHECK(g->check(&router, big_chunk) == NULL);
+	CHECK_INT(g->kernels(&router, big_chunk, names, TMPL_MAX_KERNELS), 1);
+	CHECK(!strncmp(names[0], "gemv_kernel<", 12));
 	const long split3[] = { 4, 1, 1, 1, 3, 0 };
-	CHECK_STR(g->check(&qkv, split3), "k not a multiple of split*warps*32*unroll*vec");
-
+	CHECK(g->check(&qkv, split3) == NULL);
+	CHECK_INT(g->kernels(&qkv, split3, names, TMPL_MAX_KERNELS), 2);
+	CHECK(!strncmp(names[0], "gemv_tail_kernel<", 17));
 	const long rows5[] = { 4, 5, 1, 1, 1, 0 };
-	CHECK_STR(g->check(&qkv, rows5), "n not a multiple of rows");
+	CHECK(g->check(&qkv, rows5) == NULL);
+	/* K in whole 16-byte rows, and a chunk for every split */
+	struct shape k12 = qkv;
+	k12.k = 12;
+	CHECK_STR(g->check(&k12, gemv_plain), "k not a multiple of 16 bytes of w");
+	struct shape k16 = qkv;
+	k16.k = 16;
+	const long split4[] = { 1, 1, 1, 1, 4, 0 };
+	CHECK_STR(g->check(&k16, split4), "split more than k's 16-byte chunks");
 
 	struct shape fp32x = qkv;
 	fp32x.x = DT_FP32;
@@ -172,8 +187,14 @@ TEST(gemv_plan_refuses_bad_input)
 	const struct tmpl *g = tmpl_find("gemv");
 	struct launch_plan pl;
 	CHECK_INT(g->plan(&qkv, gemv_plain, 0, &pl), -1);
+	struct shape k12 = qkv;
+	k12.k = 12;
+	CHECK_INT(g->plan(&k12, gemv_plain, 1, &pl), -1);
+	/* rows of 5 over N = 2304: the tail kernel's grid covers the last,
+	 * partial block */
 	const long rows5[] = { 4, 5, 1, 1, 1, 0 };
-	CHECK_INT(g->plan(&qkv, rows5, 1, &pl), -1);
+	CHECK_INT(g->plan(&qkv, rows5, 1, &pl), 0);
+	CHECK_INT(pl.steps[0].grid[0], 461);
 }
 
 TEST(planted_adapter)

@@ -165,8 +165,8 @@ static void write_templates(FILE *f, const char *list, int any_fp32)
 		fprintf(f, "templates:\n");
 	if (gemv)
 		fprintf(f,
-"  # streaming GEMV for the fewest tokens (templates/gemv.cuh): K must be\n"
-"  # whole 16-byte loads of every warp and split (no K tail)\n"
+"  # streaming GEMV for the fewest tokens (templates/gemv.cuh): any N, and K\n"
+"  # in whole 16-byte rows (a tail kernel takes what the blocks do not divide)\n"
 "  gemv:\n"
 "    params:\n"
 "      warps: [2, 4, 8, 16]\n"
@@ -176,8 +176,6 @@ static void write_templates(FILE *f, const char *list, int any_fp32)
 "      split: [1, 2, 4, 8]\n"
 "      cache: [default, cg, nc_na, evict_first]\n"
 "    constraints:\n"
-"      - \"k %% (split * warps * 32 * unroll * (16 / w_bytes)) == 0\"\n"
-"      - \"n %% rows == 0\"\n"
 "      - \"rows * tokens <= 64\"\n"
 "      - \"rows * unroll <= 16\"\n"
 "      - \"tokens >= m || tokens == 16\"\n"
@@ -327,8 +325,10 @@ int cmd_init(int argc, char **argv)
 		"weights (tie_word_embeddings)." : "");
 	if (m.experts && m.shared_inter)
 		fprintf(f, "# The shared expert's gate (N = 1) is left out: too narrow to tune.\n");
-	fprintf(f, "\nsweep:\n  screen_pairs: 10\n  retest_pairs: 100\n  retest_top: 3\n"
-		"  deadline_s: 20\n\n");
+	fprintf(f, "\n# screened at M = 1, 2, 4, ... (each range's anchors); each anchor's best "
+		"3\n# retests then timed at every M between the anchors beside it\n"
+		"sweep:\n  screen_pairs: 10\n  retest_pairs: 100\n  retest_top: 3\n"
+		"  deadline_s: 20\n  range_top: 3\n  range_pairs: 100\n\n");
 	fprintf(f, "# what report and bench score: every load runs each projection once per "
 		"layer\nworkload:\n  loads: [");
 	for (int i = 0; i < nms; i++)
@@ -343,11 +343,12 @@ int cmd_init(int argc, char **argv)
 			fprintf(f, "  # (N or K is not a multiple of 8: no template takes it; the "
 				"library runs cuBLAS)\n");
 		fprintf(f, "  - {family: %s, n: %ld, k: %ld, w: %s, x: bf16, y: %s, tol: %s,\n"
-			"     m: [", p[i].family, p[i].n, p[i].k, p[i].fp32 ? "fp32" : "bf16",
+			"     m: ", p[i].family, p[i].n, p[i].k, p[i].fp32 ? "fp32" : "bf16",
 			p[i].fp32 ? "fp32" : "bf16", p[i].fp32 ? "1e-4" : "1e-2");
-		for (int j = 0; j < nms; j++)
-			fprintf(f, "%s%d", j ? ", " : "", ms[j]);
-		fprintf(f, "]}\n");
+		if (max_m > 1)
+			fprintf(f, "1..%d}\n", max_m);
+		else
+			fprintf(f, "[1]}\n");
 	}
 	fprintf(f, "\n");
 	if (template_on(list, "cublaslt"))
