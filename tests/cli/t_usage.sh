@@ -18,5 +18,5 @@ expect_exit "compile bad --jobs: exit 2" 2 "$GEMMTAB" compile --space x.yaml --j
 expect_exit "probe unknown option: exit 2" 2 "$GEMMTAB" probe --frob 1
 # the internal worker too says how it is called, without a GPU
 expect_exit "worker --help: exit 0" 0 "$GEMMTAB" worker --help
-check "worker --help prints its usage" grep -q '^usage: gemmtab worker \[--device N\]' "$TMP/out"
+check "worker --help prints its usage" grep -q '^usage: gemmtab worker \[--device N | --count\]' "$TMP/out"
 finish

@@ -11,6 +11,13 @@
  * breaks the "context" the same way, outside any candidate: an error
  * reply with status=fault, then exit 3 (worker_reply_cuda_error).
  * FAKE_WORKER_DIE_ON kills it in an eval from outside (dies_here).
+ * It presents FAKE_WORKER_DEVICES GPUs (1 by default; `worker --count`
+ * says so, and --device past them exits 2), all alike: the device is no
+ * part of any figure. FAKE_WORKER_FAULT_DEVICE=D with
+ * FAKE_WORKER_FAULT_ONCE=FILE plants one fault on GPU D: its first eval
+ * after FILE is gone replies status=fault and exits 3, and FILE is made.
+ * FAKE_WORKER_EVAL_US sleeps that long in each eval (the supervisor
+ * benchmark's fixed time per evaluation).
  */
 #include "proto.h"
 #include "tmpl.h"
@@ -190,6 +197,21 @@ static int dies_here(const struct kv *r)
 	return 1;
 }
 
+static int device = 0;
+
+/* Whether this eval is the planted fault of FAKE_WORKER_FAULT_DEVICE. */
+static int planted_device_fault(void)
+{
+	const char *d = getenv("FAKE_WORKER_FAULT_DEVICE");
+	const char *once = getenv("FAKE_WORKER_FAULT_ONCE");
+	if (!d || !once || atoi(d) != device || access(once, F_OK) == 0)
+		return 0;
+	FILE *f = fopen(once, "w");
+	if (f)
+		fclose(f);
+	return 1;
+}
+
 static void reply_eval(const struct kv *r)
 {
 	const char *id = kv_get(r, "id"), *tmpl = kv_get(r, "tmpl");
@@ -203,7 +225,8 @@ static void reply_eval(const struct kv *r)
 		raise(SIGKILL);
 	kv_begin(&o, "result");
 	kv_add(&o, "id", id);
-	if (tmpl && !strcmp(tmpl, "planted") && mode && !strcmp(mode, "fault")) {
+	if ((tmpl && !strcmp(tmpl, "planted") && mode && !strcmp(mode, "fault")) ||
+	    planted_device_fault()) {
 		kv_add(&o, "status", "fault");
 		kv_add(&o, "reason", "fake: illegal address");
 		kv_send(&o, stdout);
@@ -218,10 +241,24 @@ static void reply_eval(const struct kv *r)
 	kv_send(&o, stdout);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *line = NULL;
 	size_t cap = 0;
+	const int ndev = getenv("FAKE_WORKER_DEVICES") ? atoi(getenv("FAKE_WORKER_DEVICES")) : 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--count")) {
+			printf("devices %d\n", ndev);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			device = atoi(argv[++i]);
+	}
+	if (device >= ndev) {
+		fprintf(stderr, "fake_worker: no device %d (%d visible)\n", device, ndev);
+		return 2;
+	}
+	const long eval_us = getenv("FAKE_WORKER_EVAL_US") ? atol(getenv("FAKE_WORKER_EVAL_US")) : 0;
 	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
 	long delay_ms = getenv("FAKE_WORKER_DELAY_MS") ? atol(getenv("FAKE_WORKER_DELAY_MS")) : 0;
 	const char *baseline_fault = getenv("FAKE_WORKER_BASELINE_FAULT");
@@ -261,6 +298,8 @@ int main(void)
 		} else if (!strcmp(r.op, "eval")) {
 			if (delay_ms)
 				usleep((useconds_t)delay_ms * 1000);
+			if (eval_us)
+				usleep((useconds_t)eval_us);
 			reply_eval(&r);
 		} else if (!strcmp(r.op, "rt")) {
 			/* gemmtab bench: the library "timed" like a candidate */

@@ -184,9 +184,9 @@ static int fixture_db_build(const char *path)
 		if (fixture_record(db, env, shape, &fixture_results[i]))
 			goto cleanup;
 	if (db_record_baseline(db, env[FIXTURE_ENV], shape[FX_ROUTER], 1, 6.20, 6.40,
-			       0.969, "algo=6,tile=64x64,stages=4,splitk=1") ||
+			       0.969, "algo=6,tile=64x64,stages=4,splitk=1", -1) ||
 	    db_record_baseline(db, env[FIXTURE_ENV], shape[FX_QKV], 1, 13.40, 13.30,
-			       1.008, "algo=21,tile=64x128,stages=6,splitk=1"))
+			       1.008, "algo=21,tile=64x128,stages=6,splitk=1", -1))
 		goto cleanup;
 	for (size_t i = 0; i < ARRAY_SIZE(fixture_floors); i++)
 		if (db_record_probe(db, env[FIXTURE_ENV], "floor",

@@ -92,7 +92,7 @@ TEST(open_creates_schema)
 	char *path = scratch("create.db");
 	CHECK_INT(access(path, F_OK), -1);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 4);
+	CHECK_INT(db_schema_version(db), 5);
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
 		    "name\nbest\ncompile_errors\nfailures\nfloors\nprogress\n");
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
@@ -122,7 +122,7 @@ TEST(reopen_is_idempotent)
 	CHECK_INT(db_env_id(db, &e, &id1), 0);
 	db_close(db);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 4);
+	CHECK_INT(db_schema_version(db), 5);
 	CHECK_INT(db_env_id(db, &e, &id2), 0);
 	CHECK_INT(id2, id1);
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n19\n");
@@ -271,8 +271,8 @@ TEST(record_replaces)
 	CHECK_QUERY(db, "SELECT phase, base_us, cand_us, ratio, pairs FROM result "
 		    "ORDER BY phase", "phase,base_us,cand_us,ratio,pairs\n"
 		    "retest,13.6,9.5,1.43,200\nscreen,13.5,9.0,1.5,20\n");
-	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.4, 13.3, 1.01, "algo=1"), 0);
-	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.2, NAN, NAN, NULL), 0);
+	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.4, 13.3, 1.01, "algo=1", -1), 0);
+	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.2, NAN, NAN, NULL, -1), 0);
 	CHECK_QUERY(db, "SELECT m, cublas_us, cublaslt_us, ratio, lt_algo FROM baseline",
 		    "m,cublas_us,cublaslt_us,ratio,lt_algo\n1,13.2,,,\n");
 	db_close(db);
@@ -428,7 +428,7 @@ TEST(migrates_version_3_rekeys)
 
 	struct db *db;
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 4);
+	CHECK_INT(db_schema_version(db), 5);
 	CHECK_QUERY(db, "SELECT c.code FROM result r JOIN candidate c ON c.id = r.candidate_id "
 		    "WHERE c.template = 'blas_hilo' GROUP BY c.code", want);
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM result r JOIN candidate c ON "
@@ -465,7 +465,7 @@ TEST(migrates_version_1)
 
 	struct db *db;
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 4);
+	CHECK_INT(db_schema_version(db), 5);
 	CHECK_QUERY(db, "SELECT cand_us, waves IS NULL AS w, run IS NULL AS r FROM result",
 		    "cand_us,w,r\n9.5,1,1\n");
 	/* a text db/rekey-4.map does not know keeps its hash as its key */
@@ -477,7 +477,7 @@ TEST(migrates_version_1)
 	db_close(db);
 	/* opened again: nothing left to migrate */
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 4);
+	CHECK_INT(db_schema_version(db), 5);
 	db_close(db);
 	free(path);
 }
@@ -604,8 +604,8 @@ TEST(best_view_prefers_retest)
 	r = ok_row(8, "retest", 13.6, 12.0, 1.05, 60);
 	CHECK_INT(db_record_result(db, env, shape, c[2], &r), 0);
 	/* baselines: shadowed at M=1, alone at M=16 */
-	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.0, NAN, NAN, NULL), 0);
-	CHECK_INT(db_record_baseline(db, env, shape, 16, 13.7, 13.5, 1.01, "algo=3"), 0);
+	CHECK_INT(db_record_baseline(db, env, shape, 1, 13.0, NAN, NAN, NULL, -1), 0);
+	CHECK_INT(db_record_baseline(db, env, shape, 16, 13.7, 13.5, 1.01, "algo=3", -1), 0);
 
 	struct best_row *rows;
 	int n = db_best_rows(db, env, &rows);

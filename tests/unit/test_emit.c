@@ -572,9 +572,9 @@ static int fx_build(const char *path)
 			goto cleanup;
 	/* baselines: qkv M 12, router M 24 and oproj M 2 are measured with
 	 * no candidate timed */
-	if (db_record_baseline(db, 2, shape[S_QKV], 12, 13.6, 13.5, 1.0, NULL) ||
-	    db_record_baseline(db, 2, shape[S_ROUTER], 24, 15.6, 15.5, 1.0, NULL) ||
-	    db_record_baseline(db, 2, shape[S_OPROJ], 2, 5.8, 5.9, 1.0, NULL))
+	if (db_record_baseline(db, 2, shape[S_QKV], 12, 13.6, 13.5, 1.0, NULL, -1) ||
+	    db_record_baseline(db, 2, shape[S_ROUTER], 24, 15.6, 15.5, 1.0, NULL, -1) ||
+	    db_record_baseline(db, 2, shape[S_OPROJ], 2, 5.8, 5.9, 1.0, NULL, -1))
 		goto cleanup;
 	ret = 0;
 cleanup:

@@ -17,6 +17,7 @@
 #include "tmpl.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +31,25 @@ struct lt_sent {
 				 * error, no failed or truncated variants */
 };
 
+/* One GPU of the sweep: its worker process and what it has in flight. */
+struct dev {
+	struct worker w;
+	int device;
+	long evals;              /* evals and baselines it ran this run */
+	int busy;                /* a claim: (shape, cand, m, phase) is being timed here */
+	int cl_shape, cl_m;
+	long long cl_cand;       /* -1: a baseline */
+	const char *cl_phase;
+};
+
 struct sweep {
 	struct space sp;
 	struct tasklist tl;
 	struct jit_options jit;
 	struct db *db;
-	struct worker w;
+	struct dev *devs;        /* the GPUs (--devices), each with its worker */
+	int ndev;
 	const char *db_path;
-	int device;
 	int retest;
 	const char *retest_since;       /* --retest-since: older retests are redone */
 	char run_id[DB_RUN_MAX];        /* this run, as its rows record it (its start) */
@@ -51,8 +63,43 @@ struct sweep {
 	struct lt_sent *lt_sent; /* per shape, tuned m and orientation */
 	double started;
 	double stop_at;          /* --time-limit: start no eval after this (0: none) */
+	int phase_from;          /* sweep_points' from, for its items */
+	int *reached;            /* per shape, 2 * MAX_MS: the Ms its retests reached */
+	int *nreached;
 	int stopped;             /* it passed: the rest is left to a rerun */
 };
+
+/* The sweep is one process with a thread per GPU (sweep --devices), each
+ * talking to its own worker. Everything but the wait for a worker's reply
+ * runs under sweep_lock, so the supervisor's state and its one database
+ * connection are used by one thread at a time; cur_dev is the GPU of the
+ * calling thread (the first GPU's in the main thread). */
+static pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local struct dev *cur_dev;
+
+/* Whether another GPU is timing (shape si, cand, m, phase) now: the
+ * retests and baselines at an M between two anchors are asked by both,
+ * and whichever asks first times them (the other sees them in flight
+ * here or in the database), as one GPU would once. */
+static int claimed(const struct sweep *sw, int si, long long cand, int m, const char *phase)
+{
+	for (int d = 0; d < sw->ndev; d++) {
+		const struct dev *v = &sw->devs[d];
+		if (v != cur_dev && v->busy && v->cl_shape == si && v->cl_cand == cand &&
+		    v->cl_m == m && !strcmp(v->cl_phase, phase))
+			return 1;
+	}
+	return 0;
+}
+
+static void claim(int si, long long cand, int m, const char *phase)
+{
+	cur_dev->busy = 1;
+	cur_dev->cl_shape = si;
+	cur_dev->cl_cand = cand;
+	cur_dev->cl_m = m;
+	cur_dev->cl_phase = phase;
+}
 
 /* Whether --time-limit has passed: then nothing more is asked of the
  * worker (what is recorded stands; a rerun resumes). */
@@ -90,6 +137,8 @@ static const char usage_text[] =
 	"  --space FILE      search space (YAML), e.g. search_spaces/quick.yaml\n"
 	"  --db FILE         results database (created if absent) [gemmtab.db]\n"
 	"  --device N        GPU to run on [0]\n"
+	"  --devices LIST    GPUs to run on at once, all or a list (0,2-3): a worker\n"
+	"                    each, handed the next point as it frees up\n"
 	"  --family NAME     only this family of the space\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
 	"  --strict          with --dry-run: exit 1 when a shape gets no candidate\n"
@@ -116,6 +165,7 @@ static int record(struct sweep *sw, int ti, int m, const char *phase, const stru
 		.err_global = -1, .err_row = -1, .base_us = -1, .cand_us = -1,
 		.ratio = -1, .ratio_lo = -1, .ratio_hi = -1, .regs = -1,
 		.local_bytes = -1, .smem = -1, .waves = -1, .run = sw->run_id,
+		.device = cur_dev->device,
 	};
 	if (r) {
 		row.err_global = kv_get_double(r, "err_global", -1);
@@ -183,12 +233,14 @@ static char *eval_request(struct sweep *sw, int ti, int m, const char *phase, in
 	return line;
 }
 
+/* Kill and start again the calling thread's worker (only its GPU's). */
 static void restart_worker(struct sweep *sw)
 {
-	worker_kill(&sw->w);
-	sw->w.restarts++;
-	if (worker_start(&sw->w, sw->device))
-		die("cannot restart the GPU worker");
+	(void)sw;
+	worker_kill(&cur_dev->w);
+	cur_dev->w.restarts++;
+	if (worker_start(&cur_dev->w, cur_dev->device))
+		die("cannot restart the worker of GPU %d", cur_dev->device);
 }
 
 /* Send req (freed here) to the worker, started again first if it is not
@@ -197,9 +249,12 @@ static void restart_worker(struct sweep *sw)
 static enum call_result ask_worker(struct sweep *sw, char *req, double deadline, struct kv *r,
 				   int *wst)
 {
-	if (sw->w.pid <= 0)
+	if (cur_dev->w.pid <= 0)
 		restart_worker(sw);
-	enum call_result cr = worker_call(&sw->w, req, deadline, r, wst);
+	/* the other GPUs' threads run while this one waits */
+	pthread_mutex_unlock(&sweep_lock);
+	enum call_result cr = worker_call(&cur_dev->w, req, deadline, r, wst);
+	pthread_mutex_lock(&sweep_lock);
 	free(req);
 	return cr;
 }
@@ -219,6 +274,10 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 	const struct task *t = &sw->tl.t[ti];
 	if (time_up(sw))
 		return;
+	if (claimed(sw, t->shape, sw->cand_id[ti], m, phase)) {
+		sw->evals_done++;
+		return;
+	}
 	/* a finalist of a resumed sweep may not have been compiled this run */
 	int ready = tasks_ensure_compiled(&sw->tl, &sw->jit, ti);
 	if (ready < 0)
@@ -231,6 +290,8 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 	double deadline = sw->sp.sweep.deadline_s + 0.05 * pairs;
 	struct kv r;
 	int wst = 0;
+	claim(t->shape, sw->cand_id[ti], m, phase);
+	cur_dev->evals++;
 	enum call_result cr = ask_worker(sw, eval_request(sw, ti, m, phase, pairs), deadline, &r, &wst);
 	char first[64] = "";
 	if (cr == CALL_DIED) {
@@ -277,6 +338,7 @@ static void run_eval(struct sweep *sw, int ti, int m, const char *phase, int pai
 		restart_worker(sw);
 		break;
 	}
+	cur_dev->busy = 0;
 	sw->evals_done++;
 	char label[64];
 	snprintf(label, sizeof(label), "%s %s m=%d", phase, sw->sp.shapes[t->shape].family, m);
@@ -290,22 +352,28 @@ static void run_baseline(struct sweep *sw, int si, int m)
 	struct kv_out o;
 	struct kv r;
 
-	if (time_up(sw))
+	if (time_up(sw) || claimed(sw, si, -1, m, "baseline"))
 		return;
+	claim(si, -1, m, "baseline");
+	cur_dev->evals++;
 	kv_begin(&o, "baseline");
 	kv_addf(&o, "id", "%d", si);
 	kv_add_shape(&o, s, m);
 	kv_addf(&o, "pairs", "%d", sw->sp.sweep.screen_pairs * 2);
 	if (ask_worker(sw, kv_string(&o), sw->sp.sweep.deadline_s * 2, &r, NULL) != CALL_OK) {
-		warning("baseline %s m=%d: no reply from the worker", s->family, m);
+		cur_dev->busy = 0;
+		warning("baseline %s m=%d: no reply from the worker of GPU %d", s->family, m,
+			cur_dev->device);
 		restart_worker(sw);
 		return;
 	}
+	cur_dev->busy = 0;
 	if (!strcmp(r.op, "baseline"))
 		db_record_baseline(sw->db, sw->env_id, sw->shape_id[si], m,
 				   kv_get_double(&r, "cublas_us", -1),
 				   kv_get_double(&r, "cublaslt_us", -1),
-				   kv_get_double(&r, "ratio", -1), kv_get(&r, "lt_algo"));
+				   kv_get_double(&r, "ratio", -1), kv_get(&r, "lt_algo"),
+				   cur_dev->device);
 	else
 		warning("baseline %s m=%d: %s", s->family, m,
 			kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
@@ -737,67 +805,222 @@ static int retest(struct sweep *sw, int si, int m, int *ms)
 	return nms;
 }
 
-/* The range phase of range shape si: the best range_top retests of the
- * current code at each anchor are its finalists, timed with range_pairs
- * pairs at every M of the anchor's window (anchor_covers), M by M: at
- * each M the baseline, then every finalist that covers it, back to back
- * (one window per M, so the ratios a crossover is cut at come from one
- * stretch of time), then settle() there. The constraints are the
- * anchors' (they chose what was screened); a finalist runs at every M of
- * its window whatever they say of m, as the table will run it. What the
- * database holds already (a resumed sweep) is not timed again. */
-static void sweep_range(struct sweep *sw, int si)
+/* A phase of the sweep: n items of size bytes, each handed to fn by the
+ * next free GPU (in the main thread when there is one GPU). Items of one
+ * phase are independent of each other; a phase ends when every GPU is
+ * done with its last item, so what a phase reads (the retests of the one
+ * before) is complete. Called and returns holding sweep_lock. */
+struct phase {
+	struct sweep *sw;
+	void (*fn)(struct sweep *sw, const void *item);
+	const char *items;
+	size_t size;
+	int n, next;
+};
+
+struct phase_thread {
+	struct phase *p;
+	struct dev *dev;
+};
+
+static void phase_drain(struct phase *p)
 {
-	const struct shape *s = &sw->sp.shapes[si];
-	const int top = sw->sp.sweep.range_top;
-	int nst, *ms;
-	struct cand_task *st = point_tasks(sw, si, 0, &nst);
-	int *fin = xmalloc(sizeof(*fin) * (size_t)s->n_ms * (size_t)top);
-	int *nfin = xcalloc((size_t)s->n_ms, sizeof(*nfin));
+	while (p->next < p->n && !time_up(p->sw)) {
+		const int i = p->next++;
+		p->fn(p->sw, p->items + (size_t)i * p->size);
+	}
+}
+
+static void *phase_main(void *arg)
+{
+	struct phase_thread *t = arg;
+	cur_dev = t->dev;
+	pthread_mutex_lock(&sweep_lock);
+	phase_drain(t->p);
+	pthread_mutex_unlock(&sweep_lock);
+	return NULL;
+}
+
+static void run_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
+		      const void *items, size_t size, int n)
+{
+	struct phase p = { sw, fn, items, size, n, 0 };
+	struct dev *main_dev = cur_dev;
+	if (sw->ndev == 1 || n <= 1) {
+		phase_drain(&p);
+		return;
+	}
+	pthread_t *th = xmalloc(sizeof(*th) * (size_t)sw->ndev);
+	struct phase_thread *pt = xmalloc(sizeof(*pt) * (size_t)sw->ndev);
+	pthread_mutex_unlock(&sweep_lock);
+	for (int d = 0; d < sw->ndev; d++) {
+		pt[d] = (struct phase_thread){ &p, &sw->devs[d] };
+		if (pthread_create(&th[d], NULL, phase_main, &pt[d]))
+			die("cannot start a thread for GPU %d", sw->devs[d].device);
+	}
+	for (int d = 0; d < sw->ndev; d++)
+		pthread_join(th[d], NULL);
+	pthread_mutex_lock(&sweep_lock);
+	cur_dev = main_dev;
+	free(th);
+	free(pt);
+}
+
+/* The finalists of a range shape's anchors (range_top retests of the
+ * current code at each), for its range phase. */
+struct range_plan {
+	int si;
+	struct cand_task *st;    /* point_tasks() of si at every M */
+	int nst;
+	int *fin, *nfin;         /* anchor j's finalists: fin[j * top ..], nfin[j] of them */
+};
+
+/* An item of a phase: shape si at M m (an anchor's index j in phase 1;
+ * the range plan in phase 3). */
+struct item {
+	int si, m, j;
+	const struct range_plan *plan;
+};
+
+/* The range phase at M item->m of range shape si: the finalists of the
+ * anchors whose windows cover m (anchor_covers), each once, timed with
+ * range_pairs pairs after the baseline, back to back (one window per M,
+ * so the ratios a crossover is cut at come from one stretch of time, on
+ * one GPU), then settle() there. The constraints are the anchors' (they
+ * chose what was screened); a finalist runs at every M of its window
+ * whatever they say of m, as the table will run it. What the database
+ * holds already (a resumed sweep) is not timed again. */
+static void range_item(struct sweep *sw, const void *arg)
+{
+	const struct item *it = arg;
+	const struct range_plan *pl = it->plan;
+	const struct shape *s = &sw->sp.shapes[it->si];
+	const int top = sw->sp.sweep.range_top, m = it->m;
 	int *at = xmalloc(sizeof(*at) * (size_t)s->n_ms * (size_t)top);
-	for (int j = 0; j < s->n_ms; j++)
-		nfin[j] = leaders(sw, si, s->ms[j], "retest", st, nst, top, &fin[j * top], NULL);
-	const int nms = range_ms(s, &ms);
-	for (int i = 0; i < nms && !time_up(sw); i++) {
-		const int m = ms[i];
-		int nat = 0;
-		/* the finalists that cover m, each once (one may lead two anchors) */
-		for (int j = 0; j < s->n_ms; j++) {
-			if (!anchor_covers(s, j, m))
-				continue;
-			for (int f = 0; f < nfin[j]; f++) {
-				int seen = 0;
-				for (int a = 0; a < nat; a++)
-					seen |= sw->cand_id[at[a]] == sw->cand_id[fin[j * top + f]];
-				if (!seen)
-					at[nat++] = fin[j * top + f];
-			}
-		}
-		if (!nat)
+	int nat = 0;
+	for (int j = 0; j < s->n_ms; j++) {
+		if (!anchor_covers(s, j, m))
 			continue;
-		run_baseline_if_missing(sw, si, m);
+		for (int f = 0; f < pl->nfin[j]; f++) {
+			int seen = 0;
+			for (int a = 0; a < nat; a++)
+				seen |= sw->cand_id[at[a]] == sw->cand_id[pl->fin[j * top + f]];
+			if (!seen)
+				at[nat++] = pl->fin[j * top + f];
+		}
+	}
+	if (nat) {
+		run_baseline_if_missing(sw, it->si, m);
 		for (int a = 0; a < nat; a++) {
-			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[si],
+			int r = db_has_result(sw->db, sw->env_id, sw->shape_id[it->si],
 					      sw->cand_id[at[a]], m, "retest", sw->retest_since);
 			if (r == 0)
 				run_eval(sw, at[a], m, "retest", sw->sp.sweep.range_pairs);
 			else
 				sw->evals_done++;   /* planned_range() counted it */
 		}
-		settle(sw, si, m, st, nst);
+		settle(sw, it->si, m, pl->st, pl->nst);
 	}
-	free(ms);
 	free(at);
-	free(fin);
-	free(nfin);
+}
+
+/* The range phase of every range shape (of family only, when given):
+ * each M of its range and its check points an item (range_item). */
+static void sweep_ranges(struct sweep *sw, const char *family)
+{
+	const int top = sw->sp.sweep.range_top;
+	struct range_plan *plans = xcalloc((size_t)sw->sp.nshapes, sizeof(*plans));
+	struct item *items = NULL;
+	int nitems = 0, cap = 0;
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		if (!shape_is_range(s) || (family && strcmp(family, s->family)))
+			continue;
+		struct range_plan *pl = &plans[si];
+		pl->si = si;
+		pl->st = point_tasks(sw, si, 0, &pl->nst);
+		pl->fin = xmalloc(sizeof(*pl->fin) * (size_t)s->n_ms * (size_t)top);
+		pl->nfin = xcalloc((size_t)s->n_ms, sizeof(*pl->nfin));
+		for (int j = 0; j < s->n_ms; j++)
+			pl->nfin[j] = leaders(sw, si, s->ms[j], "retest", pl->st, pl->nst, top,
+					      &pl->fin[j * top], NULL);
+		int *ms;
+		const int nms = range_ms(s, &ms);
+		for (int i = 0; i < nms; i++) {
+			if (nitems == cap) {
+				cap = cap ? 2 * cap : 1024;
+				items = xrealloc(items, sizeof(*items) * (size_t)cap);
+			}
+			items[nitems++] = (struct item){ .si = si, .m = ms[i], .plan = pl };
+		}
+		free(ms);
+	}
+	run_phase(sw, range_item, items, sizeof(*items), nitems);
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		free(plans[si].st);
+		free(plans[si].fin);
+		free(plans[si].nfin);
+	}
+	free(plans);
+	free(items);
+}
+
+/* Phase 1 at anchor item->j of shape si: screen every task from
+ * sw->phase_from on that has no screen yet (the baseline first), then
+ * retest the point's best (when the sweep retests), and note the Ms the
+ * retests reached for phase 2. */
+static void anchor_item(struct sweep *sw, const void *arg)
+{
+	const struct item *it = arg;
+	const int si = it->si, m = it->m, from = sw->phase_from;
+	int any = 0;
+	for (int i = from; i < sw->tl.n && !time_up(sw); i++) {
+		if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])
+			continue;
+		/* the baseline beside the point's screens; a later step's
+		 * screens take the one the database holds (this run's, or an
+		 * earlier run's where step 1 had nothing here to screen) */
+		if (!any++) {
+			if (from)
+				run_baseline_if_missing(sw, si, m);
+			else
+				run_baseline(sw, si, m);
+		}
+		run_eval(sw, i, m, "screen", sw->sp.sweep.screen_pairs);
+		sw->done[i] = !sw->stopped;
+	}
+	if (!sw->retest)
+		return;
+	int ms[2 * MAX_MS + 3];
+	const int nms = retest(sw, si, m, ms);
+	int *reached = &sw->reached[(size_t)si * 2 * MAX_MS];
+	for (int q = 0; q < nms; q++) {
+		int seen = 0;
+		for (int r = 0; r < sw->nreached[si]; r++)
+			seen |= reached[r] == ms[q];
+		if (!seen && sw->nreached[si] < 2 * MAX_MS)
+			reached[sw->nreached[si]++] = ms[q];
+	}
+}
+
+/* Phase 2 at shape si's M item->m: settle() there, over the shape's
+ * tasks at every M (a leader at an M may be a task of another). */
+static void settle_item(struct sweep *sw, const void *arg)
+{
+	const struct item *it = arg;
+	int nst;
+	struct cand_task *st = point_tasks(sw, it->si, 0, &nst);
+	settle(sw, it->si, it->m, st, nst);
 	free(st);
 }
 
 /* Screen every task from on that has no screen yet, point by point (the
  * baseline first), and retest each point's best (when the sweep
- * retests), then settle() once each M those retests reached; then time
- * the range shapes' finalists across their ranges (sweep_range): the
- * whole sweep, or what a cuBLASLt step added. */
+ * retests): phase 1, a point an item; then settle() once each M those
+ * retests reached (phase 2); then time the range shapes' finalists across
+ * their ranges (sweep_ranges, phase 3): the whole sweep, or what a
+ * cuBLASLt step added. Every shape's anchors come first: a sweep stopped
+ * in a later phase has finalists at every anchor to emit from. */
 static void sweep_points(struct sweep *sw, const char *family, int from)
 {
 	long range_baselines;   /* (the baselines are not evals) */
@@ -805,62 +1028,29 @@ static void sweep_points(struct sweep *sw, const char *family, int from)
 		sw->evals_total += !sw->done[i];
 	sw->evals_total += sw->retest ? planned_retests(sw, family, from) : 0;
 	sw->evals_total += sw->retest ? planned_range(sw, family, &range_baselines) : 0;
+	struct item *items = xmalloc(sizeof(*items) * (size_t)(sw->sp.nshapes * 2 * MAX_MS + 1));
+	int n = 0;
+	sw->phase_from = from;
+	memset(sw->nreached, 0, sizeof(*sw->nreached) * (size_t)sw->sp.nshapes);
 	for (int si = 0; si < sw->sp.nshapes; si++) {
 		const struct shape *s = &sw->sp.shapes[si];
 		if (family && strcmp(family, s->family))
 			continue;
-		/* the distinct Ms this shape's retests reached: tuned Ms and
-		 * neighbours, at most MAX_MS of each */
-		int reached[2 * MAX_MS], nreached = 0;
-		for (int j = 0; j < s->n_ms; j++) {
-			int m = s->ms[j], any = 0;
+		for (int j = 0; j < s->n_ms; j++)
 			/* a later step screens and retests only where it added */
-			if (from && !point_new_tasks(sw, si, m, from))
-				continue;
-			for (int i = from; i < sw->tl.n && !time_up(sw); i++) {
-				if (sw->tl.t[i].shape != si || sw->tl.t[i].m != m || sw->done[i])
-					continue;
-				/* the baseline beside the point's screens; a later
-				 * step's screens take the one the database holds (this
-				 * run's, or an earlier run's where step 1 had nothing
-				 * here to screen) */
-				if (!any++) {
-					if (from)
-						run_baseline_if_missing(sw, si, m);
-					else
-						run_baseline(sw, si, m);
-				}
-				run_eval(sw, i, m, "screen", sw->sp.sweep.screen_pairs);
-				sw->done[i] = !sw->stopped;
-			}
-			if (!sw->retest)
-				continue;
-			int ms[2 * MAX_MS + 3];
-			const int nms = retest(sw, si, m, ms);
-			for (int q = 0; q < nms; q++) {
-				int seen = 0;
-				for (int r = 0; r < nreached; r++)
-					seen |= reached[r] == ms[q];
-				if (!seen && nreached < (int)ARRAY_SIZE(reached))
-					reached[nreached++] = ms[q];
-			}
-		}
-		if (!nreached)
-			continue;
-		/* the shape's tasks at every M: a leader at an M may be a task
-		 * of another */
-		int nst;
-		struct cand_task *st = point_tasks(sw, si, 0, &nst);
-		for (int r = 0; r < nreached; r++)
-			settle(sw, si, reached[r], st, nst);
-		free(st);
+			if (!from || point_new_tasks(sw, si, s->ms[j], from))
+				items[n++] = (struct item){ .si = si, .m = s->ms[j], .j = j };
 	}
-	/* every shape's anchors first, then the ranges: a sweep stopped in
-	 * this phase has finalists at every anchor to emit from */
+	run_phase(sw, anchor_item, items, sizeof(*items), n);
+	n = 0;
 	for (int si = 0; si < sw->sp.nshapes && sw->retest; si++)
-		if (shape_is_range(&sw->sp.shapes[si]) &&
-		    (!family || !strcmp(family, sw->sp.shapes[si].family)))
-			sweep_range(sw, si);
+		for (int r = 0; r < sw->nreached[si]; r++)
+			items[n++] = (struct item){ .si = si,
+						    .m = sw->reached[(size_t)si * 2 * MAX_MS + r] };
+	run_phase(sw, settle_item, items, sizeof(*items), n);
+	free(items);
+	if (sw->retest)
+		sweep_ranges(sw, family);
 }
 
 /* The tasks of shape si a template can run (not pruned by its check). */
@@ -1073,15 +1263,83 @@ static void print_summary(const struct sweep *sw)
 	for (size_t i = 0; i < ARRAY_SIZE(status_names); i++)
 		if (sw->counts[i])
 			fprintf(stderr, "%ld %s, ", sw->counts[i], status_names[i]);
-	fprintf(stderr, "%d worker restarts, %.0f s; gemmtab report --db %s\n", sw->w.restarts,
+	int restarts = 0;
+	for (int d = 0; d < sw->ndev; d++)
+		restarts += sw->devs[d].w.restarts;
+	fprintf(stderr, "%d worker restarts, %.0f s; gemmtab report --db %s\n", restarts,
 		now_seconds() - sw->started, sw->db_path);
+	for (int d = 0; d < sw->ndev && sw->ndev > 1; d++)
+		fprintf(stderr, "sweep: GPU %d: %ld evals and baselines, %d worker restarts\n",
+			sw->devs[d].device, sw->devs[d].evals, sw->devs[d].w.restarts);
+}
+
+/* The GPUs --devices names ("all", or a list such as 0,2-3) into
+ * sw->devs; --device N (one) without it. Returns 0, or 2 after a usage
+ * error. */
+static int pick_devices(struct sweep *sw, const char *list, int device, int device_given)
+{
+	if (!list) {
+		sw->ndev = 1;
+		sw->devs = xcalloc(1, sizeof(*sw->devs));
+		sw->devs[0].device = device;
+		return 0;
+	}
+	if (device_given)
+		return usage_error("sweep", usage_text, "--device and --devices: give one");
+	int count = worker_device_count();
+	if (count < 0)
+		return 2;
+	int want[OPT_MAX_DEVICE + 1] = { 0 };
+	if (!strcmp(list, "all")) {
+		for (int d = 0; d < count && d <= OPT_MAX_DEVICE; d++)
+			want[d] = 1;
+		if (!count)
+			return usage_error("sweep", usage_text, "--devices all: no GPU is visible");
+	} else {
+		const char *p = list;
+		for (;;) {
+			char *end;
+			long lo = strtol(p, &end, 10), hi = lo;
+			if (end == p || lo < 0)
+				goto bad;
+			if (*end == '-') {
+				p = end + 1;
+				hi = strtol(p, &end, 10);
+				if (end == p || hi < lo)
+					goto bad;
+			}
+			for (long d = lo; d <= hi; d++) {
+				if (d >= count)
+					return usage_error("sweep", usage_text, "--devices %s: there is no "
+							   "GPU %ld (%d visible: 0..%d)", list, d,
+							   count, count - 1);
+				if (want[d]++)
+					return usage_error("sweep", usage_text, "--devices %s: GPU %ld "
+							   "is named twice", list, d);
+			}
+			if (!*end)
+				break;
+			if (*end != ',')
+				goto bad;
+			p = end + 1;
+		}
+	}
+	sw->devs = xcalloc(OPT_MAX_DEVICE + 1, sizeof(*sw->devs));
+	for (int d = 0; d <= OPT_MAX_DEVICE; d++)
+		if (want[d])
+			sw->devs[sw->ndev++].device = d;
+	return 0;
+bad:
+	return usage_error("sweep", usage_text, "--devices: '%s' is not all or a list of GPUs "
+			   "such as 0,2-3", list);
 }
 
 int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw = { .db_path = "gemmtab.db" };
 	const char *space = NULL, *family = NULL, *since = NULL, *profile = NULL;
-	const char *limit = NULL;
+	const char *limit = NULL, *devices = NULL;
+	int device = -1;
 	char since_now[32];
 	int dry_run = 0, no_retest = 0, strict = 0, rc = 1;
 	double deadline = 0;
@@ -1090,7 +1348,8 @@ int cmd_sweep(int argc, char **argv)
 		OPT_STRING("space", &space, OPT_REQUIRED),
 		OPT_STRING("device-profile", &profile, 0),
 		OPT_STRING("db", &sw.db_path, 0),
-		OPT_INT("device", &sw.device, 0, OPT_MAX_DEVICE),
+		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
+		OPT_STRING("devices", &devices, 0),
 		OPT_STRING("family", &family, 0),
 		OPT_FLAG("dry-run", &dry_run),
 		OPT_FLAG("strict", &strict),
@@ -1159,16 +1418,40 @@ int cmd_sweep(int argc, char **argv)
 	utc_now_ms(sw.run_id, sizeof(sw.run_id));
 	if (worker_device_check("sweep"))
 		goto out_tasks;
+	if ((st = pick_devices(&sw, devices, device < 0 ? 0 : device, device >= 0))) {
+		rc = st;
+		goto out_tasks;
+	}
+	cur_dev = &sw.devs[0];
 	/* one sweep (or prune) of a database at a time (lock.h) */
 	if (db_lock_take(sw.db_path, "sweep", &lock))
 		goto out_tasks;
 	if (db_open(sw.db_path, &sw.db))
 		goto out_tasks;
+	pthread_mutex_lock(&sweep_lock);
 	struct env_info env;
-	if (worker_start(&sw.w, sw.device) || worker_env(&sw.w, &env))
+	if (worker_start(&sw.devs[0].w, sw.devs[0].device) || worker_env(&sw.devs[0].w, &env))
 		goto out_db;
 	if (db_env_id(sw.db, &env, &sw.env_id))
 		goto out_worker;
+	/* identical GPUs share one environment; the rest of a host's are
+	 * swept on their own */
+	for (int d = 1; d < sw.ndev; d++) {
+		struct env_info e;
+		long long id;
+		if (worker_start(&sw.devs[d].w, sw.devs[d].device) ||
+		    worker_env(&sw.devs[d].w, &e) || db_env_id(sw.db, &e, &id))
+			goto out_worker;
+		if (id != sw.env_id) {
+			error("sweep: GPU %d (%s) is not like GPU %d (%s): its environment "
+			      "differs (GPU, clocks, driver or libraries); --devices takes "
+			      "identical GPUs, so sweep it on its own", sw.devs[d].device,
+			      e.gpu_name, sw.devs[0].device, env.gpu_name);
+			goto out_worker;
+		}
+	}
+	sw.reached = xmalloc(sizeof(*sw.reached) * (size_t)(sw.sp.nshapes + 1) * 2 * MAX_MS);
+	sw.nreached = xcalloc((size_t)sw.sp.nshapes + 1, sizeof(*sw.nreached));
 	/* the constraints' device figures are the GPU's (the tasks were
 	 * built with the profile's, for the checks before the worker ran) */
 	struct device_profile gpu = sw.sp.dev;
@@ -1205,8 +1488,18 @@ int cmd_sweep(int argc, char **argv)
 			"(top %d per orientation%s%s)\n", added, sw.sp.lt.top,
 			lt_varies(&sw.sp.lt) ? ", with the variants cuBLASLt takes" : "", seeded);
 	}
-	fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
-		env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);
+	if (sw.ndev > 1) {
+		char list[512] = "";
+		size_t used = 0;
+		for (int d = 0; d < sw.ndev && used < sizeof(list); d++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
+						 d ? "," : "", sw.devs[d].device);
+		fprintf(stderr, "sweep: %s on %d x %s (%d SMs; GPUs %s), env %lld, %d candidates\n",
+			space, sw.ndev, env.gpu_name, env.sm_count, list, sw.env_id, sw.tl.n);
+	} else {
+		fprintf(stderr, "sweep: %s on %s (%d SMs), env %lld, %d candidates\n", space,
+			env.gpu_name, env.sm_count, sw.env_id, sw.tl.n);
+	}
 	if (sw.retest_since)
 		fprintf(stderr, "sweep: finalists retested before %s are retested again (to "
 			"resume, rerun with --retest-since %s)\n", sw.retest_since,
@@ -1253,12 +1546,17 @@ int cmd_sweep(int argc, char **argv)
 			sw.evals_done, sw.evals_total);
 	print_summary(&sw);
 out_worker:
-	worker_stop(&sw.w);
+	for (int d = 0; d < sw.ndev; d++)
+		worker_stop(&sw.devs[d].w);
 out_db:
 	db_close(sw.db);
+	pthread_mutex_unlock(&sweep_lock);
 out_tasks:
 	db_lock_drop(&lock);
 	free(sw.shape_id);
+	free(sw.devs);
+	free(sw.reached);
+	free(sw.nreached);
 	free(sw.lt_sent);
 	free(sw.cand_id);
 	free(sw.done);

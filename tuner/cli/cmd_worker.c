@@ -685,10 +685,11 @@ static const struct {
 	{ "rt", worker_handle_rt },
 };
 
-static const char worker_usage[] = "usage: gemmtab worker [--device N]";
+static const char worker_usage[] = "usage: gemmtab worker [--device N | --count]";
 
 /* The GPU of --device N (0 without it); -1 after --help, which prints
- * the usage. */
+ * the usage, and after --count, which prints "devices N", the GPUs the
+ * CUDA runtime sees (0 when it cannot start). */
 static int parse_device(int argc, char **argv)
 {
 	long device = 0;
@@ -697,6 +698,11 @@ static int parse_device(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("%s\n  (internal: gemmtab sweep, bench and probe start it and talk "
 			       "to it over a pipe; tuner/sweep/proto.h has the protocol)\n", worker_usage);
+			return -1;
+		}
+		if (!strcmp(argv[i], "--count")) {
+			/* the supervisor's question for sweep --devices */
+			printf("devices %d\n", gpu_count());
 			return -1;
 		}
 		if (!strcmp(argv[i], "--device") && i + 1 < argc)

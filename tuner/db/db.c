@@ -63,6 +63,11 @@ static const struct migration {
 		" shape_id INTEGER NOT NULL REFERENCES shape(id),"
 		" source_hash TEXT NOT NULL,"
 		" UNIQUE (candidate_id, shape_id, source_hash));", rekey_step },
+	/* 4 -> 5: the GPU (its index on the host) that took the measurement:
+	 * a sweep over several devices (sweep --devices) records each row's;
+	 * NULL where not known (rows recorded before) */
+	{ NULL, "ALTER TABLE result ADD COLUMN device INTEGER;"
+		"ALTER TABLE baseline ADD COLUMN device INTEGER;", NULL },
 };
 
 /* PRAGMA application_id of a gemmtab database: 'GMTB'. */
@@ -116,8 +121,8 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_RESULT_RECORD] = "INSERT OR REPLACE INTO result (env_id, shape_id, "
 		"candidate_id, m, phase, status, reason, err_global, err_row, "
 		"base_us, cand_us, ratio, ratio_lo, ratio_hi, pairs, regs, "
-		"local_bytes, smem, waves, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-		"?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+		"local_bytes, smem, waves, run, device) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		"?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
 	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5 AND recorded_at >= ?6",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
@@ -141,8 +146,8 @@ static const char *const stmt_sql[NSTMT] = {
 	[ST_PROBE_RECORD] = "INSERT INTO probe (env_id, what, family, bytes, us, "
 		"config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_BASELINE_RECORD] = "INSERT OR REPLACE INTO baseline (env_id, shape_id, "
-		"m, cublas_us, cublaslt_us, ratio, lt_algo) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		"m, cublas_us, cublaslt_us, ratio, lt_algo, device) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* best rows, then baselines of (shape, m)s no candidate has a timing
 	 * for (the same condition as the best view's, on the indexed table) */
 	[ST_BEST_ROWS] = "SELECT s.family, s.n, s.k, s.w, s.x, s.y, b.m, 1, "
@@ -652,7 +657,7 @@ void result_row_clear(struct result_row *r)
 	r->err_global = r->err_row = NAN;
 	r->base_us = r->cand_us = NAN;
 	r->ratio = r->ratio_lo = r->ratio_hi = NAN;
-	r->pairs = r->regs = r->local_bytes = r->smem = r->waves = -1;
+	r->pairs = r->regs = r->local_bytes = r->smem = r->waves = r->device = -1;
 }
 
 /* Insert-or-get: run the bound insert (a no-op when the row exists), then
@@ -804,6 +809,7 @@ int db_record_result(struct db *db, long long env, long long shape,
 	bind_count(st, 18, r->smem);
 	bind_count(st, 19, r->waves);
 	bind_text(st, 20, r->run);
+	bind_count(st, 21, r->device);
 	return step_done(db, st, "record result");
 }
 
@@ -934,7 +940,7 @@ int db_record_probe(struct db *db, long long env, const char *what,
 
 int db_record_baseline(struct db *db, long long env, long long shape, int m,
 		       double cublas_us, double cublaslt_us, double ratio,
-		       const char *lt_algo)
+		       const char *lt_algo, int device)
 {
 	sqlite3_stmt *st = stmt(db, ST_BASELINE_RECORD);
 	if (!st)
@@ -946,6 +952,7 @@ int db_record_baseline(struct db *db, long long env, long long shape, int m,
 	bind_figure(st, 5, cublaslt_us);
 	bind_figure(st, 6, ratio);
 	bind_text(st, 7, lt_algo);
+	bind_count(st, 8, device);
 	return step_done(db, st, "record baseline");
 }
 

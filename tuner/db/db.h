@@ -50,6 +50,7 @@ struct result_row {
 	int regs, local_bytes, smem;
 	int waves;               /* plan_waves (gpu.h): most over the kernel steps; -1: not known */
 	const char *run;         /* the sweep run that measured it (NULL: none) */
+	int device;              /* the GPU it ran on (-1: not known) */
 };
 
 /* A sweep run's id as stored: its start, "2026-11-30T04:20:01.123Z". */
@@ -176,11 +177,12 @@ int db_record_probe(struct db *db, long long env, const char *what,
 /* 1 if the baselines at (env, shape, m) are recorded, 0 if not, -1 on
  * error. */
 int db_has_baseline(struct db *db, long long env, long long shape, int m);
-/* Record the baselines at (env, shape, m), replacing an earlier row.
- * Figures may be absent (NaN or negative), lt_algo NULL. Returns 0 or -1. */
+/* Record the baselines at (env, shape, m), measured on GPU device (-1:
+ * not known), replacing an earlier row. Figures may be absent (NaN or
+ * negative), lt_algo NULL. Returns 0 or -1. */
 int db_record_baseline(struct db *db, long long env, long long shape, int m,
 		       double cublas_us, double cublaslt_us, double ratio,
-		       const char *lt_algo);
+		       const char *lt_algo, int device);
 
 /* The newest environment id in the database (for report): the one
  * inserted last. -1 if none (or on error, with a message). */

@@ -11,6 +11,7 @@
 #include "jit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,6 +67,9 @@ int worker_start(struct worker *w, int device)
 	}
 	close(to[0]);
 	close(from[1]);
+	/* the workers started after this one must not hold its pipes open */
+	fcntl(to[1], F_SETFD, FD_CLOEXEC);
+	fcntl(from[0], F_SETFD, FD_CLOEXEC);
 	w->pid = pid;
 	w->to_fd = to[1];
 	w->from_fd = from[0];
@@ -255,6 +259,48 @@ void kv_add_shape(struct kv_out *o, const struct shape *s, int m)
 	kv_add(o, "y", dtype_name(s->y));
 	kv_addf(o, "tol", "%g", s->tol);
 	kv_addf(o, "m", "%d", m);
+}
+
+int worker_device_count(void)
+{
+	int p[2];
+	if (pipe(p))
+		return error("pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return error("fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		const char *exe = getenv("GEMMTAB_WORKER");
+		if (exe && *exe)
+			execl(exe, exe, "worker", "--count", (char *)NULL);
+		else
+			execl("/proc/self/exe", "gemmtab", "worker", "--count", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[64] = "";
+	size_t got = 0;
+	ssize_t k;
+	while (got < sizeof(buf) - 1 && (k = read(p[0], buf + got, sizeof(buf) - 1 - got)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		got += (size_t)k;
+	}
+	buf[got] = '\0';
+	close(p[0]);
+	int st = 0, n = -1;
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || sscanf(buf, "devices %d", &n) != 1 || n < 0)
+		return error("cannot count the GPUs: `gemmtab worker --count` said '%.40s'", buf);
+	return n;
 }
 
 int worker_device_check(const char *cmd)

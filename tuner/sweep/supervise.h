@@ -35,6 +35,9 @@ int worker_start(struct worker *w, int device);
  * worker that needs none), else 1 after the one line "gemmtab CMD: no
  * CUDA device: REASON". */
 int worker_device_check(const char *cmd);
+/* How many GPUs a worker sees (it counts them: the supervisor starts no
+ * CUDA), or -1 (message printed). */
+int worker_device_count(void);
 /* Ask the worker to quit, then reap it (SIGKILL after a grace period). */
 void worker_stop(struct worker *w);
 /* SIGKILL and reap; the worker is dead afterwards. */

@@ -178,6 +178,12 @@ int gpu_available(char *why, size_t len)
 	return 1;
 }
 
+int gpu_count(void)
+{
+	int count = 0;
+	return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
 int gpu_open(struct gpu *g, int device)
 {
 	memset(g, 0, sizeof(*g));

@@ -84,6 +84,8 @@ struct gpu {
 /* 1 when the CUDA runtime sees a device, else 0 with the reason in why
  * (no driver, a driver too old, no device). */
 int gpu_available(char *why, size_t len);
+/* How many GPUs the CUDA runtime sees (0 when it cannot start). */
+int gpu_count(void);
 int gpu_open(struct gpu *g, int device);
 /* Free what gpu_open made (the caller frees its bench and loaded modules
  * first: bench_free, gpu_modules_free). */
