@@ -140,6 +140,8 @@ static const char usage_text[] =
 	"  --devices LIST    GPUs to run on at once, all or a list (0,2-3): a worker\n"
 	"                    each, handed the next point as it frees up\n"
 	"  --family NAME     only this family of the space\n"
+	"  --shard I/N       only share I of N of the space's shapes (by a hash of\n"
+	"                    each shape, the same on every host), for N hosts\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
 	"  --strict          with --dry-run: exit 1 when a shape gets no candidate\n"
 	"  --device-profile FILE  the figures a dry run's constraints read (sm_count,\n"
@@ -1273,6 +1275,30 @@ static void print_summary(const struct sweep *sw)
 			sw->devs[d].device, sw->devs[d].evals, sw->devs[d].w.restarts);
 }
 
+/* The shard (of n) shape s belongs to: a hash of what the shape is (its
+ * family, n, k, dtypes and bound), not of its place in the space, so that
+ * every host computes the same split and a shape added to the space
+ * moves no other. */
+static int shape_shard(const struct shape *s, int n)
+{
+	char key[160];
+	snprintf(key, sizeof(key), "%s,%d,%d,%d,%d,%d,%.9g", s->family, s->n, s->k, (int)s->w,
+		 (int)s->x, (int)s->y, s->tol);
+	return (int)(hash_str(HASH_INIT, key) % (uint64_t)n);
+}
+
+/* Keep only shard i of n of sp's shapes (--shard I/N); returns how many
+ * are left. */
+static int keep_shard(struct space *sp, int i, int n)
+{
+	int kept = 0;
+	for (int si = 0; si < sp->nshapes; si++)
+		if (shape_shard(&sp->shapes[si], n) == i)
+			sp->shapes[kept++] = sp->shapes[si];
+	sp->nshapes = kept;
+	return kept;
+}
+
 /* The GPUs --devices names ("all", or a list such as 0,2-3) into
  * sw->devs; --device N (one) without it. Returns 0, or 2 after a usage
  * error. */
@@ -1338,7 +1364,7 @@ int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw = { .db_path = "gemmtab.db" };
 	const char *space = NULL, *family = NULL, *since = NULL, *profile = NULL;
-	const char *limit = NULL, *devices = NULL;
+	const char *limit = NULL, *devices = NULL, *shard = NULL;
 	int device = -1;
 	char since_now[32];
 	int dry_run = 0, no_retest = 0, strict = 0, rc = 1;
@@ -1350,6 +1376,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_STRING("db", &sw.db_path, 0),
 		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
 		OPT_STRING("devices", &devices, 0),
+		OPT_STRING("shard", &shard, 0),
 		OPT_STRING("family", &family, 0),
 		OPT_FLAG("dry-run", &dry_run),
 		OPT_FLAG("strict", &strict),
@@ -1384,8 +1411,33 @@ int cmd_sweep(int argc, char **argv)
 		}
 		sw.retest_since = since;
 	}
+	int shard_i = 0, shard_n = 0;
+	if (shard) {
+		char *end;
+		shard_i = (int)strtol(shard, &end, 10);
+		if (end == shard || *end != '/' || shard_i < 0)
+			return usage_error("sweep", usage_text, "--shard: '%s' is not I/N (0/4 .. 3/4)",
+					   shard);
+		const char *p = end + 1;
+		shard_n = (int)strtol(p, &end, 10);
+		if (end == p || *end || shard_n < 1 || shard_n > 65536 || shard_i >= shard_n)
+			return usage_error("sweep", usage_text, "--shard: '%s' is not I/N with 0 <= I "
+					   "< N (0/4 .. 3/4)", shard);
+	}
 	if (space_load(space, &sw.sp))
 		return 2;
+	if (shard_n) {
+		const int all = sw.sp.nshapes;
+		const int kept = keep_shard(&sw.sp, shard_i, shard_n);
+		fprintf(stderr, "sweep: shard %d/%d: %d of the space's %d shapes\n", shard_i,
+			shard_n, kept, all);
+		if (!kept) {
+			/* an empty share: nothing to sweep, which is no error for
+			 * one task of many */
+			space_free(&sw.sp);
+			return 0;
+		}
+	}
 	if (profile) {
 		struct device_profile d;
 		if (device_profile_load(profile, &d) || space_set_device(&sw.sp, &d)) {
