@@ -14,6 +14,7 @@ int cmd_init(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_prune(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

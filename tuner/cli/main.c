@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "time libgemmtab (its compiled-in table) against cuBLAS per docs/workload.md" },
 	{ "report", cmd_report, "per family and M, per load, and the score, from a database" },
 	{ "emit", cmd_emit, "write the C dispatch table (and its kernel list) from a database's retests" },
+	{ "merge", cmd_merge, "fold the databases of several sweeps (shards, hosts) into one" },
 	{ "prune", cmd_prune, "drop superseded code's results (and named environments), compact" },
 	{ "migrate", cmd_migrate, "upgrade a database to this gemmtab's schema, in place" },
 	{ "query", cmd_query, "run SQL or a canned query against a database" },

@@ -70,6 +70,8 @@ int db_open_existing(const char *path, struct db **out);
  * read-only mount when no -wal file holds results), never created, never
  * migrated: an older schema is refused with "run gemmtab migrate". */
 int db_open_read(const char *path, struct db **out);
+/* db_open_read, but an older schema is opened too (to be copied). */
+int db_open_read_any(const char *path, struct db **out);
 void db_close(struct db *db);
 /* The schema version this gemmtab writes, and that of the file at path
  * (-1 when it cannot be read). */
@@ -258,5 +260,27 @@ int db_floors(struct db *db, long long env, struct floor_row **out);
 int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *out);
 /* db_query_fprint to stdout (for `gemmtab query`). */
 int db_query_print(struct db *db, const char *sql, const char *format);
+
+/* What db_merge folded in from one input. */
+struct merge_counts {
+	long long results;       /* the input's results */
+	long long added;         /* of them, at a key the output did not have */
+	long long same;          /* identical to the output's row there */
+	long long replaced;      /* in conflict, and kept (the greater by the rule) */
+	long long kept;          /* in conflict, the output's row kept */
+	long long baselines;     /* the input's baselines (the same rule) */
+	long long probes, probes_added;
+};
+
+/* Fold the database at src (the current schema; it is only read) into db,
+ * in one transaction: environments matched by fingerprint (all but the
+ * GPU's uuid), shapes by their fields, candidates by (template, params,
+ * code); a result or baseline at a key db has already is kept once, the
+ * greater of the two by (recorded_at, run, every figure), so that the
+ * order of the inputs does not matter; a probe identical to one of db's
+ * is not added again. Returns 0 or -1 (nothing written). */
+int db_merge(struct db *db, const char *src, struct merge_counts *c);
+/* Write a copy of db to path (VACUUM INTO: a read-only db too). */
+int db_copy_to(struct db *db, const char *path);
 
 #endif
