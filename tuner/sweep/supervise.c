@@ -21,6 +21,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* In a child: exec the worker program with its two arguments ("--device
+ * N", or "--count"); _exit(127) where it cannot. GEMMTAB_WORKER names
+ * another worker program speaking the same protocol: the CPU tests run
+ * the whole supervisor against a fake one (tests/fake/fake_worker.c). */
+static void exec_worker(const char *arg, const char *value)
+{
+	const char *exe = getenv("GEMMTAB_WORKER");
+	if (exe && *exe)
+		execl(exe, exe, "worker", arg, value, (char *)NULL);
+	else
+		execl("/proc/self/exe", "gemmtab", "worker", arg, value, (char *)NULL);
+	fprintf(stderr, "gemmtab: error: exec worker: %s\n", strerror(errno));
+	_exit(127);
+}
+
 int worker_start(struct worker *w, int device)
 {
 	int to[2], from[2];
@@ -54,16 +69,7 @@ int worker_start(struct worker *w, int device)
 		dup2(to[0], 0);
 		dup2(from[1], 1);
 		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
-		/* GEMMTAB_WORKER names another worker program speaking the same
-		 * protocol: the CPU tests run the whole supervisor against a
-		 * fake one (tests/fake/fake_worker.c) */
-		const char *exe = getenv("GEMMTAB_WORKER");
-		if (exe && *exe)
-			execl(exe, exe, "worker", "--device", dev, (char *)NULL);
-		else
-			execl("/proc/self/exe", "gemmtab", "worker", "--device", dev, (char *)NULL);
-		fprintf(stderr, "gemmtab: error: exec worker: %s\n", strerror(errno));
-		_exit(127);
+		exec_worker("--device", dev);
 	}
 	close(to[0]);
 	close(from[1]);
@@ -276,12 +282,7 @@ int worker_device_count(void)
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
-		const char *exe = getenv("GEMMTAB_WORKER");
-		if (exe && *exe)
-			execl(exe, exe, "worker", "--count", (char *)NULL);
-		else
-			execl("/proc/self/exe", "gemmtab", "worker", "--count", (char *)NULL);
-		_exit(127);
+		exec_worker("--count", NULL);
 	}
 	close(p[1]);
 	char buf[64] = "";
