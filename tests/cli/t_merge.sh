@@ -68,5 +68,8 @@ check "the probes are there once" test "$(sqlite3 "$TMP/pm.db" "SELECT count(*) 
 expect_exit "merge without inputs: exit 2" 2 "$GEMMTAB" merge --db "$TMP/z.db"
 expect_exit "an input that is not there: exit 1" 1 "$GEMMTAB" merge --db "$TMP/z.db" "$TMP/nope.db"
 check "names it" grep -q "nope.db" "$TMP/err"
+echo junk >"$TMP/junk.db"
+expect_exit "an input that is no database: exit 1" 1 "$GEMMTAB" merge --db "$TMP/z.db" "$TMP/junk.db"
+check "says so, naming it" grep -q "junk.db: file is not a database" "$TMP/err"
 expect_exit "the output as an input: exit 2" 2 "$GEMMTAB" merge --db "$TMP/a.db" "$TMP/a.db"
 finish

@@ -30,14 +30,11 @@ static const char usage_text[] =
 static int merge_one(struct db *db, const char *in, const char *dir, int i)
 {
 	struct db *src;
-	int version = db_file_version(in);
-	if (version < 0)
-		return -1;
-	if (version > db_schema_latest())
-		return error("%s has schema %d, newer than this gemmtab's %d", in, version,
-			     db_schema_latest());
+	/* refuses, saying why, a file that is no gemmtab database or is of
+	 * a newer schema */
 	if (db_open_read_any(in, &src))
 		return -1;
+	const int version = db_schema_version(src);
 	char *copy = xasprintf("%s/in%d.db", dir, i);
 	int rc = db_copy_to(src, copy);
 	db_close(src);
