@@ -76,7 +76,7 @@ check "... and asked the worker for no eval" sh -c "! grep -q '^eval ' '$TMP/req
 # --time-limit: a sweep stopped by it keeps what it recorded, emits, and
 # the same command resumes to the uninterrupted sweep's result set
 tl=$TMP/limited.db
-FAKE_WORKER_LOG=$TMP/limited.log FAKE_WORKER_DELAY_MS=2 expect_exit "a sweep with --time-limit 2s: exit 0" 0 \
+FAKE_WORKER_LOG=$TMP/limited.log FAKE_WORKER_DELAY_MS=2 expect_exit "a sweep stopped by --time-limit 2s: exit 3" 3 \
 	"$GEMMTAB" sweep --space $space --db "$tl" --cache "$TMP/cache" --time-limit 2s
 check "it says the limit passed and how far it got" \
 	grep -qE '^sweep: the time limit passed with [0-9]+ of up to [0-9]+ evals done; what is recorded stands' "$TMP/err"

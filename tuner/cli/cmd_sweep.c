@@ -155,8 +155,8 @@ static const char usage_text[] =
 	"  --deadline S      seconds per candidate before its worker is killed [space's]\n"
 	"  --time-limit T    start nothing after T (90s, 45m, 8h, 2d): every shape's\n"
 	"                    anchors come first, then the ranges, then the cuBLASLt\n"
-	"                    search's later steps, so a stopped sweep still emits; a\n"
-	"                    rerun resumes\n";
+	"                    search's later steps, so a stopped sweep still emits\n"
+	"                    (exit status 3: stopped; the same command resumes)\n";
 
 static int record(struct sweep *sw, int ti, int m, const char *phase, const struct kv *r,
 		  const char *status, const char *reason)
@@ -1592,10 +1592,14 @@ int cmd_sweep(int argc, char **argv)
 		sweep_points(&sw, family, from);
 	}
 	progress_end();
-	if (sw.stopped)
+	if (sw.stopped) {
 		fprintf(stderr, "sweep: the time limit passed with %ld of up to %ld evals done; "
 			"what is recorded stands (emit reads it), and the same command resumes\n",
 			sw.evals_done, sw.evals_total);
+		/* a script (contrib/slurm) tells an unfinished sweep by its status */
+		if (rc == 0)
+			rc = 3;
+	}
 	print_summary(&sw);
 out_worker:
 	for (int d = 0; d < sw.ndev; d++)
