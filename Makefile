@@ -223,13 +223,18 @@ test-gpu: all $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/gemmta
 	@bash tests/run.sh gpu
 endif
 
+# the sweep supervisor's throughput on the fake worker (a benchmark, not a
+# test): 4 fake GPUs against 1, and the cost per result at 100,000 results
+bench-supervisor: all tests
+	@bash bench/supervisor.sh
+
 tune: all
 	@bash tools/tune.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: variant all test test-gpu tune clean tests install
+.PHONY: variant all test test-gpu tune clean tests install bench-supervisor
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

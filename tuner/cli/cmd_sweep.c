@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1268,8 +1269,15 @@ static void print_summary(const struct sweep *sw)
 	int restarts = 0;
 	for (int d = 0; d < sw->ndev; d++)
 		restarts += sw->devs[d].w.restarts;
-	fprintf(stderr, "%d worker restarts, %.0f s; gemmtab report --db %s\n", restarts,
-		now_seconds() - sw->started, sw->db_path);
+	/* the supervisor's own CPU: every thread of this process, not the
+	 * workers or compile processes (make bench-supervisor reads it) */
+	struct rusage ru;
+	double cpu = 0;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		      ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+	fprintf(stderr, "%d worker restarts, %.0f s (supervisor CPU %.2f s); gemmtab report --db %s\n",
+		restarts, now_seconds() - sw->started, cpu, sw->db_path);
 	for (int d = 0; d < sw->ndev && sw->ndev > 1; d++)
 		fprintf(stderr, "sweep: GPU %d: %ld evals and baselines, %d worker restarts\n",
 			sw->devs[d].device, sw->devs[d].evals, sw->devs[d].w.restarts);
