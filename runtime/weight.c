@@ -303,6 +303,22 @@ int gt_weight_destroy(gt_weight *wt)
 	return wt ? weight_free(wt) : GT_OK;
 }
 
+int gt_weight_device_bytes(const gt_weight *wt, size_t *bytes)
+{
+	if (!wt || !bytes)
+		return GT_ERR_INVALID;
+	size_t sum = wt->ws_bytes + wt->sync_bytes;
+	for (int i = 0; i < wt->nroutes; i++)
+		if (wt->routes[i].owns_prep)
+			sum += relayout_bytes(&wt->routes[i].relayout, &wt->shape);
+	if (wt->blas_ws)
+		sum += RT_BLAS_WS_BYTES;
+	if (wt->x32)
+		sum += (size_t)RT_X32_CHUNK_ROWS * (size_t)wt->shape.k * sizeof(float);
+	*bytes = sum;
+	return GT_OK;
+}
+
 int gt_weight_explain(const gt_weight *wt, int m, char *buf, size_t len)
 {
 	if (buf && len)

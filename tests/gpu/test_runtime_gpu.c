@@ -334,7 +334,11 @@ static void check_family(size_t fi, const void *w_shared, void **w_out)
 	if (rc != GT_OK)
 		goto cleanup;
 	int n = test_ms(f, wt, ms, &nentries);
-	printf("# %s: %d table entries, %d Ms\n", f->name, nentries, n);
+	size_t bytes = 0;
+	CHECK_INT(gt_weight_device_bytes(wt, &bytes), GT_OK);
+	/* at least the baseline's cuBLAS workspace, at most W's size ten times */
+	CHECK(bytes > 0 && bytes <= 10 * (size_t)f->n * f->k * 4 + ((size_t)64 << 20));
+	printf("# %s: %d table entries, %d Ms, %zu device bytes\n", f->name, nentries, n, bytes);
 	for (int i = 0; i < n; i++) {
 		int m = ms[i], entry = -1;
 		double e1 = -1, e2 = -1;

@@ -178,6 +178,14 @@ TEST(explain_rejects_bad_arguments)
 	CHECK_INT(buf[0], 'x');                 /* len 0: nothing written */
 }
 
+TEST(device_bytes_rejects_bad_arguments)
+{
+	size_t bytes = 7;
+	CHECK_INT(gt_weight_device_bytes(NULL, &bytes), GT_ERR_INVALID);
+	CHECK_INT(bytes, 7);                    /* untouched on an error */
+	CHECK_INT(gt_weight_device_bytes(fake_wt, NULL), GT_ERR_INVALID);
+}
+
 TEST(table_description_names_its_origin)
 {
 	const char *d = gt_table_description();
@@ -195,4 +203,5 @@ TESTS(T(status_strings_cover_every_status), T(context_create_rejects_bad_argumen
       T(prepare_rejects_bad_enum_values), T(prepare_rejects_unsupported_dtype_combinations),
       T(prepare_rejects_weights_misaligned_for_their_type),
       T(linear_rejects_bad_arguments_before_touching_the_handle),
-      T(explain_rejects_bad_arguments), T(table_description_names_its_origin))
+      T(explain_rejects_bad_arguments), T(device_bytes_rejects_bad_arguments),
+      T(table_description_names_its_origin))

@@ -1,0 +1,22 @@
+"""gemmtab: libgemmtab's tuned decode-time GEMMs from Python.
+
+The C calls need no torch: status_string, table_description,
+library_path. The tensor layer (Linear, prepare, linear, patch) imports
+torch on first use."""
+
+from ._lib import GemmtabError, library_path, status_string, table_description
+
+__all__ = ["GemmtabError", "library_path", "status_string", "table_description",
+           "Linear", "PatchReport", "prepare", "linear", "patch"]
+
+_TORCH_NAMES = {"Linear", "PatchReport", "prepare", "linear", "patch"}
+
+
+def __getattr__(name):
+    if name in _TORCH_NAMES:
+        try:
+            from . import _torch
+        except ImportError as e:
+            raise ImportError(f"gemmtab.{name} needs torch (pip install torch): {e}") from e
+        return getattr(_torch, name)
+    raise AttributeError(f"module 'gemmtab' has no attribute {name!r}")

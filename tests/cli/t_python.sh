@@ -1,0 +1,57 @@
+# CLI: the Python package (python/) without torch or a GPU: pip installs
+# it (no compiler), it finds libgemmtab through GEMMTAB_LIB, GEMMTAB_PREFIX
+# and pkg-config, and refuses a wrong path naming it; the C calls answer
+# (status strings, the table's description); a context on a machine
+# without a GPU is a GemmtabError carrying the status; the tensor layer
+# says it needs torch. tests/gpu/t_python.sh tests the tensor layer.
+. "$(dirname "$0")/lib.sh"
+lib=$PWD/build/lib/libgemmtab.so
+site=$TMP/site
+if ! python3 -m pip --version >/dev/null 2>&1; then
+	skip "the Python package" "python3 has no pip"
+	finish
+fi
+expect_exit "pip install ./python (no compiler, no registry needed)" 0 \
+	python3 -m pip install --no-deps --no-compile -q --target "$site" ./python
+py() { (cd "$TMP" && PYTHONPATH=$site python3 -c "$1" 2>&1); }
+
+check "GEMMTAB_LIB: loaded from it" test "$(GEMMTAB_LIB=$lib py 'import gemmtab; print(gemmtab.library_path())')" = "$lib"
+out=$(GEMMTAB_LIB=$lib py 'import gemmtab
+for s in range(7): print(s, gemmtab.status_string(s))')
+check "every status has its string ($(echo "$out" | sed -n 2p))" \
+	bash -c "test \$(echo '$out' | grep -c '^[0-6] [a-z]') = 7 && ! echo '$out' | grep -qi unknown"
+check "status 99 is unknown" bash -c "GEMMTAB_LIB=$lib PYTHONPATH=$site python3 -c 'import gemmtab; print(gemmtab.status_string(99))' | grep -qi unknown"
+desc=$(GEMMTAB_LIB=$lib py 'import gemmtab; print(gemmtab.table_description())')
+check "the table's description is the library's ('${desc:0:60}...')" bash -c "echo '$desc' | grep -q 'tuned on .* SMs, CUDA '"
+out=$(GEMMTAB_LIB=$TMP/none.so py 'import gemmtab; gemmtab.table_description()')
+check "a wrong GEMMTAB_LIB: an error naming the path and how it was chosen" \
+	bash -c "echo '$out' | grep -q 'GemmtabError: gemmtab: libgemmtab.so not found; tried:' && echo '$out' | grep -qF '$TMP/none.so (GEMMTAB_LIB): no such file'"
+check "GEMMTAB_PREFIX: loaded from PREFIX/lib" test "$(GEMMTAB_PREFIX=$PWD/build/rt-prefix py 'import gemmtab; print(gemmtab.library_path())')" = "$PWD/build/rt-prefix/lib/libgemmtab.so"
+if command -v pkg-config >/dev/null; then
+	check "pkg-config: loaded from its libdir" test "$(PKG_CONFIG_PATH=$PWD/build/rt-prefix/lib/pkgconfig \
+		py 'import gemmtab; print(gemmtab.library_path())')" = "$PWD/build/rt-prefix/lib/libgemmtab.so"
+else
+	skip "pkg-config lookup" "no pkg-config"
+fi
+out=$(GEMMTAB_LIB=$lib py 'import gemmtab, gemmtab._lib as L
+try:
+    L.context(0)
+    print("made")
+except gemmtab.GemmtabError as e:
+    print("status", e.status, "argument", e.argument, "|", e)')
+if nvidia-smi -L >/dev/null 2>&1; then
+	skip "a context without a GPU" "this machine has a GPU"
+else
+	check "a context without a GPU: a GemmtabError with the CUDA status ($(echo "$out" | cut -c1-70))" \
+		bash -c "echo '$out' | grep -q '^status 4 argument device | gemmtab: gt_context_create on device 0 (device): '"
+fi
+if PYTHONPATH=$site python3 -c 'import torch' 2>/dev/null; then
+	skip "gemmtab.Linear without torch" "torch is installed here"
+else
+	out=$(GEMMTAB_LIB=$lib py 'import gemmtab; gemmtab.Linear')
+	check "gemmtab.Linear without torch: an ImportError saying it needs torch" \
+		bash -c "echo '$out' | grep -q 'ImportError: gemmtab.Linear needs torch'"
+fi
+check "import gemmtab loads no library until a call needs it" \
+	test "$(GEMMTAB_LIB=$TMP/none.so py 'import gemmtab; print(gemmtab.__all__[0])')" = GemmtabError
+finish
