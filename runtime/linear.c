@@ -71,6 +71,7 @@ static int run_plan(const struct gt_weight *wt, const struct rt_route *r,
 			if (status == GT_OK)
 				continue;
 			((struct gt_weight *)wt)->refused_calls++;
+			rt_untuned_count(wt->rec, RT_WHY_REFUSED, m);
 			return rt_blas_run((struct gt_weight *)wt, x, m, y, stream);
 		}
 		if (st->kind == STEP_KERNEL)
@@ -99,9 +100,12 @@ int gt_linear(gt_weight *wt, const void *x_dev, int m, void *y_dev, void *stream
 	struct launch_plan plan;
 	const struct rt_route *r = rt_route_find(wt->routes, wt->nroutes, m);
 	int routed = r && r->usable;
+	if (wt->rec && !routed)
+		rt_untuned_count(wt->rec, r ? RT_WHY_UNUSABLE : RT_WHY_NO_ENTRY, m);
 	if (routed && ((uintptr_t)x_dev % RT_VECTOR_ALIGN || (uintptr_t)y_dev % RT_VECTOR_ALIGN)) {
 		routed = 0;
 		wt->misaligned_calls++;
+		rt_untuned_count(wt->rec, RT_WHY_MISALIGNED, m);
 	}
 	/* prepare checked every M of the range; this only guards the launcher */
 	if (routed && (rt_plan(r, &wt->shape, m, gt_table_nkernels, wt->ws_bytes, &plan) ||

@@ -9,6 +9,7 @@
 #ifndef GT_RT_H
 #define GT_RT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include <cublas_v2.h>
@@ -73,6 +74,36 @@ struct gt_context {
 	char mismatch[RT_WHY_MAX];              /* ... and how */
 };
 
+/* --- untuned.c: what ran on the baseline, per shape and M bucket --- */
+
+enum rt_why {
+	RT_WHY_NO_ENTRY,        /* the table has no entry for this M */
+	RT_WHY_UNUSABLE,        /* its entry cannot run here (another GPU, a stale table) */
+	RT_WHY_MISALIGNED,      /* x or y not 16-byte aligned */
+	RT_WHY_REFUSED,         /* cuBLASLt refused the entry's algorithm at this M */
+	RT_WHY_N
+};
+#define RT_UNTUNED_BUCKETS (64 + 56 + 22)
+
+/* One weight's counters (or a destroyed shape's sums), in the registry. */
+struct rt_untuned {
+	struct shape shape;
+	int live;
+	_Atomic unsigned long n[RT_WHY_N][RT_UNTUNED_BUCKETS];
+	struct rt_untuned *next;
+};
+
+int rt_untuned_bucket(int m);
+void rt_untuned_bounds(int b, int *lo, int *hi);
+/* A slot for a weight of shape s when recording is on, else NULL. */
+struct rt_untuned *rt_untuned_open(const struct shape *s);
+void rt_untuned_close(struct rt_untuned *u);
+static inline void rt_untuned_count(struct rt_untuned *u, int why, int m)
+{
+	if (u)
+		atomic_fetch_add_explicit(&u->n[why][rt_untuned_bucket(m)], 1, memory_order_relaxed);
+}
+
 struct gt_weight {
 	int device;
 	const void *w;
@@ -92,6 +123,7 @@ struct gt_weight {
 	/* and those whose cuBLASLt step the library refused at that m
 	 * (prepare checked the ends of the range only) */
 	unsigned long refused_calls;
+	struct rt_untuned *rec;                 /* NULL unless recording (untuned.c) */
 };
 
 /* --- table.c --- */

@@ -73,7 +73,8 @@ RT_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 # the C++ runtime).
 RT_LDLIBS := $(RT_CUDA_LIBS) -lstdc++ -lpthread -lm
 
-RT_UNIT_BIN := $(BUILD)/tests/test_runtime_api $(BUILD)/tests/test_runtime_dispatch
+RT_UNIT_BIN := $(BUILD)/tests/test_runtime_api $(BUILD)/tests/test_runtime_dispatch \
+	       $(BUILD)/tests/test_runtime_untuned
 RT_GPU_BIN  := $(BUILD)/tests/gpu_test_runtime_gpu $(BUILD)/tests/gpu_test_runtime_lt
 RT_EXAMPLE  := $(BUILD)/examples/linear
 RT_EXAMPLE_PREFIX := $(BUILD)/rt-prefix
@@ -188,6 +189,12 @@ $(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DI
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_DISPATCH_OBJS)
+
+# The untuned-shape records are pure host code: their test links untuned.o.
+$(BUILD)/tests/test_runtime_untuned: tests/unit/test_runtime_untuned.c $(RT_OBJ)/untuned.o $(RT_DISPATCH_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_OBJ)/untuned.o $(RT_DISPATCH_OBJS) -lpthread
 
 # The GPU test checks against the tuner's FP64 reference kernels (harness.cu).
 $(BUILD)/tests/gpu_test_runtime_gpu: tests/gpu/test_runtime_gpu.c $(RT_LIB_A) $(OBJ)/harness.cu.o

@@ -193,6 +193,7 @@ static int weight_free(gt_weight *wt)
 	int status = GT_OK, saved = 0;
 	int entered = rt_device_enter(wt->device, &saved) == GT_OK;
 	rt_blas_free(wt);
+	rt_untuned_close(wt->rec);
 	free_keep_first(wt->ws, &status);
 	free_keep_first(wt->sync, &status);
 	for (int i = 0; i < wt->nroutes; i++)
@@ -294,6 +295,7 @@ int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dt
 		(void)weight_free(wt);
 		return status;
 	}
+	wt->rec = rt_untuned_open(&wt->shape);     /* NULL unless recording */
 	*out = wt;
 	return GT_OK;
 }
