@@ -4,9 +4,11 @@ The C calls need no torch: status_string, table_description,
 library_path. The tensor layer (Linear, prepare, linear, patch) imports
 torch on first use."""
 
-from ._lib import GemmtabError, library_path, status_string, table_description
+from ._lib import GemmtabError, library_path, record_untuned, stats, status_string, \
+    table_description, write_untuned
 
 __all__ = ["GemmtabError", "library_path", "status_string", "table_description",
+           "record_untuned", "stats", "write_untuned",
            "Linear", "PatchReport", "prepare", "linear", "patch"]
 
 _TORCH_NAMES = {"Linear", "PatchReport", "prepare", "linear", "patch"}

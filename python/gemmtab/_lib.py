@@ -67,6 +67,13 @@ def _load():
                        "\nset GEMMTAB_LIB to the library, or GEMMTAB_PREFIX to its install prefix")
 
 
+class _Stat(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_int), ("k", ctypes.c_int), ("w", ctypes.c_int), ("x", ctypes.c_int),
+                ("y", ctypes.c_int), ("m_lo", ctypes.c_int), ("m_hi", ctypes.c_int),
+                ("no_entry", ctypes.c_ulong), ("unusable", ctypes.c_ulong),
+                ("misaligned", ctypes.c_ulong), ("refused", ctypes.c_ulong)]
+
+
 _lib = None
 _path = None
 
@@ -88,8 +95,12 @@ def lib():
         l.gt_linear.argtypes = [vp, vp, i, vp, vp]
         l.gt_weight_explain.argtypes = [vp, i, ctypes.c_char_p, sz]
         l.gt_weight_device_bytes.argtypes = [vp, ctypes.POINTER(sz)]
+        l.gt_record_untuned.argtypes = [i]
+        l.gt_stats.argtypes = [ctypes.POINTER(_Stat), i, ctypes.POINTER(i)]
+        l.gt_untuned_write.argtypes = [ctypes.c_char_p]
         for f in ("gt_context_create", "gt_context_destroy", "gt_weight_prepare_on",
-                  "gt_weight_destroy", "gt_linear", "gt_weight_explain", "gt_weight_device_bytes"):
+                  "gt_weight_destroy", "gt_linear", "gt_weight_explain", "gt_weight_device_bytes",
+                  "gt_record_untuned", "gt_stats", "gt_untuned_write"):
             getattr(l, f).restype = i
         _lib, _path = l, p
     return _lib
@@ -177,3 +188,33 @@ class Weight:
             self.close()
         except Exception:
             pass   # interpreter shutdown: the CUDA context may be gone
+
+
+def record_untuned(on=True):
+    """Count, for weights prepared from now on, the calls that run the cuBLAS
+    baseline and why (as GEMMTAB_RECORD_UNTUNED=1 does from the start)."""
+    check(lib().gt_record_untuned(1 if on else 0), "gt_record_untuned", "on")
+
+
+def stats():
+    """The counts so far: one dict per weight shape and M bucket that ran
+    the baseline (n, k, w, x, y, m_lo, m_hi, no_entry, unusable,
+    misaligned, refused). A call captured into a CUDA graph counts once."""
+    count = ctypes.c_int()
+    check(lib().gt_stats(None, 0, ctypes.byref(count)), "gt_stats")
+    rows = (_Stat * max(count.value, 1))()
+    check(lib().gt_stats(rows, count.value, ctypes.byref(count)), "gt_stats")
+    names = {GT_BF16: "bf16", GT_FP32: "fp32"}
+    out = []
+    for r in rows[:count.value]:
+        d = {f: getattr(r, f) for f, _ in _Stat._fields_}
+        for f in ("w", "x", "y"):
+            d[f] = names.get(d[f], d[f])
+        out.append(d)
+    return out
+
+
+def write_untuned(path):
+    """Write the shapes and Ms that ran untuned as a shapes fragment for
+    `gemmtab sweep --space BASE --shapes path`."""
+    check(lib().gt_untuned_write(os.fsencode(path)), f"gt_untuned_write to {path}", "path")

@@ -138,6 +138,25 @@ def main():
     w2.add_(1)
     raises("a weight changed in place after prepare", lambda: l2(x), "w", 1)
 
+    # untuned records: an unserved shape's calls are counted and written
+    gemmtab.record_untuned(True)
+    wu = (torch.randn(1000, 2304, device=dev) / 48).to(torch.bfloat16)
+    lu = gemmtab.Linear.from_weight(wu)
+    for m in (3, 3, 70):
+        lu(torch.randn(m, 2304, device=dev, dtype=torch.bfloat16))
+    rows = [r for r in gemmtab.stats() if r["n"] == 1000 and r["k"] == 2304]
+    ok("stats count the unserved shape's calls (m 3 twice, 70 once)",
+       sorted((r["m_lo"], r["m_hi"], r["no_entry"]) for r in rows) == [(3, 3, 2), (65, 72, 1)], str(rows))
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "untuned.yaml")
+        gemmtab.write_untuned(p)
+        text = open(p).read()
+    ok("write_untuned names it as a shape to sweep",
+       "n: 1000, k: 2304, w: bf16, x: bf16, y: bf16, tol: 1e-2,\n     m: 3..72}" in text, text[-300:])
+    gemmtab.record_untuned(False)
+
     # patch: the served shape is swapped, an unserved one left, outputs equal
     model = torch.nn.Sequential(torch.nn.Linear(8192, 2304, bias=False),
                                 torch.nn.Linear(2304, 1000)).to(dev, torch.bfloat16)

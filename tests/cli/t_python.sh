@@ -52,6 +52,16 @@ else
 	check "gemmtab.Linear without torch: an ImportError saying it needs torch" \
 		bash -c "echo '$out' | grep -q 'ImportError: gemmtab.Linear needs torch'"
 fi
+out=$(GEMMTAB_LIB=$lib py "import gemmtab
+gemmtab.record_untuned(True)
+print(gemmtab.stats())
+gemmtab.write_untuned('$TMP/u.yaml')
+try:
+    gemmtab.write_untuned('$TMP/no/such/dir/u.yaml')
+except gemmtab.GemmtabError as e:
+    print('refused', e.argument)")
+check "record_untuned, stats (none yet), write_untuned and its refusal of a bad path" \
+	bash -c "echo '$out' | grep -qx '\[\]' && echo '$out' | grep -qx 'refused path' && grep -q '^shapes: \[\]' '$TMP/u.yaml'"
 check "import gemmtab loads no library until a call needs it" \
 	test "$(GEMMTAB_LIB=$TMP/none.so py 'import gemmtab; print(gemmtab.__all__[0])')" = GemmtabError
 finish

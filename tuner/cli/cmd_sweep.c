@@ -141,6 +141,9 @@ static const char usage_text[] =
 	"  --devices LIST    GPUs to run on at once, all or a list (0,2-3): a worker\n"
 	"                    each, handed the next point as it frees up\n"
 	"  --family NAME     only this family of the space\n"
+	"  --shapes FILE     also the shapes of FILE, a shapes fragment (such as\n"
+	"                    gt_untuned_write's): new shapes added, a shape the space\n"
+	"                    has given the fragment's Ms\n"
 	"  --shard I/N       only share I of N of the space's shapes (by a hash of\n"
 	"                    each shape, the same on every host), for N hosts\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
@@ -1372,7 +1375,7 @@ int cmd_sweep(int argc, char **argv)
 {
 	struct sweep sw = { .db_path = "gemmtab.db" };
 	const char *space = NULL, *family = NULL, *since = NULL, *profile = NULL;
-	const char *limit = NULL, *devices = NULL, *shard = NULL;
+	const char *limit = NULL, *devices = NULL, *shard = NULL, *shapes_file = NULL;
 	int device = -1;
 	char since_now[32];
 	int dry_run = 0, no_retest = 0, strict = 0, rc = 1;
@@ -1385,6 +1388,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
 		OPT_STRING("devices", &devices, 0),
 		OPT_STRING("shard", &shard, 0),
+		OPT_STRING("shapes", &shapes_file, 0),
 		OPT_STRING("family", &family, 0),
 		OPT_FLAG("dry-run", &dry_run),
 		OPT_FLAG("strict", &strict),
@@ -1434,6 +1438,19 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (space_load(space, &sw.sp))
 		return 2;
+	if (shapes_file) {
+		struct space frag;
+		if (space_load_fragment(shapes_file, &frag)) {
+			space_free(&sw.sp);
+			return 2;
+		}
+		int bad = space_add_shapes(&sw.sp, &frag);
+		space_free(&frag);
+		if (bad) {
+			space_free(&sw.sp);
+			return 2;
+		}
+	}
 	if (shard_n) {
 		const int all = sw.sp.nshapes;
 		const int kept = keep_shard(&sw.sp, shard_i, shard_n);

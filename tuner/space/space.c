@@ -797,6 +797,8 @@ int space_set_device(struct space *sp, const struct device_profile *d)
 	return check_constraints(&L, sp);
 }
 
+static int loading_fragment;   /* space_load_fragment: an empty shapes list is no error */
+
 static int load_root(const struct loader *L, const struct ynode *root, struct space *sp)
 {
 	static const char *const keys[] = { "sweep", "shapes", "workload", "cublaslt", "templates",
@@ -807,7 +809,10 @@ static int load_root(const struct loader *L, const struct ynode *root, struct sp
 		return -1;
 	if ((v = lookup(root, "sweep")) && load_sweep(L, v, &sp->sweep))
 		return -1;
-	if (!(v = require(L, root, "shapes", "the top level")) || load_shapes(L, v, sp))
+	if (!(v = require(L, root, "shapes", "the top level")))
+		return -1;
+	/* a fragment may hold no shape (gt_untuned_write when all was tuned) */
+	if (!(loading_fragment && v->kind == K_LIST && !v->nkids) && load_shapes(L, v, sp))
 		return -1;
 	if ((v = lookup(root, "workload"))) {
 		if (load_workload(L, v, sp))
@@ -854,6 +859,104 @@ cleanup:
 	ynode_free(root);
 	free(buf);
 	return r;
+}
+
+/* Whether m is one of the Ms shape s times (a list's Ms, or its range). */
+static int shape_has_m(const struct shape *s, int m)
+{
+	if (shape_is_range(s))
+		return m >= s->m_lo && m <= s->m_hi;
+	for (int i = 0; i < s->n_ms; i++)
+		if (s->ms[i] == m)
+			return 1;
+	return 0;
+}
+
+int space_load_fragment(const char *path, struct space *out)
+{
+	loading_fragment = 1;
+	int r = space_load(path, out);
+	loading_fragment = 0;
+	return r;
+}
+
+int space_add_shapes(struct space *sp, const struct space *frag)
+{
+	for (int i = 0; i < frag->nshapes; i++) {
+		const struct shape *f = &frag->shapes[i];
+		struct shape *b = NULL;
+		for (int j = 0; j < sp->nshapes && !b; j++) {
+			struct shape *c = &sp->shapes[j];
+			if (c->n == f->n && c->k == f->k && c->w == f->w && c->x == f->x && c->y == f->y)
+				b = c;
+			else if (!strcmp(c->family, f->family)) {
+				fprintf(stderr, "%s: shape %s (%d x %d): the base space %s has a family "
+					"%s of another shape; rename one\n", frag->path, f->family, f->n,
+					f->k, sp->path, c->family);
+				return -1;
+			}
+		}
+		if (!b) {
+			sp->shapes = xrealloc(sp->shapes, (size_t)(sp->nshapes + 1) * sizeof(*sp->shapes));
+			sp->shapes[sp->nshapes++] = *f;
+			fprintf(stderr, "sweep: %s: shape %s (%d x %d) added\n", frag->path, f->family,
+				f->n, f->k);
+			continue;
+		}
+		if (b->tol != f->tol) {
+			fprintf(stderr, "%s: shape %s (%d x %d): the base space's %s has the bound %g, "
+				"the fragment %g\n", frag->path, f->family, f->n, f->k, b->family, b->tol,
+				f->tol);
+			return -1;
+		}
+		int lo = shape_is_range(f) ? f->m_lo : f->ms[0], hi = lo, covered = 1;
+		if (shape_is_range(f)) {
+			hi = f->m_hi;
+			covered = shape_has_m(b, f->m_lo) && shape_has_m(b, f->m_hi) &&
+				  (shape_is_range(b) || f->m_lo == f->m_hi);
+		} else {
+			for (int k = 0; k < f->n_ms; k++) {
+				covered &= shape_has_m(b, f->ms[k]);
+				lo = f->ms[k] < lo ? f->ms[k] : lo;
+				hi = f->ms[k] > hi ? f->ms[k] : hi;
+			}
+		}
+		if (covered) {
+			fprintf(stderr, "sweep: %s: shape %s (%d x %d): every M is already the base "
+				"space's %s\n", frag->path, f->family, f->n, f->k, b->family);
+		} else if (shape_is_range(b)) {
+			b->m_lo = lo < b->m_lo ? lo : b->m_lo;
+			b->m_hi = hi > b->m_hi ? hi : b->m_hi;
+			fprintf(stderr, "sweep: %s: shape %s (%d x %d): the base space's %s now "
+				"ranges over %d..%d\n", frag->path, f->family, f->n, f->k, b->family,
+				b->m_lo, b->m_hi);
+		} else if (!shape_is_range(f)) {
+			for (int k = 0; k < f->n_ms; k++) {
+				if (shape_has_m(b, f->ms[k]))
+					continue;
+				if (b->n_ms == MAX_MS) {
+					fprintf(stderr, "%s: shape %s (%d x %d): the base space's %s would "
+						"have more than %d Ms; make it a range (m: LO..HI)\n",
+						frag->path, f->family, f->n, f->k, b->family, MAX_MS);
+					return -1;
+				}
+				int at = b->n_ms++;
+				while (at > 0 && b->ms[at - 1] > f->ms[k]) {
+					b->ms[at] = b->ms[at - 1];
+					at--;
+				}
+				b->ms[at] = f->ms[k];
+			}
+			fprintf(stderr, "sweep: %s: shape %s (%d x %d): Ms added to the base space's "
+				"%s\n", frag->path, f->family, f->n, f->k, b->family);
+		} else {
+			fprintf(stderr, "%s: shape %s (%d x %d) asks for the range %d..%d; the base "
+				"space's %s is a list of Ms: make it a range there\n", frag->path,
+				f->family, f->n, f->k, f->m_lo, f->m_hi, b->family);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void space_free(struct space *s)

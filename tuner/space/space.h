@@ -168,6 +168,15 @@ int space_set_device(struct space *sp, const struct device_profile *d);
  * the constraints that reject the most points first, and what the
  * template's static check prunes. */
 void space_why_none(const struct space *sp, const struct shape *s, char *buf, size_t len);
+/* Add the shapes of frag (a shapes fragment, e.g. gt_untuned_write's) to
+ * sp: a shape sp lacks is appended; one sp has (same n, k and dtypes)
+ * gains the fragment's Ms (a list's union, a range widened) or, when it
+ * has them all, is left. Says each on stderr. Returns 0, or -1 after one
+ * line naming the fragment and the shape (a family name of another shape,
+ * another bound, a range asked of a list, more than MAX_MS Ms). */
+int space_add_shapes(struct space *sp, const struct space *frag);
+/* space_load of a shapes fragment, which may hold no shape (shapes: []). */
+int space_load_fragment(const char *path, struct space *out);
 void space_free(struct space *s);
 
 /* Called once per grid point for (shape, m) that satisfies the grid's
