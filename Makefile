@@ -64,8 +64,13 @@ STATIC_LIBS := $(PKG_LIBDIR_SQLITE)/libsqlite3.a $(PKG_LIBDIR_YAML)/libyaml.a
 TUNER_DIRS := $(sort $(dir $(wildcard tuner/*/*.c tuner/*/*.h)))
 TUNER_INC  := $(patsubst %/,-I%,$(TUNER_DIRS))
 
+# The one version source: VERSION (the CLI's --version, gt_version(),
+# the SONAME's major, gemmtab.pc and the Python package all read it).
+GT_VERSION := $(shell cat VERSION)
+GT_SOVERSION := $(firstword $(subst ., ,$(GT_VERSION)))
+
 CPPFLAGS := -D_GNU_SOURCE $(TUNER_INC) -Iplan -Iblas -I$(CUDA_HOME)/include \
-	-DGT_DEFAULT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' -DGT_DEFAULT_ARCH='"$(GPU_ARCH)"' \
+	-DGT_DEFAULT_CUDA_INCLUDE='"$(CUDA_HOME)/include"' -DGT_DEFAULT_ARCH='"$(GPU_ARCH)"' -DGT_VERSION='"$(GT_VERSION)"' \
 	$(shell pkg-config --cflags sqlite3 yaml-0.1 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -MMD -MP
@@ -115,6 +120,9 @@ $(BUILD)/bin/gemmtab: $(TUNER_OBJ) $(RT_LIB_A)
 install: all install-runtime
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/bin/gemmtab $(DESTDIR)$(PREFIX)/bin/gemmtab
+
+# a new version rebuilds what prints it
+$(OBJ)/main.o: VERSION
 
 $(OBJ)/registry_test.o: plan/registry.c
 	@mkdir -p $(@D)

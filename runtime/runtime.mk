@@ -30,7 +30,6 @@ RT_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 TABLE ?= $(if $(wildcard runtime/tables/h200.h),runtime/tables/h200.h,runtime/tables/example.h)
 RT_TABLE_KERNELS := $(TABLE:.h=_kernels.cu)
-RT_VERSION := 0.1.0
 
 LD      ?= ld
 OBJCOPY ?= objcopy
@@ -38,7 +37,12 @@ AR      ?= ar
 
 RT_OBJ     := $(BUILD)/obj/rt
 RT_LIB_A   := $(BUILD)/lib/libgemmtab.a
-RT_LIB_SO  := $(BUILD)/lib/libgemmtab.so
+# The shared library is libgemmtab.so.VERSION with the SONAME
+# libgemmtab.so.MAJOR (what programs record and load) and the link
+# libgemmtab.so (what -lgemmtab finds at link time), both relative links.
+RT_SONAME    := libgemmtab.so.$(GT_SOVERSION)
+RT_LIB_REAL  := $(BUILD)/lib/libgemmtab.so.$(GT_VERSION)
+RT_LIB_SO    := $(BUILD)/lib/libgemmtab.so
 RT_ALL_O   := $(RT_OBJ)/gemmtab_all.o
 RT_SYMS    := runtime/gemmtab.sym
 
@@ -57,7 +61,8 @@ RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
 	$(RT_BLAS_C:blas/%.c=$(RT_OBJ)/blas_%.o) \
 	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_OBJ)/table_cubin.o
 
-RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Iplan -Iblas -I$(CUDA_HOME)/include
+RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Iplan -Iblas -I$(CUDA_HOME)/include \
+	-DGT_VERSION='"$(GT_VERSION)"'
 RT_CFLAGS   := $(CFLAGS) -std=c11 -fPIC -MMD -MP
 # The runtime's own kernels (runtime/*.cu: conversions and re-layouts),
 # built by nvcc for the tuner's arch with the same C++ standard; they also
@@ -92,6 +97,9 @@ $(RT_OBJ)/%.o: runtime/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
+
+# gt_version() says VERSION
+$(RT_OBJ)/status.o: VERSION
 
 $(RT_OBJ)/table.o: runtime/table.c $(TABLE) $(RT_TABLE_STAMP)
 	@mkdir -p $(@D)
@@ -145,10 +153,14 @@ $(RT_LIB_A): $(RT_ALL_O)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $<
 
-$(RT_LIB_SO): $(RT_ALL_O)
+$(RT_LIB_REAL): $(RT_ALL_O)
 	@mkdir -p $(@D)
-	@echo "  LINK    $@"
-	$(Q)$(CC) -shared -Wl,-soname,libgemmtab.so -Wl,--no-undefined -o $@ $< $(RT_LDLIBS)
+	@echo "  LINK    $@ (SONAME $(RT_SONAME))"
+	$(Q)$(CC) -shared -Wl,-soname,$(RT_SONAME) -Wl,--no-undefined -o $@ $< $(RT_LDLIBS)
+
+$(RT_LIB_SO): $(RT_LIB_REAL)
+	$(Q)rm -f $@ $(@D)/$(RT_SONAME)
+	$(Q)ln -s $(notdir $<) $(@D)/$(RT_SONAME) && ln -s $(RT_SONAME) $@
 
 # $(call rt_install,ROOT,PREFIX): install the libraries, the header and the
 # pkg-config file (saying PREFIX) under ROOT.
@@ -156,9 +168,11 @@ define rt_install
 	@echo "  INSTALL $(1)"
 	$(Q)install -d $(1)/lib/pkgconfig $(1)/include
 	$(Q)install -m 644 $(RT_LIB_A) $(1)/lib/libgemmtab.a
-	$(Q)install -m 755 $(RT_LIB_SO) $(1)/lib/libgemmtab.so
+	$(Q)install -m 755 $(RT_LIB_REAL) $(1)/lib/$(notdir $(RT_LIB_REAL))
+	$(Q)ln -sf $(notdir $(RT_LIB_REAL)) $(1)/lib/$(RT_SONAME)
+	$(Q)ln -sf $(RT_SONAME) $(1)/lib/libgemmtab.so
 	$(Q)install -m 644 runtime/gemmtab.h $(1)/include/gemmtab.h
-	$(Q)sed -e 's|@PREFIX@|$(2)|g' -e 's|@VERSION@|$(RT_VERSION)|g' \
+	$(Q)sed -e 's|@PREFIX@|$(2)|g' -e 's|@VERSION@|$(GT_VERSION)|g' \
 		-e 's|@CUDA_INCLUDEDIR@|$(CUDA_HOME)/include|g' \
 		-e 's|@CUDA_LIBDIR@|$(CUDA_HOME)/lib64|g' \
 		runtime/gemmtab.pc.in > $(1)/lib/pkgconfig/gemmtab.pc

@@ -1,9 +1,15 @@
 /*
- * status.c: the library's status codes: their messages (gt_status_string)
+ * status.c: the library's version (gt_version, from VERSION through the
+ * build) and status codes: their messages (gt_status_string)
  * and the mapping of CUDA and cuBLAS errors onto them that every other
  * file of the runtime uses.
  */
 #include "rt.h"
+
+const char *gt_version(void)
+{
+	return GT_VERSION;
+}
 
 const char *gt_status_string(int status)
 {

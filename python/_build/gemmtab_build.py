@@ -6,12 +6,25 @@ build isolation, on any pip that knows PEP 517."""
 
 import base64
 import hashlib
+import io
 import os
 import tarfile
 import zipfile
 
-NAME, VERSION = "gemmtab", "0.1.0"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _version():
+    """The repository's VERSION (one level up from python/), or the copy an
+    sdist carries beside pyproject.toml."""
+    for path in (os.path.join(os.path.dirname(HERE), "VERSION"), os.path.join(HERE, "VERSION")):
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                return f.read().strip()
+    raise RuntimeError("gemmtab_build: no VERSION file above or beside " + HERE)
+
+
+NAME, VERSION = "gemmtab", _version()
 TAG = "py3-none-any"
 DIST = f"{NAME}-{VERSION}.dist-info"
 
@@ -72,6 +85,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for arc, path in _package_files():
             with open(path, "rb") as f:
                 put(arc, f.read())
+        put(f"{NAME}/_version.py", f'__version__ = "{VERSION}"\n'.encode())
         put(f"{DIST}/METADATA", _metadata().encode())
         put(f"{DIST}/WHEEL", _wheel_meta().encode())
         record.append(f"{DIST}/RECORD,,")
@@ -87,4 +101,8 @@ def build_sdist(sdist_directory, config_settings=None):
         for rel in ["pyproject.toml", "README.md", "_build/gemmtab_build.py"] + \
                    [arc for arc, _ in _package_files()]:
             t.add(os.path.join(HERE, rel), arcname=f"{base}/{rel}")
+        data = (VERSION + "\n").encode()
+        info = tarfile.TarInfo(f"{base}/VERSION")
+        info.size, info.mtime = len(data), 1767225600
+        t.addfile(info, io.BytesIO(data))
     return name

@@ -4,10 +4,27 @@ The C calls need no torch: status_string, table_description,
 library_path. The tensor layer (Linear, prepare, linear, patch) imports
 torch on first use."""
 
-from ._lib import GemmtabError, library_path, record_untuned, stats, status_string, \
-    table_description, write_untuned
+from ._lib import GemmtabError, library_path, library_version, record_untuned, stats, \
+    status_string, table_description, write_untuned
 
-__all__ = ["GemmtabError", "library_path", "status_string", "table_description",
+
+def _own_version():
+    try:
+        from ._version import __version__ as v  # written into the wheel by the build
+        return v
+    except ImportError:  # run from the source tree: the repository's VERSION
+        import os
+        path = os.path.join(os.path.dirname(__file__), "..", "..", "VERSION")
+        try:
+            with open(path, encoding="utf-8") as f:
+                return f.read().strip()
+        except OSError:
+            return "unknown"
+
+
+__version__ = _own_version()
+
+__all__ = ["GemmtabError", "library_path", "library_version", "status_string", "table_description",
            "record_untuned", "stats", "write_untuned",
            "Linear", "PatchReport", "prepare", "linear", "patch"]
 

@@ -17,7 +17,13 @@ GT_ERR_NO_MEMORY = 6
 GT_BF16 = 0
 GT_FP32 = 1
 
-_LIBNAME = "libgemmtab.so"
+
+
+def _libname():
+    """The SONAME, libgemmtab.so.MAJOR, of the package's own version (what a
+    program loads; libgemmtab.so is only the link-time name)."""
+    from . import __version__
+    return "libgemmtab.so." + __version__.split(".")[0]
 
 
 class GemmtabError(RuntimeError):
@@ -36,20 +42,21 @@ def _candidates():
     if env:
         # an explicit choice is the only one tried: a wrong path is an error
         return [(env, "GEMMTAB_LIB")]
+    name = _libname()
     out = []
     prefix = os.environ.get("GEMMTAB_PREFIX")
     if prefix:
-        out.append((os.path.join(prefix, "lib", _LIBNAME), "GEMMTAB_PREFIX"))
-    out.append((os.path.join(sys.prefix, "lib", _LIBNAME), "the Python prefix"))
+        out.append((os.path.join(prefix, "lib", name), "GEMMTAB_PREFIX"))
+    out.append((os.path.join(sys.prefix, "lib", name), "the Python prefix"))
     if shutil.which("pkg-config"):
         try:
             r = subprocess.run(["pkg-config", "--variable=libdir", "gemmtab"],
                                capture_output=True, text=True, timeout=10)
             if r.returncode == 0 and r.stdout.strip():
-                out.append((os.path.join(r.stdout.strip(), _LIBNAME), "pkg-config gemmtab"))
+                out.append((os.path.join(r.stdout.strip(), name), "pkg-config gemmtab"))
         except (OSError, subprocess.SubprocessError):
             pass
-    out.append((_LIBNAME, "the system's library path"))
+    out.append((name, "the system's library path"))
     return out
 
 
@@ -63,7 +70,7 @@ def _load():
             return ctypes.CDLL(path), path
         except OSError as e:
             tried.append(f"{path} ({how}): {e}")
-    raise GemmtabError("gemmtab: libgemmtab.so not found; tried:\n  " + "\n  ".join(tried) +
+    raise GemmtabError(f"gemmtab: {_libname()} not found; tried:\n  " + "\n  ".join(tried) +
                        "\nset GEMMTAB_LIB to the library, or GEMMTAB_PREFIX to its install prefix")
 
 
@@ -86,6 +93,8 @@ def lib():
         vp, i, sz = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
         l.gt_status_string.argtypes = [i]
         l.gt_status_string.restype = ctypes.c_char_p
+        l.gt_version.argtypes = []
+        l.gt_version.restype = ctypes.c_char_p
         l.gt_table_description.argtypes = []
         l.gt_table_description.restype = ctypes.c_char_p
         l.gt_context_create.argtypes = [i, ctypes.POINTER(vp)]
@@ -115,6 +124,11 @@ def library_path():
 def status_string(status):
     """The library's description of a gt_status."""
     return lib().gt_status_string(int(status)).decode()
+
+
+def library_version():
+    """The loaded library's gt_version(); gemmtab.__version__ is the package's."""
+    return lib().gt_version().decode()
 
 
 def table_description():

@@ -6,6 +6,7 @@
 # says it needs torch. tests/gpu/t_python.sh tests the tensor layer.
 . "$(dirname "$0")/lib.sh"
 lib=$PWD/build/lib/libgemmtab.so
+soname=libgemmtab.so.$(cut -d. -f1 VERSION)
 site=$TMP/site
 if ! python3 -m pip --version >/dev/null 2>&1; then
 	skip "the Python package" "python3 has no pip"
@@ -25,11 +26,11 @@ desc=$(GEMMTAB_LIB=$lib py 'import gemmtab; print(gemmtab.table_description())')
 check "the table's description is the library's ('${desc:0:60}...')" bash -c "echo '$desc' | grep -q 'tuned on .* SMs, CUDA '"
 out=$(GEMMTAB_LIB=$TMP/none.so py 'import gemmtab; gemmtab.table_description()')
 check "a wrong GEMMTAB_LIB: an error naming the path and how it was chosen" \
-	bash -c "echo '$out' | grep -q 'GemmtabError: gemmtab: libgemmtab.so not found; tried:' && echo '$out' | grep -qF '$TMP/none.so (GEMMTAB_LIB): no such file'"
-check "GEMMTAB_PREFIX: loaded from PREFIX/lib" test "$(GEMMTAB_PREFIX=$PWD/build/rt-prefix py 'import gemmtab; print(gemmtab.library_path())')" = "$PWD/build/rt-prefix/lib/libgemmtab.so"
+	bash -c "echo '$out' | grep -q 'GemmtabError: gemmtab: $soname not found; tried:' && echo '$out' | grep -qF '$TMP/none.so (GEMMTAB_LIB): no such file'"
+check "GEMMTAB_PREFIX: loaded from PREFIX/lib" test "$(GEMMTAB_PREFIX=$PWD/build/rt-prefix py 'import gemmtab; print(gemmtab.library_path())')" = "$PWD/build/rt-prefix/lib/$soname"
 if command -v pkg-config >/dev/null; then
 	check "pkg-config: loaded from its libdir" test "$(PKG_CONFIG_PATH=$PWD/build/rt-prefix/lib/pkgconfig \
-		py 'import gemmtab; print(gemmtab.library_path())')" = "$PWD/build/rt-prefix/lib/libgemmtab.so"
+		py 'import gemmtab; print(gemmtab.library_path())')" = "$PWD/build/rt-prefix/lib/$soname"
 else
 	skip "pkg-config lookup" "no pkg-config"
 fi

@@ -9,9 +9,15 @@ P=$TMP/prefix
 # a make of its own, not a sub-make of `make test` (no inherited jobserver)
 expect_exit "install into a temp prefix" 0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 	${GT_MAKE:-make} --no-print-directory -s install-runtime PREFIX="$P"
-for f in lib/libgemmtab.a lib/libgemmtab.so include/gemmtab.h lib/pkgconfig/gemmtab.pc; do
+V=$(cat VERSION)
+for f in lib/libgemmtab.a lib/libgemmtab.so.$V include/gemmtab.h lib/pkgconfig/gemmtab.pc; do
 	check "installed $f" test -f "$P/$f"
 done
+# libgemmtab.so -> libgemmtab.so.MAJOR -> libgemmtab.so.VERSION, relative links
+check "lib/libgemmtab.so.${V%%.*} links to libgemmtab.so.$V" test "$(readlink "$P/lib/libgemmtab.so.${V%%.*}")" = "libgemmtab.so.$V"
+check "lib/libgemmtab.so links to libgemmtab.so.${V%%.*}" test "$(readlink "$P/lib/libgemmtab.so")" = "libgemmtab.so.${V%%.*}"
+check "the installed library's SONAME is libgemmtab.so.${V%%.*}" \
+	bash -c "readelf -d '$P/lib/libgemmtab.so.$V' | grep -q 'SONAME.*\[libgemmtab.so.${V%%.*}\]'"
 check "installed header is runtime/gemmtab.h" cmp -s runtime/gemmtab.h "$P/include/gemmtab.h"
 expect_line "pkg-config prefix substituted" "$P/lib/pkgconfig/gemmtab.pc" "prefix=$P"
 check "no placeholder left" bash -c "! grep -q @ '$P/lib/pkgconfig/gemmtab.pc'"
@@ -25,7 +31,7 @@ expect_exit "example builds against the shared library" 0 \
 	${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$TMP/linear" examples/linear.c \
 	$(pkg-config --cflags --libs gemmtab) -lm
 readelf -d "$TMP/linear" >"$TMP/dyn" 2>&1
-check "example needs libgemmtab.so" grep -q 'NEEDED.*\[libgemmtab.so\]' "$TMP/dyn"
+check "example needs libgemmtab.so.${V%%.*} (the SONAME)" grep -q "NEEDED.*\[libgemmtab.so.${V%%.*}\]" "$TMP/dyn"
 check "example finds it under the prefix" grep -q "RUNPATH.*$P/lib" "$TMP/dyn"
 
 # static: the archive and its private dependencies

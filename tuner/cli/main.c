@@ -10,10 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef GT_VERSION
-#define GT_VERSION "0.20"
-#endif
-
 /* gemmtab --version: this build and the libraries it was built against
  * (the versions at run time are the ones `gemmtab probe` records). */
 static void version(void)
