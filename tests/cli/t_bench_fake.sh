@@ -160,7 +160,7 @@ printf 'not a database at all, just text that is long enough to be a header\n' >
 expect_exit "bench --floors of a text file: exit 2" 2 "$GEMMTAB" bench --floors "$TMP/text.db"
 check "the error says it cannot read it" grep -q -- "--floors $TMP/text.db: not a database gemmtab can read" "$TMP/err"
 expect_exit "bench --rounds 0: exit 2" 2 "$GEMMTAB" bench --rounds 0
-expect_exit "bench --format csv: exit 2" 2 "$GEMMTAB" bench --format csv
+expect_exit "bench --format xml: exit 2" 2 "$GEMMTAB" bench --format xml
 expect_exit "bench --pairs 0: exit 2" 2 "$GEMMTAB" bench --pairs 0
 expect_exit "bench --table of another table: exit 2" 2 "$GEMMTAB" bench --table runtime/tables/example.h
 finish

@@ -305,7 +305,7 @@ static const char *fixture(void)
 
 /* The report of the fixture database in format f, labelled fixture.db
  * (caller frees); NULL if it failed. */
-static char *fixture_report(long long env, enum table_format f)
+static char *fixture_report_sections(long long env, enum table_format f, unsigned sections)
 {
 	char *buf = NULL;
 	size_t len;
@@ -315,7 +315,7 @@ static char *fixture_report(long long env, enum table_format f)
 	FILE *out = open_memstream(&buf, &len);
 	struct workload w;
 	workload_reference(&w);
-	int r = report_write(db, env, "fixture.db", &w, f, out);
+	int r = report_write(db, env, "fixture.db", &w, f, sections, out);
 	workload_free(&w);
 	fclose(out);
 	db_close(db);
@@ -324,6 +324,11 @@ static char *fixture_report(long long env, enum table_format f)
 		return NULL;
 	}
 	return buf;
+}
+
+static char *fixture_report(long long env, enum table_format f)
+{
+	return fixture_report_sections(env, f, f == TABLE_CSV ? REPORT_FAMILIES : REPORT_ALL);
 }
 
 /* Run a subcommand (argv NULL-terminated) with its stdout captured into
@@ -439,38 +444,93 @@ static const char golden_md[] =
 	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
 	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
 
+/* csv is one tidy table: the families section by default, one value per
+ * cell (the spread's ends, the winner's template and parameters apart). */
 static const char golden_csv[] =
-	"family,M,phase,pairs,base_us,run_us,speedup,spread,floor_frac,nominal_frac,winner\n"
-	"oproj,1,retest,200,5.80,5.80,1.000,,0.88,0.60,cublas\n"
-	"oproj,16,retest,200,5.50,5.25,1.050,1.020..1.070,0.97,0.68,\"gemv warps=8,rows=1\"\n"
-	"pooler,1,screen,10,20.20,18.40,1.100,1.050..1.150,0.86,0.76,\"gemv warps=8,rows=1\"\n"
-	"pooler,16,retest,200,20.20,20.20,1.000,,0.79,0.70,cublas\n"
-	"qkv,1,retest,200,13.40,10.00,1.340,1.300..1.380,0.92,0.79,\"gemv warps=8,rows=1\"\n"
-	"qkv,16,retest,200,13.60,12.40,1.100,1.080..1.120,0.74,0.64,\"gemv warps=8,rows=1\"\n"
-	"router,1,,,6.20,6.20,1.000,,0.45,0.28,cublas\n"
-	"unpooler,1,retest,200,17.00,16.50,1.030,1.010..1.050,0.96,0.85,\"gemv warps=8,rows=1\"\n"
-	"unpooler,16,retest,200,17.40,16.60,1.048,1.030..1.070,0.96,0.85,\"gemv warps=8,rows=1\"\n"
-	"unpooler_slice,1,retest,200,6.30,3.50,1.800,1.750..1.850,0.80,0.50,\"gemv warps=4,rows=1\"\n"
-	"unpooler_slice,16,retest,200,3.00,2.90,1.030,1.010..1.050,0.97,0.61,\"gemv warps=4,rows=1\"\n"
-	"\n"
+	"family,n,k,M,phase,pairs,base_us,run_us,speedup,spread_lo,spread_hi,floor_us,floor_frac,nominal_us,nominal_frac,template,params,waves\n"
+	"oproj,8192,1024,1,retest,200,5.80,5.80,1.000,,,5.10,0.88,3.50,0.60,cublas,,\n"
+	"oproj,8192,1024,16,retest,200,5.50,5.25,1.050,1.020,1.070,5.10,0.97,3.56,0.68,gemv,\"warps=8,rows=1\",\n"
+	"pooler,4096,8192,1,screen,10,20.20,18.40,1.100,1.050,1.150,15.90,0.86,13.99,0.76,gemv,\"warps=8,rows=1\",\n"
+	"pooler,4096,8192,16,retest,200,20.20,20.20,1.000,,,15.90,0.79,14.06,0.70,cublas,,\n"
+	"qkv,2304,8192,1,retest,200,13.40,10.00,1.340,1.300,1.380,9.20,0.92,7.87,0.79,gemv,\"warps=8,rows=1\",\n"
+	"qkv,2304,8192,16,retest,200,13.60,12.40,1.100,1.080,1.120,9.20,0.74,7.93,0.64,gemv,\"warps=8,rows=1\",\n"
+	"router,256,8192,1,,,6.20,6.20,1.000,,,2.80,0.45,1.75,0.28,cublas,,\n"
+	"unpooler,8192,4096,1,retest,200,17.00,16.50,1.030,1.010,1.050,15.90,0.96,13.99,0.85,gemv,\"warps=8,rows=1\",\n"
+	"unpooler,8192,4096,16,retest,200,17.40,16.60,1.048,1.030,1.070,15.90,0.96,14.06,0.85,gemv,\"warps=8,rows=1\",\n"
+	"unpooler_slice,1024,4096,1,retest,200,6.30,3.50,1.800,1.750,1.850,2.80,0.80,1.75,0.50,gemv,\"warps=4,rows=1\",\n"
+	"unpooler_slice,1024,4096,16,retest,200,3.00,2.90,1.030,1.010,1.050,2.80,0.97,1.78,0.61,gemv,\"warps=4,rows=1\",\n";
+
+static const char golden_loads_csv[] =
 	"M,families,expected,base_us,run_us,speedup,floor_frac,nominal_frac,note\n"
 	"1,5,5,51.90,43.90,1.182,0.82,0.66,screen only: pooler\n"
-	"16,4,5,56.70,54.45,1.041,0.85,0.73,missing: router\n"
-	"\n"
+	"16,4,5,56.70,54.45,1.041,0.85,0.73,missing: router\n";
+
+static const char golden_score_csv[] =
 	"score,loads,of,all_m,all_m_measured,all_m_max\n"
 	"1.182,1,6,1.001,1,256\n";
 
 /* The older environment: one qkv row, so the load is incomplete and there
  * is no score. */
 static const char golden_old_csv[] =
-	"family,M,phase,pairs,base_us,run_us,speedup,spread,floor_frac,nominal_frac,winner\n"
-	"qkv,1,retest,200,13.50,11.25,1.200,1.150..1.250,,0.70,\"gemv warps=8,rows=1\"\n"
-	"\n"
-	"M,families,expected,base_us,run_us,speedup,floor_frac,nominal_frac,note\n"
-	"1,1,5,13.50,11.25,1.200,,0.70,\"missing: oproj, pooler, unpooler_slice, router\"\n"
-	"\n"
+	"family,n,k,M,phase,pairs,base_us,run_us,speedup,spread_lo,spread_hi,floor_us,floor_frac,nominal_us,nominal_frac,template,params,waves\n"
+	"qkv,2304,8192,1,retest,200,13.50,11.25,1.200,1.150,1.250,,,7.87,0.70,gemv,\"warps=8,rows=1\",\n";
+
+static const char golden_old_score_csv[] =
 	"score,loads,of,all_m,all_m_measured,all_m_max\n"
 	",0,6,,0,256\n";
+
+TEST(fixture_sections)
+{
+	char *out = fixture_report_sections(FIXTURE_ENV, TABLE_CSV, REPORT_LOADS);
+	CHECK_STR(out, golden_loads_csv);
+	free(out);
+	out = fixture_report_sections(FIXTURE_ENV, TABLE_CSV, REPORT_SCORE);
+	CHECK_STR(out, golden_score_csv);
+	free(out);
+	out = fixture_report_sections(FIXTURE_ENV_OLD, TABLE_CSV, REPORT_SCORE);
+	CHECK_STR(out, golden_old_score_csv);
+	free(out);
+	/* text with the score alone: the title and the score's two lines */
+	out = fixture_report_sections(FIXTURE_ENV, TABLE_TEXT, REPORT_SCORE);
+	const char *score = strstr(golden_text, "score: ");
+	CHECK(score != NULL);
+	CHECK(!strncmp(out, "gemmtab report: fixture.db", 26));
+	CHECK(strstr(out, "Per family") == NULL && strstr(out, "Per load") == NULL);
+	CHECK(strlen(out) > strlen(score) && !strcmp(out + strlen(out) - strlen(score), score));
+	free(out);
+	unsigned sec;
+	CHECK_INT(report_sections_parse("families,score", &sec), 0);
+	CHECK_INT(sec, REPORT_FAMILIES | REPORT_SCORE);
+	CHECK_INT(report_sections_parse("loads,bogus", &sec), -1);
+	CHECK_INT(report_sections_parse("", &sec), -1);
+	CHECK_INT(report_sections_parse(",", &sec), -1);
+}
+
+/* json: one document; every figure of the csv tables is there, numbers as
+ * numbers, absent figures null (python3 -m json.tool parses it in
+ * tests/cli/t_formats.sh). */
+TEST(fixture_json)
+{
+	char *out = fixture_report(FIXTURE_ENV, TABLE_JSON);
+	CHECK(out[0] == '{' && !strcmp(out + strlen(out) - 2, "}\n"));
+	CHECK(strstr(out, "\"gemmtab\": \"report\"") != NULL);
+	CHECK(strstr(out, "\"database\": \"fixture.db\"") != NULL);
+	CHECK(strstr(out, "\"gpu\": \"NVIDIA H200\"") != NULL);
+	CHECK(strstr(out, "\"sm_count\": 132") != NULL);
+	CHECK(strstr(out, "\"family\": \"unpooler_slice\"") != NULL);
+	CHECK(strstr(out, "\"speedup\": 1.800") != NULL);
+	CHECK(strstr(out, "\"spread_lo\": null") != NULL);
+	CHECK(strstr(out, "\"params\": \"warps=4,rows=1\"") != NULL);
+	CHECK(strstr(out, "\"note\": \"missing: router\"") != NULL);
+	CHECK(strstr(out, "\"loads_in_score\": 1") != NULL);
+	CHECK(strstr(out, "\"max_m\": 256") != NULL);
+	CHECK(strstr(out, "\"score\": 1.18") != NULL);
+	free(out);
+	/* no score: null, not a number */
+	out = fixture_report(FIXTURE_ENV_OLD, TABLE_JSON);
+	CHECK(strstr(out, "\"score\": null") != NULL);
+	free(out);
+}
 
 TEST(fixture_text)
 {
@@ -597,5 +657,5 @@ TEST(query_command)
 
 TESTS(T(nominal_floors_match_workload), T(slice_rule),
       T(who_runs_and_floor_fractions), T(loads_and_geometric_mean),
-      T(all_m_skips_ms_nothing_runs), T(ambiguous_and_screen_families), T(fixture_text), T(fixture_md),
+      T(all_m_skips_ms_nothing_runs), T(ambiguous_and_screen_families), T(fixture_text), T(fixture_md), T(fixture_sections), T(fixture_json),
       T(fixture_csv), T(fixture_old_env), T(report_command), T(query_command))

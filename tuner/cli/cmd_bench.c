@@ -42,8 +42,8 @@
 
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
-	"                     [--rounds N] [--floors DB [--paired]] [--format text|md]\n"
-	"                     [--range-step S] [--out FILE]\n"
+	"                     [--rounds N] [--floors DB [--paired]] [--range-step S]\n"
+	"                     [--format text|csv|md|json] [--section LIST] [--out FILE]\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
 	"  --device N     GPU [0]\n"
@@ -59,7 +59,9 @@ static const char usage_text[] =
 	"                 median of the per-pair ratios floor / library\n"
 	"  --range-step S of a range shape (m: LO..HI), every M up to 64 and every\n"
 	"                 S-th above (with the range's end and check points) [1]\n"
-	"  --format F     text or md [text]\n"
+	"  --format F     text, csv, md or json [text]; csv is one tidy table (the\n"
+	"                 first --section), json one document with every section\n"
+	"  --section LIST points, loads, score, comma-separated [all; csv: points]\n"
 	"  --out FILE     write the report there (atomically) instead of stdout\n";
 
 struct point {
@@ -213,6 +215,15 @@ static void combine_rounds(struct point *out, const struct point *q, int n)
 	out->ratio = median_of(ratio, n);
 }
 
+/* A figure with fmt, or "-" where it was not measured. */
+static void add_or_dash(struct table *t, const char *fmt, double v)
+{
+	if (isnan(v))
+		table_add(t, "-");
+	else
+		table_addf(t, fmt, v);
+}
+
 /* The library ran the baseline's own call for this point (gt_weight_explain
  * says "m=5: baseline (...)"): a reading below 1 there is the noise
  * between two identical calls, not a slower dispatch. */
@@ -221,68 +232,93 @@ static int runs_baseline(const struct point *q)
 	return strstr(q->explain, ": baseline (") != NULL;
 }
 
-/* floors: the floor_frac column is printed (after the spread); paired:
- * the paired one too, with its spread */
-static void print_points(const struct point *p, int n, int floors, int paired,
-			 enum table_format f, FILE *out)
+/* The check column: ok, a failure's status, or a slower point. */
+static const char *point_check(const struct point *q)
 {
-	struct table t;
-	const int cols = 9 + (floors != 0) + 2 * (paired != 0);
-	table_init(&t, cols);
-	const char *head[] = { "family", "M", "base_us", "lib_us", "speedup", "spread",
-			       "floor_frac", "paired", "paired_spread", "err/tol", "check",
-			       "dispatch" };
-	for (int i = 0; i < 12; i++)
-		if ((floors || i != 6) && (paired || (i != 7 && i != 8)))
-			table_add(&t, head[i]);
+	if (strcmp(q->status, "ok"))
+		return q->status;
+	if (q->ratio >= REGRESSION_RATIO)
+		return "ok";
+	return runs_baseline(q) ? "ok, SLOWER (same call)" : "ok, SLOWER";
+}
+
+/* The per-point table. floors: the floor_frac column (after the spread);
+ * paired: the paired one too, with its spread. tidy (csv, json): every
+ * column, one value per cell (the spreads' ends apart, the floor's time,
+ * '-' where a figure was not measured). */
+static void points_table(const struct point *p, int n, int floors, int paired, int tidy,
+			 struct table *t)
+{
+	static const char *const head[] = { "family", "M", "base_us", "lib_us", "speedup",
+		"spread", "floor_frac", "paired", "paired_spread", "err/tol", "check",
+		"dispatch" };
+	static const char *const tidy_head[] = { "family", "n", "k", "M", "base_us", "lib_us",
+		"speedup", "spread_lo", "spread_hi", "floor_us", "floor_frac", "paired",
+		"paired_lo", "paired_hi", "err_tol", "check", "dispatch" };
+	if (tidy) {
+		table_init(t, ARRAY_SIZE(tidy_head));
+		for (size_t c = 0; c < ARRAY_SIZE(tidy_head); c++)
+			table_add(t, tidy_head[c]);
+	} else {
+		table_init(t, 9 + (floors != 0) + 2 * (paired != 0));
+		for (int i = 0; i < 12; i++)
+			if ((floors || i != 6) && (paired || (i != 7 && i != 8)))
+				table_add(t, head[i]);
+	}
 	for (int i = 0; i < n; i++) {
 		const struct point *q = &p[i];
-		int ok = !strcmp(q->status, "ok");
-		table_add(&t, q->s->family);
-		table_addf(&t, "%d", q->m);
-		table_addf(&t, "%.2f", q->base_us);
-		table_addf(&t, "%.2f", q->lib_us);
-		table_addf(&t, "%.3f", q->ratio);
-		table_addf(&t, "%.3f..%.3f", q->lo, q->hi);
-		if (floors && isnan(q->floor_us / q->lib_us))
-			table_add(&t, "-");
-		else if (floors)
-			table_addf(&t, "%.2f", q->floor_us / q->lib_us);
-		if (paired && isnan(q->pfrac)) {
-			table_add(&t, "-");
-			table_add(&t, "-");
-		} else if (paired) {
-			table_addf(&t, "%.2f", q->pfrac);
-			table_addf(&t, "%.2f..%.2f", q->plo, q->phi);
+		table_add(t, q->s->family);
+		if (tidy) {
+			table_addf(t, "%d", q->s->n);
+			table_addf(t, "%d", q->s->k);
 		}
-		table_addf(&t, "%.3f", q->err / q->s->tol);
-		table_add(&t, !ok ? q->status
-			       : q->ratio >= REGRESSION_RATIO ? "ok"
-			       : runs_baseline(q) ? "ok, SLOWER (same call)" : "ok, SLOWER");
-		table_add(&t, q->explain);
+		table_addf(t, "%d", q->m);
+		table_addf(t, "%.2f", q->base_us);
+		table_addf(t, "%.2f", q->lib_us);
+		table_addf(t, "%.3f", q->ratio);
+		if (tidy) {
+			table_addf(t, "%.3f", q->lo);
+			table_addf(t, "%.3f", q->hi);
+			add_or_dash(t, "%.2f", q->floor_us);
+		} else {
+			table_addf(t, "%.3f..%.3f", q->lo, q->hi);
+		}
+		if (floors || tidy)
+			add_or_dash(t, "%.2f", q->floor_us / q->lib_us);
+		if (tidy) {
+			add_or_dash(t, "%.2f", q->pfrac);
+			add_or_dash(t, "%.2f", isnan(q->pfrac) ? NAN : q->plo);
+			add_or_dash(t, "%.2f", isnan(q->pfrac) ? NAN : q->phi);
+		} else if (paired && isnan(q->pfrac)) {
+			table_add(t, "-");
+			table_add(t, "-");
+		} else if (paired) {
+			table_addf(t, "%.2f", q->pfrac);
+			table_addf(t, "%.2f..%.2f", q->plo, q->phi);
+		}
+		table_addf(t, "%.3f", q->err / q->s->tol);
+		table_add(t, point_check(q));
+		table_add(t, q->explain);
 	}
-	table_print(&t, f, "-", out);
-	table_free(&t);
 }
 
 /* Per load: sums over the workload's shapes at that M, each times its
- * count. Returns the score over the complete loads (report_score: NaN if
- * none); *covered counts them. */
-static double print_loads(const struct point *p, int n, const struct workload *wl, int floors,
-			  int paired, enum table_format f, FILE *out, int *covered)
+ * count, into *t. Returns the score over the complete loads (report_score:
+ * NaN if none); *covered counts them. */
+static double loads_table(const struct point *p, int n, const struct workload *wl, int floors,
+			  int paired, struct table *t, int *covered)
 {
-	struct table t;
 	struct load_figures loads[WORKLOAD_MAX_LOADS];
-	table_init(&t, 5 + (floors != 0) + (paired != 0));
-	table_add(&t, "M");
-	table_add(&t, "base_us");
-	table_add(&t, "lib_us");
-	table_add(&t, "speedup");
+	table_init(t, 5 + (floors != 0) + (paired != 0));
+	table_add(t, "M");
+	table_add(t, "base_us");
+	table_add(t, "lib_us");
+	table_add(t, "speedup");
 	if (floors)
-		table_add(&t, "floor_frac");
+		table_add(t, "floor_frac");
 	if (paired)
-		table_add(&t, "paired");
-	table_add(&t, "note");
+		table_add(t, "paired");
+	table_add(t, "note");
 	for (int l = 0; l < wl->nloads; l++) {
 		int m = wl->loads[l], complete = 1;
 		double base = 0, lib = 0, floor_sum = 0, pfloor_sum = 0, plib_sum = 0;
@@ -306,25 +342,16 @@ static double print_loads(const struct point *p, int n, const struct workload *w
 		}
 		loads[l] = (struct load_figures){ .m = m, .base_us = base, .run_us = lib,
 						  .speedup = base / lib, .complete = complete };
-		table_addf(&t, "%d", m);
-		table_addf(&t, "%.2f", base);
-		table_addf(&t, "%.2f", lib);
-		if (complete)
-			table_addf(&t, "%.3f", loads[l].speedup);
-		else
-			table_add(&t, "-");
-		if (floors && complete && !isnan(floor_sum))
-			table_addf(&t, "%.2f", floor_sum / lib);
-		else if (floors)
-			table_add(&t, "-");
-		if (paired && complete && !isnan(pfloor_sum / plib_sum))
-			table_addf(&t, "%.2f", pfloor_sum / plib_sum);
-		else if (paired)
-			table_add(&t, "-");
-		table_add(&t, missing);
+		table_addf(t, "%d", m);
+		table_addf(t, "%.2f", base);
+		table_addf(t, "%.2f", lib);
+		add_or_dash(t, "%.3f", complete ? loads[l].speedup : NAN);
+		if (floors)
+			add_or_dash(t, "%.2f", complete ? floor_sum / lib : NAN);
+		if (paired)
+			add_or_dash(t, "%.2f", complete ? pfloor_sum / plib_sum : NAN);
+		table_add(t, missing);
 	}
-	table_print(&t, f, "-", out);
-	table_free(&t);
 	return report_score(loads, wl->nloads, covered);
 }
 
@@ -341,6 +368,212 @@ static void bench_all_m(const struct point *p, int n, const struct workload *wl,
 	}
 	all_m_figure(wl, tp, n, out);
 	free(tp);
+}
+
+/* One bench's points and what they were measured under, for printing. */
+struct bench_run {
+	const struct point *p;
+	int n;
+	const struct workload *wl;
+	const char *space;
+	int device, pairs, rounds;
+	const char *floors;     /* the floors' label, or NULL without --floors */
+	int paired;
+};
+
+#define BENCH_POINTS 1u
+#define BENCH_LOADS 2u
+#define BENCH_SCORE 4u
+#define BENCH_ALL 7u
+
+static int sections_parse(const char *list, unsigned *out)
+{
+	static const char *const names[] = { "points", "loads", "score" };
+	char *copy = xstrdup(list), *save = NULL;
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < ARRAY_SIZE(names) && strcmp(w, names[i]))
+			i++;
+		if (i == ARRAY_SIZE(names)) {
+			free(copy);
+			return -1;
+		}
+		*out |= 1u << i;
+	}
+	free(copy);
+	return *out ? 0 : -1;
+}
+
+/* The summary counts: failed points, slower ones, and of those the ones
+ * running the baseline's own call. */
+static void bench_counts(const struct bench_run *b, int *bad, int *slower, int *same_call)
+{
+	*bad = *slower = *same_call = 0;
+	for (int i = 0; i < b->n; i++) {
+		int s = !strcmp(b->p[i].status, "ok") && b->p[i].ratio < REGRESSION_RATIO;
+		*bad += strcmp(b->p[i].status, "ok") != 0;
+		*slower += s;
+		*same_call += s && runs_baseline(&b->p[i]);
+	}
+}
+
+static void bench_json(const struct bench_run *b, unsigned sections, FILE *out)
+{
+	struct json j;
+	struct table t;
+	struct all_m all;
+	int covered, bad, slower, same_call;
+	char parts[1024];
+	const int floors = b->floors != NULL;
+	double score = loads_table(b->p, b->n, b->wl, floors, b->paired, &t, &covered);
+	bench_counts(b, &bad, &slower, &same_call);
+	bench_all_m(b->p, b->n, b->wl, &all);
+	workload_text(b->wl, parts, sizeof(parts));
+	json_init(&j, out);
+	json_begin_object(&j);
+	json_key(&j, "gemmtab");
+	json_string(&j, "bench");
+	json_key(&j, "version");
+	json_string(&j, GT_VERSION);
+	json_command(&j);
+	json_key(&j, "table");
+	json_string(&j, gt_table_description());
+	json_key(&j, "space");
+	json_string(&j, b->space);
+	json_key(&j, "workload");
+	json_string(&j, parts);
+	json_key(&j, "device");
+	json_int(&j, b->device);
+	json_key(&j, "pairs");
+	json_int(&j, b->pairs);
+	json_key(&j, "rounds");
+	json_int(&j, b->rounds);
+	json_key(&j, "floors");
+	json_string(&j, b->floors);
+	json_key(&j, "paired");
+	json_int(&j, b->paired);
+	if (sections & BENCH_POINTS) {
+		struct table pt;
+		points_table(b->p, b->n, floors, b->paired, 1, &pt);
+		json_key(&j, "points");
+		table_json(&pt, &j);
+		table_free(&pt);
+	}
+	if (sections & BENCH_LOADS) {
+		json_key(&j, "loads");
+		table_json(&t, &j);
+	}
+	if (sections & BENCH_SCORE) {
+		json_key(&j, "score");
+		json_number(&j, covered ? score : NAN);
+		json_key(&j, "loads_in_score");
+		json_int(&j, covered);
+		json_key(&j, "loads_of");
+		json_int(&j, b->wl->nloads);
+		json_key(&j, "all_m");
+		json_number(&j, all.value);
+		json_key(&j, "points_measured");
+		json_int(&j, b->n);
+		json_key(&j, "failed");
+		json_int(&j, bad);
+		json_key(&j, "slower");
+		json_int(&j, slower);
+		json_key(&j, "slower_same_call");
+		json_int(&j, same_call);
+		json_key(&j, "slower_bound");
+		json_number(&j, REGRESSION_RATIO);
+	}
+	json_end_object(&j);
+	table_free(&t);
+}
+
+/* The bench report in format f: text and md the headed sections asked
+ * for, csv one tidy table (the first section asked for), json one
+ * document. */
+static void bench_print(const struct bench_run *b, enum table_format f, unsigned sections,
+			FILE *out)
+{
+	struct table t;
+	struct all_m all;
+	int covered, bad, slower, same_call;
+	const int floors = b->floors != NULL;
+	const char *h2 = f == TABLE_MD ? "## " : "";
+
+	if (f == TABLE_JSON) {
+		bench_json(b, sections, out);
+		return;
+	}
+	if (f == TABLE_CSV) {
+		if (sections & BENCH_POINTS) {
+			points_table(b->p, b->n, floors, b->paired, 1, &t);
+		} else if (sections & BENCH_LOADS) {
+			loads_table(b->p, b->n, b->wl, floors, b->paired, &t, &covered);
+		} else {
+			double score = loads_table(b->p, b->n, b->wl, floors, b->paired, &t,
+						   &covered);
+			table_free(&t);
+			bench_counts(b, &bad, &slower, &same_call);
+			bench_all_m(b->p, b->n, b->wl, &all);
+			table_init(&t, 7);
+			const char *head[] = { "score", "loads", "of", "all_m", "points",
+					       "failed", "slower" };
+			for (int c = 0; c < 7; c++)
+				table_add(&t, head[c]);
+			add_or_dash(&t, "%.3f", covered ? score : NAN);
+			table_addf(&t, "%d", covered);
+			table_addf(&t, "%d", b->wl->nloads);
+			add_or_dash(&t, "%.3f", all.value);
+			table_addf(&t, "%d", b->n);
+			table_addf(&t, "%d", bad);
+			table_addf(&t, "%d", slower);
+		}
+		table_print(&t, f, "", out);
+		table_free(&t);
+		return;
+	}
+	fprintf(out, "%sgemmtab bench: libgemmtab against cuBLAS (%s), %d pairs per point",
+		f == TABLE_MD ? "# " : "", gt_table_description(), b->pairs);
+	if (b->rounds > 1)
+		fprintf(out, ", each figure the median of %d rounds (the spread over all "
+			"of them)", b->rounds);
+	fprintf(out, "\n\n");
+	if (sections & BENCH_POINTS) {
+		fprintf(out, "%sPer family and M\n\n", h2);
+		if (floors)
+			fprintf(out, "floor_frac: the practical read floor of the family (gemmtab "
+				"probe in %s) over lib_us\n\n", b->floors);
+		if (b->paired)
+			fprintf(out, "paired: the same read of the point's weight bytes (the probe's "
+				"configuration) timed by this bench, paired with the library in one "
+				"batch of its own: the median of the per-pair ratios floor / library "
+				"(per load: the sum of the reads' median times over the sum of the "
+				"library's in those batches)\n\n");
+		points_table(b->p, b->n, floors, b->paired, 0, &t);
+		table_print(&t, f, "-", out);
+		table_free(&t);
+		fputc('\n', out);
+	}
+	double score = loads_table(b->p, b->n, b->wl, floors, b->paired, &t, &covered);
+	if (sections & BENCH_LOADS) {
+		char parts[1024];
+		workload_text(b->wl, parts, sizeof(parts));
+		fprintf(out, "%sPer load\n\n", h2);
+		fprintf(out, "Workload: %s, from %s of %s.\n\n", parts, b->wl->source, b->space);
+		table_print(&t, f, "-", out);
+		fputc('\n', out);
+	}
+	table_free(&t);
+	if (sections & BENCH_SCORE) {
+		bench_counts(b, &bad, &slower, &same_call);
+		bench_all_m(b->p, b->n, b->wl, &all);
+		fprintf(out, "%d points, %d failed the FP64 check, %d slower than the baseline by "
+			"more than %.0f%% (%d of them running the baseline's own call); %d of %d "
+			"loads complete\n", b->n, bad, slower, (1 - REGRESSION_RATIO) * 100,
+			same_call, covered, b->wl->nloads);
+		print_all_m(&all, out);
+		fprintf(out, "score: %.3f\n", score);
+	}
 }
 
 /* The first line of the table file must be the compiled-in table's. */
@@ -392,7 +625,8 @@ static int bench_ms(const struct shape *s, int step, int **out)
 int cmd_bench(int argc, char **argv)
 {
 	const char *space = "search_spaces/h200.yaml", *table_path = NULL, *out_path = NULL;
-	const char *floors_path = NULL;
+	const char *floors_path = NULL, *section = NULL;
+	unsigned sections = BENCH_ALL;
 	struct floor_row *floors = NULL;
 	int nfloors = 0;
 	char floors_label[256] = "";
@@ -408,7 +642,8 @@ int cmd_bench(int argc, char **argv)
 		OPT_INT("range-step", &step, 1, 4096),
 		OPT_STRING("floors", &floors_path, 0),
 		OPT_FLAG("paired", &paired),
-		OPT_FORMAT("format", &f, 1 << TABLE_TEXT | 1 << TABLE_MD),
+		OPT_FORMAT("format", &f, 0),
+		OPT_STRING("section", &section, 0),
 		OPT_STRING("out", &out_path, 0),
 		OPT_END(),
 	};
@@ -418,6 +653,11 @@ int cmd_bench(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (paired && !floors_path)
 		return usage_error("bench", usage_text, "--paired needs --floors");
+	if (section && sections_parse(section, &sections))
+		return usage_error("bench", usage_text, "--section: '%s' is not a list of points, "
+				   "loads and score", section);
+	if (!section && f == TABLE_CSV)
+		sections = BENCH_POINTS;
 	if (worker_device_check("bench"))
 		return 1;
 	if (table_path && check_table(table_path))
@@ -489,44 +729,12 @@ int cmd_bench(int argc, char **argv)
 	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		die("out of memory");
-	int bad = 0, slower = 0, same_call = 0, covered;
-	for (int i = 0; i < n; i++) {
-		int s = !strcmp(p[i].status, "ok") && p[i].ratio < REGRESSION_RATIO;
+	int bad = 0;
+	for (int i = 0; i < n; i++)
 		bad += strcmp(p[i].status, "ok") != 0;
-		slower += s;
-		same_call += s && runs_baseline(&p[i]);
-	}
-	fprintf(out, "%sgemmtab bench: libgemmtab against cuBLAS (%s), %d pairs per point",
-		f == TABLE_MD ? "# " : "", gt_table_description(), pairs);
-	if (rounds > 1)
-		fprintf(out, ", each figure the median of %d rounds (the spread over all "
-			"of them)", rounds);
-	fprintf(out, "\n\n");
-	fprintf(out, "%sPer family and M\n\n", f == TABLE_MD ? "## " : "");
-	if (floors_path)
-		fprintf(out, "floor_frac: the practical read floor of the family (gemmtab probe "
-			"in %s) over lib_us\n\n", floors_label);
-	if (paired)
-		fprintf(out, "paired: the same read of the point's weight bytes (the probe's "
-			"configuration) timed by this bench, paired with the library in one "
-			"batch of its own: the median of the per-pair ratios floor / library "
-			"(per load: the sum of the reads' median times over the sum of the "
-			"library's in those batches)\n\n");
-	print_points(p, n, floors_path != NULL, paired, f, out);
-	fprintf(out, "\n%sPer load\n\n", f == TABLE_MD ? "## " : "");
-	char parts[1024];
-	workload_text(&sp.workload, parts, sizeof(parts));
-	fprintf(out, "Workload: %s, from %s of %s.\n\n", parts, sp.workload.source, space);
-	double score = print_loads(p, n, &sp.workload, floors_path != NULL, paired, f, out,
-				   &covered);
-	struct all_m all;
-	bench_all_m(p, n, &sp.workload, &all);
-	fprintf(out, "\n%d points, %d failed the FP64 check, %d slower than the baseline by "
-		     "more than %.0f%% (%d of them running the baseline's own call); %d of %d "
-		     "loads complete\n", n, bad, slower, (1 - REGRESSION_RATIO) * 100, same_call,
-		covered, sp.workload.nloads);
-	print_all_m(&all, out);
-	fprintf(out, "score: %.3f\n", score);
+	struct bench_run run = { p, n, &sp.workload, space, device, pairs, rounds,
+				 floors_path ? floors_label : NULL, paired };
+	bench_print(&run, f, sections, out);
 	fclose(out);
 	if (out_path) {
 		if (write_file_atomic(out_path, buf, len))

@@ -1,7 +1,7 @@
 /*
  * cmd_query.c: `gemmtab query`: run read-only SQL, or one of the canned
- * questions, against a results database and print the rows as text, CSV
- * or Markdown.
+ * questions, against a results database and print the rows as text, CSV,
+ * Markdown or one JSON document.
  */
 #include "commands.h"
 #include "db.h"
@@ -85,9 +85,9 @@ static char *query_usage(void)
 	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		die("out of memory");
-	fprintf(out, "usage: gemmtab query --db DB [--format text|csv|md] [--top N] (SQL | NAME)\n"
+	fprintf(out, "usage: gemmtab query --db DB [--format text|csv|md|json] [--top N] (SQL | NAME)\n"
 		"  --db DB           the results database\n"
-		"  --format F        text, csv or md [text]\n"
+		"  --format F        text, csv, md or json (one document) [text]\n"
 		"  --top N           unretested: the best N screens of each point, as the\n"
 		"                    space's retest_top [%d, search_spaces/h200.yaml's]\n"
 		"Runs read-only SQL (tables and views: see db/schema.sql) or one of\n"
@@ -130,7 +130,7 @@ int cmd_query(int argc, char **argv)
 	/* the database takes the format by name: refuse a bad one here, as
 	 * bad usage */
 	if (table_format_parse(format, &f)) {
-		ret = usage_error("query", usage, "--format: '%s' is not text, csv or md", format);
+		ret = usage_error("query", usage, "--format: '%s' is not text, csv, md or json", format);
 		goto cleanup;
 	}
 	const struct canned *c = find_canned(query);

@@ -16,14 +16,16 @@
 #include <stdlib.h>
 
 static const char usage_text[] =
-	"usage: gemmtab report --db DB [--space FILE] [--env ID] [--format text|csv|md]\n"
-	"                      [--regret TABLE.h]\n"
+	"usage: gemmtab report --db DB [--space FILE] [--env ID]\n"
+	"                      [--format text|csv|md|json] [--section LIST] [--regret TABLE.h]\n"
 	"  --db DB           the results database (gemmtab sweep writes it)\n"
 	"  --space FILE      the loads and the shapes each runs: the space's workload:\n"
 	"                    section (or, without one, each family once at each tuned M)\n"
 	"                    [the reference workload of docs/workload.md]\n"
 	"  --env ID          the environment to report [the newest]\n"
-	"  --format F        text, csv or md [text]\n"
+	"  --format F        text, csv, md or json [text]; csv is one tidy table (the\n"
+	"                    first --section), json one document with every section\n"
+	"  --section LIST    families, loads, score, comma-separated [all; csv: families]\n"
 	"  --regret TABLE.h  instead: at every measured M, the time of what the table\n"
 	"                    (gemmtab emit wrote it) runs there against the best candidate\n"
 	"                    measured there and the baseline, and the table's total loss\n";
@@ -102,7 +104,7 @@ cleanup:
 }
 
 int report_write(struct db *db, long long env, const char *db_label,
-		 const struct workload *wl, enum table_format f, FILE *out)
+		 const struct workload *wl, enum table_format f, unsigned sections, FILE *out)
 {
 	struct env_info e;
 	struct best_row *rows = NULL;
@@ -122,7 +124,8 @@ int report_write(struct db *db, long long env, const char *db_label,
 		warning("env %lld has no timed result and no baseline yet", env);
 	title = report_title(db_label, env, &e);
 	report_build(rows, nrows, floors, nfloors, wl, &r);
-	report_print(&r, title, f, out);
+	const struct report_source src = { db_label, env, &e, title };
+	report_print(&r, &src, f, sections, out);
 	report_free(&r);
 	ret = 0;
 cleanup:
@@ -134,8 +137,9 @@ cleanup:
 
 int cmd_report(int argc, char **argv)
 {
-	const char *path = NULL, *space = NULL, *regret = NULL;
+	const char *path = NULL, *space = NULL, *regret = NULL, *section = NULL;
 	enum table_format f = TABLE_TEXT;
+	unsigned sections;
 	struct env_info e;
 	struct db *db;
 	struct space sp;
@@ -148,12 +152,20 @@ int cmd_report(int argc, char **argv)
 		OPT_INT("env", &env_arg, 1, INT_MAX),
 		OPT_FORMAT("format", &f, 0),
 		OPT_STRING("regret", &regret, 0),
+		OPT_STRING("section", &section, 0),
 		OPT_END(),
 	};
 
 	int st = parse_options("report", argc, argv, opts, usage_text);
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
+	if (section && report_sections_parse(section, &sections))
+		return usage_error("report", usage_text, "--section: '%s' is not a list of "
+				   "families, loads and score", section);
+	if (section && regret)
+		return usage_error("report", usage_text, "--section is for the report, not --regret");
+	if (!section)
+		sections = f == TABLE_CSV ? REPORT_FAMILIES : REPORT_ALL;
 	if (space) {
 		if (space_load(space, &sp))
 			return 2;
@@ -170,7 +182,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
 	    (regret ? regret_write(db, env, path, regret, f, stdout)
-		    : report_write(db, env, path, wl, f, stdout)))
+		    : report_write(db, env, path, wl, f, sections, stdout)))
 		ret = 1;
 	db_close(db);
 out:

@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "jit.h"
+#include "json.h"
 
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
@@ -52,6 +53,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	command_line_set(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -16,7 +16,7 @@
 
 /* The formats by enum table_format, for messages. */
 static const char *const format_names[] = {
-	[TABLE_TEXT] = "text", [TABLE_CSV] = "csv", [TABLE_MD] = "md",
+	[TABLE_TEXT] = "text", [TABLE_CSV] = "csv", [TABLE_MD] = "md", [TABLE_JSON] = "json",
 };
 
 int usage_error(const char *cmd, const char *usage, const char *fmt, ...)

@@ -6,6 +6,7 @@
  */
 #include "db.h"
 #include "embedded.h"
+#include "json.h"
 #include "texttable.h"
 #include "tmpl.h"
 #include "util.h"
@@ -1270,23 +1271,82 @@ static int print_statement(struct db *db, sqlite3_stmt *st, enum table_format f,
 	return rc == SQLITE_DONE ? 0 : db_error(db, "query");
 }
 
+/* One statement's rows as a JSON array of objects, typed as SQLite stores
+ * each value (integer and real: numbers; text: strings; NULL: null). */
+static int json_statement(struct db *db, sqlite3_stmt *st, struct json *j)
+{
+	int ncols = sqlite3_column_count(st), rc;
+	json_begin_object(j);
+	json_key(j, "sql");
+	json_string(j, sqlite3_sql(st));
+	json_key(j, "rows");
+	json_begin_array(j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_begin_object(j);
+		for (int c = 0; c < ncols; c++) {
+			json_key(j, sqlite3_column_name(st, c));
+			switch (sqlite3_column_type(st, c)) {
+			case SQLITE_INTEGER:
+				json_int(j, sqlite3_column_int64(st, c));
+				break;
+			case SQLITE_FLOAT:
+				json_number(j, sqlite3_column_double(st, c));
+				break;
+			case SQLITE_NULL:
+				json_null(j);
+				break;
+			default:
+				json_string(j, (const char *)sqlite3_column_text(st, c));
+			}
+		}
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+	return rc == SQLITE_DONE ? 0 : db_error(db, "query");
+}
+
 int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *out)
 {
 	enum table_format f;
 	const char *tail = sql;
 	int printed = 0, ret = 0;
+	struct json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *doc = NULL;
 	if (table_format_parse(format, &f))
-		return error("unknown format '%s' (text, csv or md)", format);
+		return error("unknown format '%s' (text, csv, md or json)", format);
+	if (f == TABLE_JSON) {
+		/* one document, written only when every statement ran */
+		if (!(doc = open_memstream(&buf, &len)))
+			die("out of memory");
+		json_init(&j, doc);
+		json_begin_object(&j);
+		json_key(&j, "gemmtab");
+		json_string(&j, "query");
+		json_key(&j, "version");
+		json_string(&j, GT_VERSION);
+		json_command(&j);
+		json_key(&j, "database");
+		json_string(&j, db->path);
+		json_key(&j, "results");
+		json_begin_array(&j);
+	}
 	while (!ret && *tail) {
 		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK)
-			return db_error(db, "query");
+		if (sqlite3_prepare_v2(db->h, tail, -1, &st, &tail) != SQLITE_OK) {
+			ret = db_error(db, "query");
+			break;
+		}
 		if (!st)        /* only blanks or a comment were left */
 			break;
 		if (!sqlite3_stmt_readonly(st))
 			ret = error("DB: query: \"%s\" would write to the database; "
 				    "use sqlite3 for that", sqlite3_sql(st));
-		else if (sqlite3_column_count(st)) {
+		else if (sqlite3_column_count(st) && doc) {
+			ret = json_statement(db, st, &j);
+		} else if (sqlite3_column_count(st)) {
 			if (printed++)
 				fputc('\n', out);
 			ret = print_statement(db, st, f, out);
@@ -1294,6 +1354,14 @@ int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *ou
 			ret = sqlite3_step(st) == SQLITE_DONE ? 0 : db_error(db, "query");
 		}
 		sqlite3_finalize(st);
+	}
+	if (doc) {
+		json_end_array(&j);
+		json_end_object(&j);
+		fclose(doc);
+		if (!ret)
+			fwrite(buf, 1, len, out);
+		free(buf);
 	}
 	return ret;
 }

@@ -110,73 +110,109 @@ static void add_loss(struct table *t, double table_us, double best_us)
 		table_add(t, NULL);
 }
 
-void regret_print(const struct regret *r, const char *title, enum table_format f,
-		  FILE *out)
+static void points_table(const struct regret *r, struct table *t)
 {
 	static const char *const head[] = { "family", "M", "table", "table_us", "best_us",
 		"base_us", "loss_pct", "vs_base", "best" };
-	static const char *const sum_head[] = { "family", "Ms", "unmeasured", "table_us",
-		"best_us", "base_us", "loss_pct", "vs_base" };
-	struct table t;
-	if (f != TABLE_CSV)
-		fprintf(out, "%sregret: %s\n\n", f == TABLE_MD ? "# " : "", title);
-	table_init(&t, ARRAY_SIZE(head));
+	table_init(t, ARRAY_SIZE(head));
 	for (size_t c = 0; c < ARRAY_SIZE(head); c++)
-		table_add(&t, head[c]);
+		table_add(t, head[c]);
 	for (int i = 0; i < r->n; i++) {
 		const struct regret_point *p = &r->p[i];
-		table_add(&t, p->row->family);
-		table_addf(&t, "%d", p->row->m);
+		table_add(t, p->row->family);
+		table_addf(t, "%d", p->row->m);
 		if (p->entry)
-			table_addf(&t, "%s M %d..%d", p->entry->cand.tmpl, p->entry->m_lo,
+			table_addf(t, "%s M %d..%d", p->entry->cand.tmpl, p->entry->m_lo,
 				   p->entry->m_hi);
 		else
-			table_add(&t, "cublas");
-		add_us(&t, p->table_us);
-		add_us(&t, p->best_us);
-		add_us(&t, p->base_us);
-		add_loss(&t, p->table_us, p->best_us);
+			table_add(t, "cublas");
+		add_us(t, p->table_us);
+		add_us(t, p->best_us);
+		add_us(t, p->base_us);
+		add_loss(t, p->table_us, p->best_us);
 		if (isfinite(p->table_ratio))
-			table_addf(&t, "%.3f", p->table_ratio);
+			table_addf(t, "%.3f", p->table_ratio);
 		else
-			table_add(&t, NULL);
+			table_add(t, NULL);
 		if (p->best)
-			table_addf(&t, "%s %s", p->best->tmpl, p->best->params);
+			table_addf(t, "%s %s", p->best->tmpl, p->best->params);
 		else
-			table_add(&t, "cublas");
+			table_add(t, "cublas");
 	}
+}
+
+static void sums_table(const struct regret *r, struct table *t)
+{
+	static const char *const head[] = { "family", "Ms", "unmeasured", "table_us",
+		"best_us", "base_us", "loss_pct", "vs_base" };
+	table_init(t, ARRAY_SIZE(head));
+	for (size_t c = 0; c < ARRAY_SIZE(head); c++)
+		table_add(t, head[c]);
+	for (int i = 0; i <= r->nsums; i++) {
+		const struct regret_sum *s = &r->sums[i];
+		table_add(t, i < r->nsums ? s->family : "total");
+		table_addf(t, "%d", s->points);
+		table_addf(t, "%d", s->unmeasured);
+		add_us(t, s->table_us);
+		add_us(t, s->best_us);
+		add_us(t, s->base_us);
+		add_loss(t, s->table_us, s->best_us);
+		if (s->table_us > 0)
+			table_addf(t, "%.3f", s->base_us / s->table_us);
+		else
+			table_add(t, NULL);
+	}
+}
+
+void regret_print(const struct regret *r, const char *title, enum table_format f,
+		  FILE *out)
+{
+	struct table t;
+	if (f == TABLE_CSV) {
+		/* one tidy table: the points (the sums are theirs, per family) */
+		points_table(r, &t);
+		table_print(&t, f, "", out);
+		table_free(&t);
+		return;
+	}
+	if (f == TABLE_JSON) {
+		struct json j;
+		json_init(&j, out);
+		json_begin_object(&j);
+		json_key(&j, "gemmtab");
+		json_string(&j, "report --regret");
+		json_key(&j, "version");
+		json_string(&j, GT_VERSION);
+		json_command(&j);
+		json_key(&j, "title");
+		json_string(&j, title);
+		points_table(r, &t);
+		json_key(&j, "points");
+		table_json(&t, &j);
+		table_free(&t);
+		sums_table(r, &t);
+		json_key(&j, "families");
+		table_json(&t, &j);
+		table_free(&t);
+		json_end_object(&j);
+		return;
+	}
+	fprintf(out, "%sregret: %s\n\n", f == TABLE_MD ? "# " : "", title);
+	points_table(r, &t);
 	table_print(&t, f, "-", out);
 	table_free(&t);
 	fputc('\n', out);
-	table_init(&t, ARRAY_SIZE(sum_head));
-	for (size_t c = 0; c < ARRAY_SIZE(sum_head); c++)
-		table_add(&t, sum_head[c]);
-	for (int i = 0; i <= r->nsums; i++) {
-		const struct regret_sum *s = &r->sums[i];
-		table_add(&t, i < r->nsums ? s->family : "total");
-		table_addf(&t, "%d", s->points);
-		table_addf(&t, "%d", s->unmeasured);
-		add_us(&t, s->table_us);
-		add_us(&t, s->best_us);
-		add_us(&t, s->base_us);
-		add_loss(&t, s->table_us, s->best_us);
-		if (s->table_us > 0)
-			table_addf(&t, "%.3f", s->base_us / s->table_us);
-		else
-			table_add(&t, NULL);
-	}
+	sums_table(r, &t);
 	table_print(&t, f, "-", out);
 	table_free(&t);
-	if (f != TABLE_CSV) {
-		const struct regret_sum *s = &r->sums[r->nsums];
-		fprintf(out, "\nloss: the table takes %.2f us over the %d measured Ms where the best "
-			"candidate measured at each takes %.2f (%.1f%% more; %.3fx the baseline's "
-			"%.2f)", s->table_us, s->points, s->best_us,
-			s->best_us > 0 ? 100 * (s->table_us / s->best_us - 1) : 0.0,
-			s->table_us > 0 ? s->base_us / s->table_us : 0.0, s->base_us);
-		if (s->unmeasured)
-			fprintf(out, "; %d Ms where the table's candidate has no retest are "
-				"left out", s->unmeasured);
-		fputs("\n", out);
-	}
+	const struct regret_sum *s = &r->sums[r->nsums];
+	fprintf(out, "\nloss: the table takes %.2f us over the %d measured Ms where the best "
+		"candidate measured at each takes %.2f (%.1f%% more; %.3fx the baseline's "
+		"%.2f)", s->table_us, s->points, s->best_us,
+		s->best_us > 0 ? 100 * (s->table_us / s->best_us - 1) : 0.0,
+		s->table_us > 0 ? s->base_us / s->table_us : 0.0, s->base_us);
+	if (s->unmeasured)
+		fprintf(out, "; %d Ms where the table's candidate has no retest are "
+			"left out", s->unmeasured);
+	fputs("\n", out);
 }

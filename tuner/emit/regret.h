@@ -47,7 +47,8 @@ struct regret {
 void regret_build(const struct best_row *rows, int nrows, const struct retest_row *rt,
 		  int nrt, const struct emit_incumbent *inc, int ninc, struct regret *out);
 void regret_free(struct regret *r);
-/* The per-M table, then the per-family sums and the total's line. */
+/* The per-M table, then the per-family sums and the total's line (text, md);
+ * csv: the per-M table alone; json: both, with the command and title. */
 void regret_print(const struct regret *r, const char *title, enum table_format f,
 		  FILE *out);
 

@@ -241,6 +241,47 @@ static void shapes_table(const struct report *r, struct table *t)
 	}
 }
 
+/* The per-(family, M) table as csv and json give it: one value per cell
+ * (the shape's n and k, the spread's two ends, the floor's own time, the
+ * winner's template, parameters and waves apart). */
+static void shapes_table_tidy(const struct report *r, struct table *t)
+{
+	static const char *const head[] = { "family", "n", "k", "M", "phase", "pairs",
+		"base_us", "run_us", "speedup", "spread_lo", "spread_hi", "floor_us",
+		"floor_frac", "nominal_us", "nominal_frac", "template", "params", "waves" };
+	table_init(t, ARRAY_SIZE(head));
+	for (size_t c = 0; c < ARRAY_SIZE(head); c++)
+		table_add(t, head[c]);
+	for (int i = 0; i < r->nshapes; i++) {
+		const struct shape_figures *s = &r->shapes[i];
+		const struct best_row *b = s->row;
+		table_add(t, b->family);
+		table_addf(t, "%d", b->n);
+		table_addf(t, "%d", b->k);
+		table_addf(t, "%d", b->m);
+		table_add(t, b->has_candidate ? b->phase : NULL);
+		if (b->pairs >= 0)
+			table_addf(t, "%d", b->pairs);
+		else
+			table_add(t, NULL);
+		add_fixed(t, 2, b->base_us);
+		add_fixed(t, 2, s->run_us);
+		add_fixed(t, 3, s->speedup);
+		add_fixed(t, 3, s->wins ? s->lo : NAN);
+		add_fixed(t, 3, s->wins ? s->hi : NAN);
+		add_fixed(t, 2, s->floor_us);
+		add_fixed(t, 2, s->frac_floor);
+		add_fixed(t, 2, s->nominal_us);
+		add_fixed(t, 2, s->frac_nominal);
+		table_add(t, s->wins ? b->tmpl : "cublas");
+		table_add(t, s->wins ? b->params : NULL);
+		if (s->wins && b->waves >= 0)
+			table_addf(t, "%d", b->waves);
+		else
+			table_add(t, NULL);
+	}
+}
+
 /* Why a load is not in the score, or which of its figures are screen
  * only: "missing: router; screen only: qkv". */
 static void load_note(const struct load_figures *l, char *buf, size_t len)
@@ -291,30 +332,26 @@ void print_all_m(const struct all_m *a, FILE *out)
 		"as cuBLAS there)\n", a->value, a->max_m, a->measured, a->max_m);
 }
 
+static void score_table(const struct report *r, struct table *t)
+{
+	static const char *const head[] = { "score", "loads", "of", "all_m",
+		"all_m_measured", "all_m_max" };
+	table_init(t, ARRAY_SIZE(head));
+	for (size_t c = 0; c < ARRAY_SIZE(head); c++)
+		table_add(t, head[c]);
+	add_fixed(t, 3, r->score);
+	table_addf(t, "%d", r->covered);
+	table_addf(t, "%d", r->workload->nloads);
+	add_fixed(t, 3, r->all_m.value);
+	table_addf(t, "%d", r->all_m.measured);
+	table_addf(t, "%d", r->all_m.max_m);
+}
+
 /* "4 of 6 loads (M = 1, 8, 16, 32)" or the reason there is no score;
  * then the all-M figure. */
-static void print_score(const struct report *r, enum table_format f, FILE *out)
+static void print_score(const struct report *r, FILE *out)
 {
 	int nloads = r->workload->nloads;
-	if (f == TABLE_CSV) {
-		struct table t;
-		table_init(&t, 6);
-		table_add(&t, "score");
-		table_add(&t, "loads");
-		table_add(&t, "of");
-		table_add(&t, "all_m");
-		table_add(&t, "all_m_measured");
-		table_add(&t, "all_m_max");
-		add_fixed(&t, 3, r->score);
-		table_addf(&t, "%d", r->covered);
-		table_addf(&t, "%d", nloads);
-		add_fixed(&t, 3, r->all_m.value);
-		table_addf(&t, "%d", r->all_m.measured);
-		table_addf(&t, "%d", r->all_m.max_m);
-		table_print(&t, f, "", out);
-		table_free(&t);
-		return;
-	}
 	if (!r->covered) {
 		fprintf(out, "score: - (none of the %d loads is complete)\n", nloads);
 	} else {
@@ -356,34 +393,165 @@ static void print_heading(enum table_format f, const char *heading,
 		fprintf(out, "%s%s\n\n%s\n\n", f == TABLE_MD ? "## " : "", heading, prose);
 }
 
-void report_print(const struct report *r, const char *title,
-		  enum table_format f, FILE *out)
+void json_environment(struct json *j, long long id, const struct env_info *e)
+{
+	json_key(j, "environment");
+	json_begin_object(j);
+	json_key(j, "id");
+	json_int(j, id);
+	json_key(j, "gpu");
+	json_string(j, e->gpu_name);
+	json_key(j, "gpu_uuid");
+	json_string(j, e->gpu_uuid);
+	json_key(j, "sm_count");
+	json_int(j, e->sm_count);
+	json_key(j, "sm_clock_mhz");
+	json_int(j, e->sm_clock_mhz);
+	json_key(j, "mem_clock_mhz");
+	json_int(j, e->mem_clock_mhz);
+	json_key(j, "l2_bytes");
+	json_int(j, e->l2_bytes);
+	const char *const key[] = { "driver", "cuda", "nvrtc", "cublas", "cublaslt" };
+	const char *const val[] = { e->driver, e->cuda, e->nvrtc, e->cublas, e->cublaslt };
+	for (size_t i = 0; i < ARRAY_SIZE(key); i++) {
+		json_key(j, key[i]);
+		json_string(j, val[i]);
+	}
+	json_key(j, "source_hash");
+	json_string(j, e->source_hash[0] ? e->source_hash : NULL);
+	json_end_object(j);
+}
+
+/* The one document of --format json: where it came from, then every
+ * section asked for, each table as an array of row objects. */
+static void report_json(const struct report *r, const struct report_source *src,
+			unsigned sections, FILE *out)
+{
+	struct json j;
+	struct table t;
+	char parts[1024];
+	json_init(&j, out);
+	json_begin_object(&j);
+	json_key(&j, "gemmtab");
+	json_string(&j, "report");
+	json_key(&j, "version");
+	json_string(&j, GT_VERSION);
+	json_command(&j);
+	json_key(&j, "database");
+	json_string(&j, src->db);
+	json_environment(&j, src->env, src->e);
+	workload_text(r->workload, parts, sizeof(parts));
+	json_key(&j, "workload");
+	json_begin_object(&j);
+	json_key(&j, "source");
+	json_string(&j, r->workload->source);
+	json_key(&j, "shapes");
+	json_string(&j, parts);
+	json_end_object(&j);
+	if (sections & REPORT_FAMILIES) {
+		shapes_table_tidy(r, &t);
+		json_key(&j, "families");
+		table_json(&t, &j);
+		table_free(&t);
+	}
+	if (sections & REPORT_LOADS) {
+		loads_table(r, &t);
+		json_key(&j, "loads");
+		table_json(&t, &j);
+		table_free(&t);
+	}
+	if (sections & REPORT_SCORE) {
+		json_key(&j, "score");
+		json_number(&j, r->covered ? r->score : NAN);
+		json_key(&j, "loads_in_score");
+		json_int(&j, r->covered);
+		json_key(&j, "loads_of");
+		json_int(&j, r->workload->nloads);
+		json_key(&j, "all_m");
+		json_begin_object(&j);
+		json_key(&j, "value");
+		json_number(&j, r->all_m.value);
+		json_key(&j, "measured");
+		json_int(&j, r->all_m.measured);
+		json_key(&j, "max_m");
+		json_int(&j, r->all_m.max_m);
+		json_end_object(&j);
+	}
+	json_end_object(&j);
+}
+
+void report_print(const struct report *r, const struct report_source *src,
+		  enum table_format f, unsigned sections, FILE *out)
 {
 	struct table t;
+	int first = 1;
 
+	if (f == TABLE_JSON) {
+		report_json(r, src, sections, out);
+		return;
+	}
+	if (f == TABLE_CSV) {
+		/* one tidy table: the first section asked for */
+		if (sections & REPORT_FAMILIES)
+			shapes_table_tidy(r, &t);
+		else if (sections & REPORT_LOADS)
+			loads_table(r, &t);
+		else
+			score_table(r, &t);
+		table_print(&t, f, "", out);
+		table_free(&t);
+		return;
+	}
 	if (f == TABLE_TEXT)
-		fprintf(out, "gemmtab report: %s\n\n", title);
-	else if (f == TABLE_MD)
-		fprintf(out, "# gemmtab report\n\n%s\n\n", title);
-	print_heading(f, "Per family and M", "What the dispatch runs. Times in us; speedup is\n"
-		      "the median paired ratio over cuBLAS (spread: its 10th..90th percentile);\n"
-		      "floor_frac and nominal_frac are each floor's time over run_us.", out);
-	shapes_table(r, &t);
-	table_print(&t, f, "-", out);
-	table_free(&t);
+		fprintf(out, "gemmtab report: %s\n\n", src->title);
+	else
+		fprintf(out, "# gemmtab report\n\n%s\n\n", src->title);
+	if (sections & REPORT_FAMILIES) {
+		print_heading(f, "Per family and M", "What the dispatch runs. Times in us; speedup is\n"
+			      "the median paired ratio over cuBLAS (spread: its 10th..90th percentile);\n"
+			      "floor_frac and nominal_frac are each floor's time over run_us.", out);
+		shapes_table(r, &t);
+		table_print(&t, f, "-", out);
+		table_free(&t);
+		first = 0;
+	}
+	if (sections & REPORT_LOADS) {
+		char parts[1024], *prose;
+		if (!first)
+			fputc('\n', out);
+		workload_text(r->workload, parts, sizeof(parts));
+		prose = xasprintf("speedup = sum of base_us / sum of run_us over the load's shapes,\n"
+				  "each times its count; only complete loads count in the score.\n"
+				  "Workload (%s):\n%s.", r->workload->source, parts);
+		print_heading(f, "Per load", prose, out);
+		free(prose);
+		loads_table(r, &t);
+		table_print(&t, f, "-", out);
+		table_free(&t);
+		first = 0;
+	}
+	if (sections & REPORT_SCORE) {
+		if (!first)
+			fputc('\n', out);
+		print_score(r, out);
+	}
+}
 
-	fputc('\n', out);
-	char parts[1024], *prose;
-	workload_text(r->workload, parts, sizeof(parts));
-	prose = xasprintf("speedup = sum of base_us / sum of run_us over the load's shapes,\n"
-			  "each times its count; only complete loads count in the score.\n"
-			  "Workload (%s):\n%s.", r->workload->source, parts);
-	print_heading(f, "Per load", prose, out);
-	free(prose);
-	loads_table(r, &t);
-	table_print(&t, f, "-", out);
-	table_free(&t);
-
-	fputc('\n', out);
-	print_score(r, f, out);
+int report_sections_parse(const char *list, unsigned *out)
+{
+	static const char *const names[] = { "families", "loads", "score" };
+	char *copy = xstrdup(list), *save = NULL;
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < ARRAY_SIZE(names) && strcmp(w, names[i]))
+			i++;
+		if (i == ARRAY_SIZE(names)) {
+			free(copy);
+			return -1;
+		}
+		*out |= 1u << i;
+	}
+	free(copy);
+	return *out ? 0 : -1;
 }

@@ -115,15 +115,38 @@ void report_build(const struct best_row *rows, int nrows,
 		  struct report *out);
 void report_free(struct report *r);
 
-/* Print the per-shape table, the per-load table and the score. title
- * names the database and environment (text and md only; csv holds just
- * the three tables, a blank line apart). */
-void report_print(const struct report *r, const char *title,
-		  enum table_format f, FILE *out);
+/* Where a report's rows come from: the database as named, the
+ * environment, and the title line text and md print. */
+struct report_source {
+	const char *db;
+	long long env;
+	const struct env_info *e;
+	const char *title;
+};
+
+/* The sections of a report (--section): the per-(family, M) table, the
+ * per-load table, the score and all-M figure. */
+#define REPORT_FAMILIES 1u
+#define REPORT_LOADS 2u
+#define REPORT_SCORE 4u
+#define REPORT_ALL 7u
+/* "families,loads" into *out; 0, or -1 for an unknown or empty list. */
+int report_sections_parse(const char *list, unsigned *out);
+
+/* Print the sections of r. text and md: a title, then each section with
+ * its heading and prose. csv: one tidy table, that of the first section
+ * asked for (families: one row per family and M, one value per cell).
+ * json: one document with the database, environment and command and each
+ * section asked for. */
+void report_print(const struct report *r, const struct report_source *src,
+		  enum table_format f, unsigned sections, FILE *out);
+
+/* "environment": {...} of env id's fingerprint, as a JSON member. */
+void json_environment(struct json *j, long long id, const struct env_info *e);
 
 /* Fetch env's rows from db and print its report over wl (cmd_report.c).
  * Returns 0 or -1. */
 int report_write(struct db *db, long long env, const char *db_label,
-		 const struct workload *wl, enum table_format f, FILE *out);
+		 const struct workload *wl, enum table_format f, unsigned sections, FILE *out);
 
 #endif

@@ -17,6 +17,8 @@ int table_format_parse(const char *name, enum table_format *out)
 		*out = TABLE_CSV;
 	else if (!strcmp(name, "md"))
 		*out = TABLE_MD;
+	else if (!strcmp(name, "json"))
+		*out = TABLE_JSON;
 	else
 		return -1;
 	return 0;
@@ -198,6 +200,33 @@ static void print_text(const struct table *t, const int *numeric,
 	free(width);
 }
 
+void table_json(const struct table *t, struct json *j)
+{
+	int *numeric = xcalloc((size_t)(t->ncols ? t->ncols : 1), sizeof(*numeric));
+	for (int c = 0; c < t->ncols; c++)
+		numeric[c] = column_numeric(t, c);
+	json_begin_array(j);
+	for (int i = t->ncols; i < t->ncells; i++) {
+		int col = i % t->ncols;
+		const char *s = t->cells[i];
+		if (!col)
+			json_begin_object(j);
+		json_key(j, t->cells[col] ? t->cells[col] : "");
+		if (!s || (numeric[col] && !strcmp(s, "-")))
+			json_null(j);
+		else if (numeric[col] && json_number_text(s))
+			json_raw(j, s);
+		else if (numeric[col])
+			json_number(j, strtod(s, NULL));
+		else
+			json_string(j, s);
+		if (col == t->ncols - 1)
+			json_end_object(j);
+	}
+	json_end_array(j);
+	free(numeric);
+}
+
 void table_print(const struct table *t, enum table_format f,
 		 const char *null_text, FILE *out)
 {
@@ -205,6 +234,12 @@ void table_print(const struct table *t, enum table_format f,
 		return;
 	if (t->ncells % t->ncols)
 		die("BUG: table row has %d of %d cells", t->ncells % t->ncols, t->ncols);
+	if (f == TABLE_JSON) {
+		struct json j;
+		json_init(&j, out);
+		table_json(t, &j);
+		return;
+	}
 	if (f == TABLE_CSV) {
 		print_csv(t, out);
 		return;
