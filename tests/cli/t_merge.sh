@@ -52,7 +52,7 @@ test_cmp "which is B's rows" "$TMP/bb" "$TMP/ab"
 
 # an older schema, read through a migrated copy
 cp "$TMP/s0.db" "$TMP/old.db"
-sqlite3 "$TMP/old.db" "ALTER TABLE result DROP COLUMN device; ALTER TABLE baseline DROP COLUMN device; PRAGMA user_version = 4"
+sqlite3 "$TMP/old.db" "DROP VIEW candidate_param; DROP VIEW baselines; DROP VIEW envs; DROP VIEW waves; DROP VIEW unretested; CREATE TABLE c4 (id INTEGER PRIMARY KEY, template TEXT NOT NULL, params TEXT NOT NULL, code TEXT NOT NULL, pkey INTEGER NOT NULL); INSERT INTO c4 SELECT id, template, params, code, pkey FROM candidate; DROP TABLE candidate; PRAGMA legacy_alter_table = ON; ALTER TABLE c4 RENAME TO candidate; CREATE INDEX candidate_by_pkey ON candidate (pkey); ALTER TABLE result DROP COLUMN device; ALTER TABLE baseline DROP COLUMN device; PRAGMA user_version = 4"
 old=$(sha256sum "$TMP/old.db")
 expect_exit "merge of a schema-4 input" 0 "$GEMMTAB" merge --db "$TMP/o.db" "$TMP/old.db"
 check "says it read it migrated" grep -q "read as migrated from an older schema" "$TMP/out"

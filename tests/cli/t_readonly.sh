@@ -40,7 +40,7 @@ check "still in its own journal mode" test "$(sqlite3 "$TMP/other.db" "PRAGMA jo
 cp "$TMP/t.db" "$TMP/old.db"
 sqlite3 "$TMP/old.db" "PRAGMA user_version = 3"
 refused "an older schema" "$TMP/old.db"
-check "says run gemmtab migrate" grep -q "has schema 3, older than this gemmtab's 5: run \`gemmtab migrate --db $TMP/old.db\` to upgrade it" "$TMP/err.report"
+check "says run gemmtab migrate" grep -q "has schema 3, older than this gemmtab's 6: run \`gemmtab migrate --db $TMP/old.db\` to upgrade it" "$TMP/err.report"
 cp "$TMP/t.db" "$TMP/neg.db"
 sqlite3 "$TMP/neg.db" "PRAGMA user_version = -5"
 refused "a negative schema version" "$TMP/neg.db"

@@ -92,9 +92,10 @@ TEST(open_creates_schema)
 	char *path = scratch("create.db");
 	CHECK_INT(access(path, F_OK), -1);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 5);
+	CHECK_INT(db_schema_version(db), 6);
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name",
-		    "name\nbest\ncompile_errors\nfailures\nfloors\nprogress\n");
+		    "name\nbaselines\nbest\ncandidate_param\ncompile_errors\nenvs\nfailures\nfloors\n"
+		    "progress\nunretested\nwaves\n");
 	CHECK_QUERY(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
 		    "name\nbaseline\ncandidate\nenv\nprobe\nresult\nshape\nvariant\n");
 	CHECK_QUERY(db, "PRAGMA foreign_keys", "foreign_keys\n1\n");
@@ -122,10 +123,10 @@ TEST(reopen_is_idempotent)
 	CHECK_INT(db_env_id(db, &e, &id1), 0);
 	db_close(db);
 	CHECK_INT(db_open(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 5);
+	CHECK_INT(db_schema_version(db), 6);
 	CHECK_INT(db_env_id(db, &e, &id2), 0);
 	CHECK_INT(id2, id1);
-	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n19\n");
+	CHECK_QUERY(db, "SELECT count(*) AS n FROM sqlite_master", "n\n24\n");
 	db_close(db);
 	CHECK_INT(db_open_existing(path, &db), 0);
 	CHECK_INT(db_latest_env(db), id1);
@@ -428,7 +429,7 @@ TEST(migrates_version_3_rekeys)
 
 	struct db *db;
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 5);
+	CHECK_INT(db_schema_version(db), 6);
 	CHECK_QUERY(db, "SELECT c.code FROM result r JOIN candidate c ON c.id = r.candidate_id "
 		    "WHERE c.template = 'blas_hilo' GROUP BY c.code", want);
 	CHECK_QUERY(db, "SELECT count(*) AS n FROM result r JOIN candidate c ON "
@@ -465,11 +466,16 @@ TEST(migrates_version_1)
 
 	struct db *db;
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 5);
+	CHECK_INT(db_schema_version(db), 6);
 	CHECK_QUERY(db, "SELECT cand_us, waves IS NULL AS w, run IS NULL AS r FROM result",
 		    "cand_us,w,r\n9.5,1,1\n");
 	/* a text db/rekey-4.map does not know keeps its hash as its key */
 	CHECK_QUERY(db, "SELECT code FROM candidate", "code\ns\n");
+	/* step 6: its parameters by name */
+	CHECK_QUERY(db, "SELECT json_extract(params_json, '$.warps') AS w, json_valid(params_json) "
+		    "AS v FROM candidate", "w,v\n1,1\n");
+	CHECK_QUERY(db, "SELECT name, value, typeof(value) AS t FROM candidate_param",
+		    "name,value,t\nwarps,1,integer\n");
 	struct result_row r = ok_row(8, "screen", 13.6, 12.0, 1.13, 10);
 	r.waves = 2;
 	CHECK_INT(db_record_result(db, 1, 1, 1, &r), 0);
@@ -477,7 +483,7 @@ TEST(migrates_version_1)
 	db_close(db);
 	/* opened again: nothing left to migrate */
 	CHECK_INT(db_open_existing(path, &db), 0);
-	CHECK_INT(db_schema_version(db), 5);
+	CHECK_INT(db_schema_version(db), 6);
 	db_close(db);
 	free(path);
 }

@@ -16,7 +16,8 @@
 /* unretested's count without --top: search_spaces/h200.yaml's retest_top */
 #define DEFAULT_TOP 8
 
-/* The canned questions; most read a view that db/schema.sql documents.
+/* The canned questions; all but probe read a view that db/gemmtab.sql
+ * documents.
  * A question that takes --top has one %d in its SQL: the count. */
 static const struct canned {
 	const char *name;
@@ -35,46 +36,22 @@ static const struct canned {
 	{ "progress", "results per env, family, M and phase, by outcome",
 	  "SELECT * FROM progress", 0 },
 	{ "baseline", "cuBLAS and cuBLASLt times per env, family and M",
-	  "SELECT b.env_id, s.family, s.n, s.k, b.m, b.cublas_us, b.cublaslt_us, "
-	  "b.ratio, b.lt_algo FROM baseline b JOIN shape s ON s.id = b.shape_id "
-	  "ORDER BY b.env_id, s.family, s.n, s.k, b.m", 0 },
+	  "SELECT env_id, family, n, k, m, cublas_us, cublaslt_us, ratio, lt_algo FROM baselines",
+	  0 },
 	{ "envs", "the measuring environments and their result counts",
-	  "SELECT e.id, e.gpu_name, e.sm_count, e.sm_clock_mhz, e.mem_clock_mhz, "
-	  "e.driver, e.cuda, e.nvrtc, e.cublas, e.cublaslt, e.source_hash, "
-	  "e.first_seen, (SELECT count(*) FROM result r WHERE r.env_id = e.id) "
-	  "AS results FROM env e ORDER BY e.id", 0 },
+	  "SELECT * FROM envs", 0 },
+	/* the probe table itself, in order (a view would add nothing) */
 	{ "probe", "floor and overhead probes, oldest first",
 	  "SELECT env_id, what, family, bytes, us, config, recorded_at FROM probe "
 	  "ORDER BY env_id, what, family, id", 0 },
 	{ "waves", "screens per env, family and M by the most waves of blocks or "
 	  "clusters any of their kernels took on the GPU, with the best time of each",
-	  "SELECT r.env_id, s.family, s.n, s.k, r.m, r.waves, count(*) AS screens, "
-	  "min(r.cand_us) AS best_us FROM result r JOIN shape s ON s.id = r.shape_id "
-	  "WHERE r.phase = 'screen' AND r.status = 'ok' AND r.waves IS NOT NULL "
-	  "GROUP BY r.env_id, s.family, s.n, s.k, r.m, r.waves "
-	  "ORDER BY r.env_id, s.family, s.n, s.k, r.m, r.waves", 0 },
-	/* the newest code of a template: what the text a sweep last recorded
-	 * (the variant map's newest row) compiles to */
+	  "SELECT * FROM waves", 0 },
 	{ "unretested", "the newest code's --top best screens per env, family and M that "
 	  "were never retested (rerun the sweep)",
-	  "WITH vt AS MATERIALIZED (SELECT v.id, v.candidate_id, v.source_hash, c.template "
-	  "FROM variant v JOIN candidate c ON c.id = v.candidate_id), "
-	  "newest AS (SELECT template, source_hash FROM vt WHERE id IN "
-	  "(SELECT max(id) FROM vt GROUP BY template)), "
-	  "cur AS MATERIALIZED (SELECT DISTINCT vt.candidate_id AS id FROM vt "
-	  "JOIN newest w ON w.template = vt.template AND w.source_hash = vt.source_hash), "
-	  "ranked AS MATERIALIZED (SELECT env_id, shape_id, m, candidate_id, ratio, "
-	  "ROW_NUMBER() OVER (PARTITION BY env_id, shape_id, m "
-	  "ORDER BY ratio DESC, candidate_id) AS rank FROM result "
-	  "WHERE phase = 'screen' AND status = 'ok' AND ratio IS NOT NULL "
-	  "AND candidate_id IN cur) "
-	  "SELECT k.env_id, s.family, s.n, s.k, k.m, k.rank, k.ratio, c.template, c.params "
-	  "FROM ranked k JOIN shape s ON s.id = k.shape_id "
-	  "JOIN candidate c ON c.id = k.candidate_id "
-	  "WHERE k.rank <= %d AND NOT EXISTS (SELECT 1 FROM result t "
-	  "WHERE t.env_id = k.env_id AND t.shape_id = k.shape_id "
-	  "AND t.candidate_id = k.candidate_id AND t.m = k.m AND t.phase = 'retest') "
-	  "ORDER BY k.env_id, s.family, s.n, s.k, k.m, k.rank", 1 },
+	  "SELECT * FROM unretested WHERE rank <= %d", 1 },
+	{ "params", "one row per candidate and parameter (name, value)",
+	  "SELECT * FROM candidate_param ORDER BY candidate_id", 0 },
 };
 
 /* The usage text with the canned NAMEs (caller frees). */
@@ -90,7 +67,7 @@ static char *query_usage(void)
 		"  --format F        text, csv, md or json (one document) [text]\n"
 		"  --top N           unretested: the best N screens of each point, as the\n"
 		"                    space's retest_top [%d, search_spaces/h200.yaml's]\n"
-		"Runs read-only SQL (tables and views: see db/schema.sql) or one of\n"
+		"Runs read-only SQL (tables and views: see db/gemmtab.sql) or one of\n"
 		"these NAMEs:\n", DEFAULT_TOP);
 	for (size_t i = 0; i < ARRAY_SIZE(canned); i++)
 		fprintf(out, "  %-16s  %s\n", canned[i].name, canned[i].help);

@@ -69,7 +69,16 @@ static const struct migration {
 	 * NULL where not known (rows recorded before) */
 	{ NULL, "ALTER TABLE result ADD COLUMN device INTEGER;"
 		"ALTER TABLE baseline ADD COLUMN device INTEGER;", NULL },
+	/* 5 -> 6: parameters by name (candidate.params_json, and the view
+	 * candidate_param of one row per parameter) and the canned queries
+	 * as views (baselines, envs, waves, unretested): db/6.sql */
+	{ "db/6.sql", NULL, NULL },
 };
+
+/* A fresh database gets the whole current schema at once: db/gemmtab.sql
+ * is what the steps above build from nothing (tests/cli/t_schema.sh holds
+ * the two against each other). */
+#define FULL_SCHEMA "db/gemmtab.sql"
 
 /* PRAGMA application_id of a gemmtab database: 'GMTB'. */
 #define GT_APP_ID 0x474d5442
@@ -341,6 +350,16 @@ static int migrate(struct db *db)
 	version = check_version(db);
 	if (version < 0)
 		goto fail;
+	if (version == 0) {
+		const char *sql = embedded_text(FULL_SCHEMA);
+		if (!sql) {
+			error("DB: %s is not built into this gemmtab", FULL_SCHEMA);
+			goto fail;
+		}
+		if (exec(db, sql, db->path))
+			goto fail;
+		version = latest;
+	}
 	for (; version < latest; version++) {
 		const struct migration *step = &migrations[version];
 		const char *sql = step->file ? embedded_text(step->file) : step->sql;
