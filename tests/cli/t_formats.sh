@@ -71,4 +71,29 @@ expect_exit "bench --format csv --section score: exit 0" 0 "$GEMMTAB" bench --sp
 got=$(json "$TMP/b.json" 'print("%.3f" % d["score"])')
 check "bench's csv score is json's ($got)" bash -c "sed -n 2p '$TMP/out' | grep -q '^$got,'"
 expect_exit "bench --section points,nope: exit 2" 2 "$GEMMTAB" bench --space $sp --section points,nope
+
+# plots: SVG that an XML parser reads, deterministic, one series per family
+svg_ok() { python3 -c "import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert d.documentElement.tagName == 'svg'" "$1"; }
+expect_exit "report --plot: exit 0" 0 "$GEMMTAB" report --db "$db" --section score --plot "$TMP/r.svg"
+check "report's plot is an SVG document" svg_ok "$TMP/r.svg"
+"$GEMMTAB" report --db "$db" --section score --plot "$TMP/r2.svg" >/dev/null
+check "the same database draws the same bytes" cmp -s "$TMP/r.svg" "$TMP/r2.svg"
+for f in qkv oproj pooler unpooler router; do
+	check "the report's plot names $f" grep -q ">$f<" "$TMP/r.svg"
+done
+expect_exit "bench --plot (the fake worker): exit 0" 0 "$GEMMTAB" bench --space $sp --pairs 10 --format md --out "$TMP/b.md" --plot "$TMP/b.svg"
+check "bench's plot is an SVG document" svg_ok "$TMP/b.svg"
+expect_exit "bench --from the saved md --plot: exit 0" 0 "$GEMMTAB" bench --from "$TMP/b.md" --plot "$TMP/b2.svg"
+check "redrawn from the md, the points are the same (markers' figures)" \
+	test "$(grep -o 'M=[0-9]*: speedup [0-9.]*' "$TMP/b.svg" | sort)" = "$(grep -o 'M=[0-9]*: speedup [0-9.]*' "$TMP/b2.svg" | sort)"
+check "every one of the 90 points is drawn" test "$(grep -c '<title>[a-z_]*, M=[0-9]*: speedup' "$TMP/b2.svg")" = 90
+expect_exit "bench --from the committed bench/h200.md: exit 0" 0 "$GEMMTAB" bench --from bench/h200.md --plot "$TMP/h.svg"
+check "it is the committed bench/h200.svg" cmp -s "$TMP/h.svg" bench/h200.svg
+expect_exit "bench --from without --plot: exit 2" 2 "$GEMMTAB" bench --from bench/h200.md
+printf '# x\n\n| family | M | base_us | lib_us | speedup |\n|---|---:|---:|---:|---:|\n| qkv | one | 1 | 1 | 1 |\n' >"$TMP/bad.md"
+expect_exit "bench --from a table with a bad M: exit 1" 1 "$GEMMTAB" bench --from "$TMP/bad.md" --plot "$TMP/x.svg"
+check "the error names the file and line" grep -q "from $TMP/bad.md:5: M 'one' is not a number" "$TMP/err"
+check "and no plot is written" test ! -e "$TMP/x.svg"
+expect_exit "report --plot into a missing folder: exit 1" 1 "$GEMMTAB" report --db "$db" --section score --plot "$TMP/no/such/r.svg"
+check "the error names --plot and the path" grep -q -- "--plot $TMP/no/such/r.svg: cannot write it" "$TMP/err"
 finish

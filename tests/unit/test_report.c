@@ -315,7 +315,7 @@ static char *fixture_report_sections(long long env, enum table_format f, unsigne
 	FILE *out = open_memstream(&buf, &len);
 	struct workload w;
 	workload_reference(&w);
-	int r = report_write(db, env, "fixture.db", &w, f, sections, out);
+	int r = report_write(db, env, "fixture.db", &w, f, sections, NULL, out);
 	workload_free(&w);
 	fclose(out);
 	db_close(db);

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "db.h"
 #include "options.h"
+#include "plotset.h"
 #include "report.h"
 #include "space.h"
 #include "stats.h"
@@ -26,6 +27,7 @@
 
 #include "../../runtime/gemmtab.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,8 @@ static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
 	"                     [--rounds N] [--floors DB [--paired]] [--range-step S]\n"
 	"                     [--format text|csv|md|json] [--section LIST] [--out FILE]\n"
+	"                     [--plot FILE.svg]\n"
+	"       gemmtab bench --from BENCH.md --plot FILE.svg\n"
 	"  --table FILE   the table the library must have compiled in (checked)\n"
 	"  --space FILE   families, loads and neighbour Ms [search_spaces/h200.yaml]\n"
 	"  --device N     GPU [0]\n"
@@ -62,7 +66,11 @@ static const char usage_text[] =
 	"  --format F     text, csv, md or json [text]; csv is one tidy table (the\n"
 	"                 first --section), json one document with every section\n"
 	"  --section LIST points, loads, score, comma-separated [all; csv: points]\n"
-	"  --out FILE     write the report there (atomically) instead of stdout\n";
+	"  --out FILE     write the report there (atomically) instead of stdout\n"
+	"  --plot FILE    also draw speedup against M per family (with the floor's\n"
+	"                 bound and the baseline at 1) and the fraction of the floor\n"
+	"  --from MD      with --plot and nothing else: redraw a saved --format md\n"
+	"                 report (no GPU needed)\n";
 
 struct point {
 	const struct shape *s;
@@ -576,6 +584,163 @@ static void bench_print(const struct bench_run *b, enum table_format f, unsigned
 	}
 }
 
+/* A table's short name for a plot's title: from its description
+ * ("gemmtab emit --db D --out T ...; tuned on GPU with ...") the --out
+ * file and the GPU; the description itself when it has neither. */
+static const char *table_name(const char *desc)
+{
+	static char buf[256];
+	const char *out = desc ? strstr(desc, "--out ") : NULL;
+	const char *gpu = desc ? strstr(desc, "tuned on ") : NULL;
+	if (!out || !gpu)
+		return desc ? desc : "";
+	out += 6;
+	gpu += 9;
+	snprintf(buf, sizeof(buf), "%.*s, tuned on %.*s", (int)strcspn(out, " ;)"), out,
+		 (int)strcspn(gpu, ",;)"), gpu);
+	return buf;
+}
+
+/* The plot of the points: speedup, the floor's bound (base / floor) and
+ * the fraction of the floor (the paired one where measured). */
+static int bench_plot(const struct bench_run *b, const char *path)
+{
+	struct plot_set ps = { 0 };
+	for (int i = 0; i < b->n; i++) {
+		const struct point *q = &b->p[i];
+		int ok = !strcmp(q->status, "ok");
+		double frac = !isnan(q->pfrac) ? q->pfrac : q->floor_us / q->lib_us;
+		plot_set_add(&ps, q->s->family, q->m, ok ? q->ratio : NAN,
+			     q->base_us / q->floor_us, frac);
+	}
+	char *t = xasprintf("gemmtab bench: %s", table_name(gt_table_description()));
+	int ret = plot_set_write(&ps, t, "--plot", path);
+	free(t);
+	plot_set_free(&ps);
+	return ret;
+}
+
+/* The cells of one Markdown table row into cell[0..max), '|' split where
+ * not escaped, trimmed; the count. Modifies line. */
+static int md_cells(char *line, char **cell, int max)
+{
+	int n = 0;
+	char *p = strchr(line, '|');
+	while (p && n < max) {
+		char *start = p + 1, *q = start;
+		while (*q && !(*q == '|' && q[-1] != '\\'))
+			q++;
+		if (!*q)
+			break;
+		*q = '\0';
+		while (*start == ' ')
+			start++;
+		for (char *e = q - 1; e >= start && *e == ' '; e--)
+			*e = '\0';
+		cell[n++] = start;
+		p = q;
+	}
+	return n;
+}
+
+static int column_of(char **head, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(head[i], name))
+			return i;
+	return -1;
+}
+
+/* bench --from FILE.md --plot FILE.svg: the plot of a saved `bench
+ * --format md` report (its "Per family and M" table), no GPU needed. */
+static int plot_from_md(const char *md, const char *path)
+{
+	size_t len;
+	char *text = read_file(md, &len);
+	if (!text)
+		return error("--from %s: cannot read it: %s", md, strerror(errno));
+	struct plot_set ps = { 0 };
+	char *title = NULL, *head[32], *cell[32];
+	int cols = 0, c_base = -1, c_sp = -1, c_ff = -1, c_pf = -1;
+	int line_no = 0, ret = -1, in_table = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		/* line by line, empty ones counted, so errors name the right one */
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line_no++;
+		if (!title && !strncmp(line, "# ", 2))
+			title = xstrdup(line + 2);
+		if (line[0] != '|') {
+			if (in_table)
+				break;
+			continue;
+		}
+		char *dup = xstrdup(line);
+		int n = md_cells(dup, cell, 32);
+		if (!in_table) {
+			if (n < 2 || strcmp(cell[0], "family") || strcmp(cell[1], "M")) {
+				free(dup);
+				continue;
+			}
+			in_table = 1;
+			cols = n;
+			for (int i = 0; i < n; i++)
+				head[i] = xstrdup(cell[i]);
+			c_base = column_of(head, n, "base_us");
+			c_sp = column_of(head, n, "speedup");
+			c_ff = column_of(head, n, "floor_frac");
+			c_pf = column_of(head, n, "paired");
+			free(dup);
+			if (c_base < 0 || c_sp < 0) {
+				error("--from %s:%d: the table has no base_us or speedup column (not a "
+				      "bench report?)", md, line_no);
+				goto out;
+			}
+			continue;
+		}
+		if (n && !strncmp(cell[0], "---", 3)) {
+			free(dup);
+			continue;
+		}
+		if (n != cols) {
+			error("--from %s:%d: a row of %d cells under a header of %d", md, line_no, n,
+			      cols);
+			free(dup);
+			goto out;
+		}
+		char *end;
+		long m = strtol(cell[1], &end, 10);
+		double sp = strtod(cell[c_sp], NULL);
+		if (*end || m < 1 || m > SPACE_MAX_M) {
+			error("--from %s:%d: M '%s' is not a number in 1..%d", md, line_no, cell[1],
+			      (int)SPACE_MAX_M);
+			free(dup);
+			goto out;
+		}
+		double ff = c_ff >= 0 && strcmp(cell[c_ff], "-") ? strtod(cell[c_ff], NULL) : NAN;
+		double pf = c_pf >= 0 && strcmp(cell[c_pf], "-") ? strtod(cell[c_pf], NULL) : NAN;
+		/* floor_frac = floor / lib and speedup = base / lib: base / floor
+		 * is speedup / floor_frac */
+		plot_set_add(&ps, cell[0], (int)m, sp, sp / ff, !isnan(pf) ? pf : ff);
+		free(dup);
+	}
+	if (!in_table) {
+		error("--from %s: no 'Per family and M' table (| family | M | ...) in it", md);
+	} else {
+		char *t = xasprintf("gemmtab bench: %s (%s)", md, table_name(title));
+		ret = plot_set_write(&ps, t, "--plot", path);
+		free(t);
+	}
+out:
+	for (int i = 0; i < cols; i++)
+		free(head[i]);
+	free(title);
+	free(text);
+	plot_set_free(&ps);
+	return ret;
+}
+
 /* The first line of the table file must be the compiled-in table's. */
 static int check_table(const char *path)
 {
@@ -625,7 +790,7 @@ static int bench_ms(const struct shape *s, int step, int **out)
 int cmd_bench(int argc, char **argv)
 {
 	const char *space = "search_spaces/h200.yaml", *table_path = NULL, *out_path = NULL;
-	const char *floors_path = NULL, *section = NULL;
+	const char *floors_path = NULL, *section = NULL, *plot = NULL, *from = NULL;
 	unsigned sections = BENCH_ALL;
 	struct floor_row *floors = NULL;
 	int nfloors = 0;
@@ -644,6 +809,8 @@ int cmd_bench(int argc, char **argv)
 		OPT_FLAG("paired", &paired),
 		OPT_FORMAT("format", &f, 0),
 		OPT_STRING("section", &section, 0),
+		OPT_STRING("plot", &plot, 0),
+		OPT_STRING("from", &from, 0),
 		OPT_STRING("out", &out_path, 0),
 		OPT_END(),
 	};
@@ -653,6 +820,11 @@ int cmd_bench(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (paired && !floors_path)
 		return usage_error("bench", usage_text, "--paired needs --floors");
+	if (from && !plot)
+		return usage_error("bench", usage_text, "--from needs --plot (it redraws a saved "
+				   "report)");
+	if (from)
+		return plot_from_md(from, plot) ? 1 : 0;
 	if (section && sections_parse(section, &sections))
 		return usage_error("bench", usage_text, "--section: '%s' is not a list of points, "
 				   "loads and score", section);
@@ -735,6 +907,8 @@ int cmd_bench(int argc, char **argv)
 	struct bench_run run = { p, n, &sp.workload, space, device, pairs, rounds,
 				 floors_path ? floors_label : NULL, paired };
 	bench_print(&run, f, sections, out);
+	if (plot && bench_plot(&run, plot))
+		bad++;
 	fclose(out);
 	if (out_path) {
 		if (write_file_atomic(out_path, buf, len))

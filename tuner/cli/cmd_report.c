@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "current.h"
 #include "options.h"
+#include "plotset.h"
 #include "regret.h"
 #include "report.h"
 #include "space.h"
@@ -17,7 +18,8 @@
 
 static const char usage_text[] =
 	"usage: gemmtab report --db DB [--space FILE] [--env ID]\n"
-	"                      [--format text|csv|md|json] [--section LIST] [--regret TABLE.h]\n"
+	"                      [--format text|csv|md|json] [--section LIST] [--plot FILE.svg]\n"
+	"                      [--regret TABLE.h]\n"
 	"  --db DB           the results database (gemmtab sweep writes it)\n"
 	"  --space FILE      the loads and the shapes each runs: the space's workload:\n"
 	"                    section (or, without one, each family once at each tuned M)\n"
@@ -26,6 +28,8 @@ static const char usage_text[] =
 	"  --format F        text, csv, md or json [text]; csv is one tidy table (the\n"
 	"                    first --section), json one document with every section\n"
 	"  --section LIST    families, loads, score, comma-separated [all; csv: families]\n"
+	"  --plot FILE.svg   also draw speedup against M per family (with the floor's\n"
+	"                    bound and the baseline at 1) and the fraction of the floor\n"
 	"  --regret TABLE.h  instead: at every measured M, the time of what the table\n"
 	"                    (gemmtab emit wrote it) runs there against the best candidate\n"
 	"                    measured there and the baseline, and the table's total loss\n";
@@ -103,8 +107,26 @@ cleanup:
 	return ret;
 }
 
+/* The plot of r: per family, speedup and the floor's bound over M, and
+ * the fraction of the floor. */
+static int report_plot(const struct report *r, const char *title, const char *path)
+{
+	struct plot_set ps = { 0 };
+	for (int i = 0; i < r->nshapes; i++) {
+		const struct shape_figures *s = &r->shapes[i];
+		plot_set_add(&ps, s->row->family, s->row->m, s->speedup,
+			     s->row->base_us / s->floor_us, s->frac_floor);
+	}
+	char *t = xasprintf("gemmtab report: %s", title);
+	int ret = plot_set_write(&ps, t, "--plot", path);
+	free(t);
+	plot_set_free(&ps);
+	return ret;
+}
+
 int report_write(struct db *db, long long env, const char *db_label,
-		 const struct workload *wl, enum table_format f, unsigned sections, FILE *out)
+		 const struct workload *wl, enum table_format f, unsigned sections,
+		 const char *plot, FILE *out)
 {
 	struct env_info e;
 	struct best_row *rows = NULL;
@@ -126,8 +148,8 @@ int report_write(struct db *db, long long env, const char *db_label,
 	report_build(rows, nrows, floors, nfloors, wl, &r);
 	const struct report_source src = { db_label, env, &e, title };
 	report_print(&r, &src, f, sections, out);
+	ret = plot ? report_plot(&r, title, plot) : 0;
 	report_free(&r);
-	ret = 0;
 cleanup:
 	free(title);
 	free(rows);
@@ -137,7 +159,7 @@ cleanup:
 
 int cmd_report(int argc, char **argv)
 {
-	const char *path = NULL, *space = NULL, *regret = NULL, *section = NULL;
+	const char *path = NULL, *space = NULL, *regret = NULL, *section = NULL, *plot = NULL;
 	enum table_format f = TABLE_TEXT;
 	unsigned sections;
 	struct env_info e;
@@ -153,6 +175,7 @@ int cmd_report(int argc, char **argv)
 		OPT_FORMAT("format", &f, 0),
 		OPT_STRING("regret", &regret, 0),
 		OPT_STRING("section", &section, 0),
+		OPT_STRING("plot", &plot, 0),
 		OPT_END(),
 	};
 
@@ -162,8 +185,9 @@ int cmd_report(int argc, char **argv)
 	if (section && report_sections_parse(section, &sections))
 		return usage_error("report", usage_text, "--section: '%s' is not a list of "
 				   "families, loads and score", section);
-	if (section && regret)
-		return usage_error("report", usage_text, "--section is for the report, not --regret");
+	if ((section || plot) && regret)
+		return usage_error("report", usage_text, "--%s is for the report, not --regret",
+				   section ? "section" : "plot");
 	if (!section)
 		sections = f == TABLE_CSV ? REPORT_FAMILIES : REPORT_ALL;
 	if (space) {
@@ -182,7 +206,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!(ret = db_env_pick(db, "report", env_arg, &env, &e)) &&
 	    (regret ? regret_write(db, env, path, regret, f, stdout)
-		    : report_write(db, env, path, wl, f, sections, stdout)))
+		    : report_write(db, env, path, wl, f, sections, plot, stdout)))
 		ret = 1;
 	db_close(db);
 out:

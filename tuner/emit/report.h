@@ -144,9 +144,10 @@ void report_print(const struct report *r, const struct report_source *src,
 /* "environment": {...} of env id's fingerprint, as a JSON member. */
 void json_environment(struct json *j, long long id, const struct env_info *e);
 
-/* Fetch env's rows from db and print its report over wl (cmd_report.c).
- * Returns 0 or -1. */
+/* Fetch env's rows from db and print its report over wl (cmd_report.c),
+ * and its plot to the SVG file plot unless NULL. Returns 0 or -1. */
 int report_write(struct db *db, long long env, const char *db_label,
-		 const struct workload *wl, enum table_format f, unsigned sections, FILE *out);
+		 const struct workload *wl, enum table_format f, unsigned sections,
+		 const char *plot, FILE *out);
 
 #endif
