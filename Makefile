@@ -14,6 +14,7 @@
 #   make test-gpu   GPU tests; needs an H200 (run through the device tool)
 #   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
 #   make install    gemmtab, libgemmtab.{a,so}, gemmtab.h, gemmtab.pc under PREFIX
+#   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
 #   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
 #   make clean
 #
@@ -213,7 +214,7 @@ $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.
 
 tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker \
 	$(BUILD)/tests/gemmtab runtime-tests runtime-tests-gpu \
-	$(RT_EXAMPLE) fuzz-build
+	$(RT_EXAMPLE) fuzz-build $(BUILD)/bench/host_cost
 
 # test builds the GPU tests too (without running them), so a GPU test that
 # no longer compiles or links fails here, not first on the H200.
@@ -236,13 +237,24 @@ endif
 bench-supervisor: all tests
 	@bash bench/supervisor.sh
 
+# libgemmtab's host cost outside graphs (a benchmark; needs a GPU):
+# gt_weight_prepare of the six reference weights, gt_linear's host time
+# per call against cublasGemmEx's
+$(BUILD)/bench/host_cost: bench/host_cost.c $(RT_LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -o $@ $< $(RT_LIB_A) $(RT_LDLIBS)
+
+bench-host: $(BUILD)/bench/host_cost
+	@$(BUILD)/bench/host_cost
+
 tune: all
 	@bash tools/tune.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: variant all test test-gpu tune clean tests install bench-supervisor
+.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

@@ -17,7 +17,9 @@
 #       from the repository root; REF's gemmtab must read it too) benches
 #       only those families and Ms, on both sides (a bisection of what a
 #       table's process does to the others);
-#       tools/ab_points.sh then compares two reports point by point
+#       tools/ab_points.sh then compares two reports point by point.
+#       BENCH_ARGS (e.g. "--range-step 4 --rounds 2") goes to every bench
+#       of both sides
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -71,12 +73,14 @@ run)
 			rc=0
 			build/ab/$side/gemmtab bench --table build/ab/$side/h200.h \
 				--space "${space:-build/ab/$side/h200.yaml}" --floors "$W/floors.db" --format md \
+				${BENCH_ARGS:-} \
 				--out "$W/${side}_$i.md" >"$W/${side}_$i.log" 2>&1 || rc=$?
 			eval "rc_$side=$rc"
 		done
 		for side in a b; do
 			eval "rc=\$rc_$side"
-			line="$line $side $(tail -n 1 "$W/${side}_$i.md" 2>/dev/null) (exit $rc)"
+			line="$line $side $(tail -n 1 "$W/${side}_$i.md" 2>/dev/null)"
+			line="$line $(grep -m 1 -o '^all-M: [0-9.]*' "$W/${side}_$i.md" 2>/dev/null) (exit $rc)"
 		done
 		echo "$line" | tee -a "$W/scores.txt"
 	done

@@ -10,6 +10,8 @@
 #include "plot.h"
 #include "util.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +279,53 @@ TEST(top_range_includes_one)
 	free(svg);
 }
 
+/* The pixel row of the y axis' tick labelled text (its labels stand at
+ * x = X0 - 6 = 66), or -1. */
+static double tick_y(const char *svg, const char *text)
+{
+	char key[64];
+	double y;
+	snprintf(key, sizeof(key), ">%s</text>", text);
+	for (const char *p = strstr(svg, "<text x=\"66.0\" y=\""); p;
+	     p = strstr(p + 1, "<text x=\"66.0\" y=\"")) {
+		int used = 0;
+		if (sscanf(p, "<text x=\"66.0\" y=\"%lf\"%n", &y, &used) == 1 && used > 0 &&
+		    !strncmp(p + used, key, strlen(key)))
+			return y - 4;   /* labels sit 4 px under their line */
+	}
+	return -1;
+}
+
+TEST(wide_range_is_log2)
+{
+	const int m[] = { 1, 8, 64 };
+	const double fast[] = { 2.0, 7.0, 4.5 };
+	const double slow[] = { 1.1, 1.3, 0.95 };
+	struct plot_series s[2] = { { "fast", 3, m, fast, NULL, NULL },
+				    { "slow", 3, m, slow, NULL, NULL } };
+	char *svg;
+	size_t len;
+	CHECK_INT(render("t", s, 2, &svg, &len), 0);
+	CHECK(strstr(svg, "speedup over cuBLAS (log2 scale)"));
+	double y1 = tick_y(svg, "1"), y2 = tick_y(svg, "2"), y4 = tick_y(svg, "4");
+	double y8 = tick_y(svg, "8");
+	CHECK(y1 > 0 && y2 > 0 && y4 > 0 && y8 > 0);
+	/* equal ratios, equal distances; 1 is the baseline's row */
+	CHECK(fabs((y1 - y2) - (y2 - y4)) < 0.2);
+	CHECK(fabs((y2 - y4) - (y4 - y8)) < 0.2);
+	CHECK(fabs(baseline_y(svg) - y1) < 0.2);
+	CHECK(tick_y(svg, "1.5") > 0);
+	free(svg);
+
+	/* within LOG_SPAN (4x) the panel stays linear */
+	const double mid[] = { 1.1, 2.5, 2.0 };
+	s[0].speedup = mid;
+	CHECK_INT(render("t", s, 2, &svg, &len), 0);
+	CHECK(!strstr(svg, "cuBLAS (log2 scale)"));
+	CHECK(tick_y(svg, "1.0") > 0);   /* linear labels carry decimals */
+	free(svg);
+}
+
 static int write_sample(const char *path)
 {
 	struct plot_series s[NF];
@@ -294,7 +343,7 @@ static int write_sample(const char *path)
 #define main run_tests
 TESTS(T(same_input_same_bytes), T(a_well_formed_svg_document), T(names_and_title_are_escaped),
       T(legend_names_every_family), T(nan_speedup_point_is_left_out),
-      T(nothing_to_draw_writes_nothing), T(top_range_includes_one))
+      T(nothing_to_draw_writes_nothing), T(top_range_includes_one), T(wide_range_is_log2))
 #undef main
 
 int main(int argc, char **argv)

@@ -13,6 +13,11 @@
  * - The x axis is log2 M from 1 to the largest drawn M (2 at least); both
  *   panels share it and only the bottom one carries its labels. Every
  *   drawn value lies inside its panel's range, so nothing needs clipping.
+ * - The top panel is linear while its values span at most LOG_SPAN times
+ *   (hi / lo), else log2 with ticks at 2^e and 1.5 * 2^e: one family far
+ *   ahead (the router's 4-7x) would squash the others' 1.0-2.0 into the
+ *   bottom rows of a linear panel.
+ * - A title too long for the width is set smaller, down to 11 pixels.
  */
 #include "plot.h"
 #include "util.h"
@@ -29,6 +34,7 @@
 #define LEGEND_X 722.0
 #define GRID "#e3e3e3"
 #define INK "#444444"
+#define LOG_SPAN 4.0
 
 /* Okabe and Ito's colour-blind-safe palette less its yellow and black;
  * series past its end take the next marker shape. */
@@ -41,8 +47,9 @@ static const char *const shape_tag[] = { "circle", "rect", "polygon" };
 
 struct panel {
 	double y0, y1;          /* pixel rows of the top and bottom edges */
-	double lo, hi, step;    /* value range and grid step */
-	int decimals;           /* of the tick labels */
+	double lo, hi, step;    /* value range and grid step (log2 of them when log) */
+	int decimals;           /* of the tick labels (linear) */
+	int log;                /* log2 scale */
 };
 
 struct frame {
@@ -63,6 +70,8 @@ static double x_of(const struct frame *f, double log2m)
 
 static double y_of(const struct panel *p, double v)
 {
+	if (p->log)
+		v = log2(v);
 	return p->y1 - (v - p->lo) / (p->hi - p->lo) * (p->y1 - p->y0);
 }
 
@@ -126,6 +135,15 @@ found:
 	p->decimals = fabs(p->step * 10 - round(p->step * 10)) < 1e-9 ? 1 : 2;
 }
 
+/* The top panel on a log2 scale: lo..hi (both > 0) widened by a tenth
+ * of an octave each way, out to half octaves. */
+static void fit_top_log(struct panel *p, double lo, double hi)
+{
+	p->log = 1;
+	p->lo = floor((log2(lo) - 0.1) * 2) / 2;
+	p->hi = ceil((log2(hi) + 0.1) * 2) / 2;
+}
+
 /* Both panels' ranges and the x axis' end. Returns -1 when no series has
  * a drawn point. */
 static int frame_fit(struct frame *f, const struct plot_series *s,
@@ -157,7 +175,10 @@ static int frame_fit(struct frame *f, const struct plot_series *s,
 		return -1;
 	f->lmax = log2(m_max > 2 ? m_max : 2);
 	f->top = (struct panel){ .y0 = 52, .y1 = 372 };
-	fit_top(&f->top, lo, hi);
+	if (lo > 0 && hi / lo > LOG_SPAN)
+		fit_top_log(&f->top, lo, hi);
+	else
+		fit_top(&f->top, lo, hi);
 	f->bot = (struct panel){ .y0 = 408, .y1 = 572, .step = 0.25, .decimals = 2 };
 	f->bot.hi = fmax(1.1, 1.05 * frac_hi);
 	while ((f->bot.hi - frac_lo) / f->bot.step > 8)
@@ -191,24 +212,51 @@ static void put_x_axis(FILE *out, const struct frame *f)
 		(X0 + X1) / 2, f->bot.y1 + 40);
 }
 
-/* Horizontal grid lines and tick labels at p's steps, its frame, and its
- * label written upwards along the left edge. */
-static void put_y_axis(FILE *out, const struct panel *p, const char *label)
+/* Grid lines and tick labels at a log2 panel's 2^e and 1.5 * 2^e. */
+static void put_y_log_ticks(FILE *out, const struct panel *p)
+{
+	for (int e = (int)floor(p->lo) - 1; e <= (int)ceil(p->hi); e++) {
+		for (int i = 0; i < 2; i++) {
+			double v = ldexp(i ? 1.5 : 1.0, e), l = log2(v);
+			if (l < p->lo - 1e-9 || l > p->hi + 1e-9)
+				continue;
+			double y = y_of(p, v);
+			put_line(out, X0, y, X1, y, "stroke=\"" GRID "\"");
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%.*f</text>\n", X0 - 6, y + 4,
+				v < 1 ? 2 : v == floor(v) ? 0 : 1, v);
+		}
+	}
+}
+
+/* Grid lines and tick labels at a linear panel's steps. */
+static void put_y_lin_ticks(FILE *out, const struct panel *p)
 {
 	long k0 = lround(ceil(p->lo / p->step - 1e-9));
 	long k1 = lround(floor(p->hi / p->step + 1e-9));
-	fputs("<g text-anchor=\"end\">\n", out);
 	for (long k = k0; k <= k1; k++) {
 		double v = (double)k * p->step, y = y_of(p, v);
 		put_line(out, X0, y, X1, y, "stroke=\"" GRID "\"");
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">%.*f</text>\n",
 			X0 - 6, y + 4, p->decimals, v);
 	}
+}
+
+/* Horizontal grid lines and tick labels, the panel's frame, and its label
+ * written upwards along the left edge. */
+static void put_y_axis(FILE *out, const struct panel *p, const char *label)
+{
+	fputs("<g text-anchor=\"end\">\n", out);
+	if (p->log)
+		put_y_log_ticks(out, p);
+	else
+		put_y_lin_ticks(out, p);
 	fprintf(out, "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 		"fill=\"none\" stroke=\"#999999\"/>\n", X0, p->y0, X1 - X0, p->y1 - p->y0);
 	fprintf(out, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\" "
 		"font-size=\"13\">", (p->y0 + p->y1) / 2);
 	put_escaped(out, label);
+	if (p->log)
+		fputs(" (log2 scale)", out);
 	fputs("</text>\n", out);
 }
 
@@ -340,8 +388,10 @@ static void put_document(FILE *out, const char *title, const struct frame *f,
 		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, "
 		"sans-serif\" font-size=\"12\" fill=\"#222222\">\n", SVG_W, SVG_H, SVG_W, SVG_H);
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", SVG_W, SVG_H);
-	fprintf(out, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"17\" "
-		"font-weight=\"bold\">", SVG_W / 2.0);
+	/* a bold character is ~0.62 of the font size wide: fit SVG_W less margins */
+	double size = fmax(11, fmin(17, (SVG_W - 40) / (0.62 * (double)(title ? strlen(title) : 1))));
+	fprintf(out, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"%.1f\" "
+		"font-weight=\"bold\">", SVG_W / 2.0, size);
 	put_escaped(out, title);
 	fputs("</text>\n", out);
 	put_x_axis(out, f);
