@@ -15,6 +15,7 @@
 #   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
 #   make install    gemmtab, libgemmtab.{a,so}, gemmtab.h, gemmtab.pc under PREFIX
 #   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
+#   make db-pack     gzip db/h200.db into db/h200.db.gz (the tracked copy)
 #   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
 #   make clean
 #
@@ -107,7 +108,21 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 GPU_SRC   := $(sort $(wildcard tests/gpu/test_*.c))
 GPU_BIN   := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu_%)
 
-all: $(BUILD)/bin/gemmtab runtime
+all: $(BUILD)/bin/gemmtab runtime db/h200.db
+
+# The committed database ships gzipped (db/h200.db.gz, a quarter of its
+# size, keeps the tracked tree small); make unpacks it when db/h200.db is
+# missing and never overwrites one. `make db-pack` packs db/h200.db back
+# (gzip -n: the same database gives the same bytes) before a commit.
+db/h200.db: | db/h200.db.gz
+	@echo "  GUNZIP  db/h200.db.gz"
+	$(Q)gzip -dc db/h200.db.gz > $@.tmp && mv $@.tmp $@
+
+db-pack:
+	$(Q)test -f db/h200.db || { echo "db-pack: no db/h200.db" >&2; exit 2; }
+	$(Q)test ! -s db/h200.db-wal || { echo "db-pack: db/h200.db has a WAL; close its writers (or run gemmtab prune) first" >&2; exit 2; }
+	$(Q)gzip -9 -n -c db/h200.db > db/h200.db.gz.tmp && mv db/h200.db.gz.tmp db/h200.db.gz
+	@echo "  GZIP    db/h200.db -> db/h200.db.gz ($$(wc -c < db/h200.db.gz) bytes)"
 
 include runtime/runtime.mk
 include tests/fuzz/fuzz.mk
@@ -254,7 +269,7 @@ tune: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host
+.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host db-pack
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

@@ -65,6 +65,7 @@ if [ "${RESUME:-0}" = 1 ]; then
 		rm -f "$DB_GZ"
 		step "db/h200.db unpacked from $DB_GZ"
 	fi
+	[ -f db/h200.db ] || gzip -dc db/h200.db.gz >db/h200.db   # the tracked copy
 	step "resuming the carried db/h200.db (only what it lacks is measured)"
 else
 	rm -f db/h200.db db/h200.db-wal db/h200.db-shm

@@ -45,7 +45,8 @@ expect_line() {
 
 # q SQL: the rows of a query of the database "$db" (csv, no header; empty
 # when the query fails).
-q() { "$GEMMTAB" query --db "$db" --format csv "$1" 2>/dev/null | tail -n +2; }
+# q SQL [DB]: the rows of a query of DB (default $db) as CSV, no header
+q() { "$GEMMTAB" query --db "${2:-$db}" --format csv "$1" 2>/dev/null | tail -n +2; }
 
 # planned SPACE: the candidate total that `gemmtab sweep --dry-run` gives
 # (empty when it fails).

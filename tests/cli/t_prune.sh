@@ -13,6 +13,14 @@ cache=$TMP/cache
 expect_exit "sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache"
 expect_exit "emit: exit 0" 0 "$GEMMTAB" emit --db "$db" --out "$TMP/before.h" --cache "$cache"
 all=$(q "SELECT count(*) FROM result")
+# every (candidate, shape) the sweep measured has a variant under this
+# build's text, cuBLASLt's too (their keys, plans at ~2,000 Ms, cost more
+# to compute than to look up)
+unvaried="SELECT count(*) FROM (SELECT DISTINCT candidate_id, shape_id FROM result) r WHERE NOT EXISTS (SELECT 1 FROM variant v WHERE v.candidate_id = r.candidate_id AND v.shape_id = r.shape_id)"
+check "every measured (candidate, shape) has a variant" test "$(q "$unvaried")" = 0
+expect_exit "sweep of a cuBLASLt space: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$TMP/lt.db" --cache "$cache"
+check "it ran blas_lt candidates" test "$(q "SELECT count(*) FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE c.template = 'blas_lt'" "$TMP/lt.db")" -gt 0
+check "each with a variant" test "$(q "$unvaried" "$TMP/lt.db")" = 0
 # the screens of router candidates made superseded: another code key (z:
 # not hex), no variant under this build's text; and made to look like
 # retests 100x better than anything, so that a reader that took them

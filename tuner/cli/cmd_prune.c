@@ -125,7 +125,7 @@ int cmd_prune(int argc, char **argv)
 		const char **hashes = xcalloc((size_t)(n ? n : 1), sizeof(*hashes));
 		for (long i = 0; i < n; i++) {
 			const struct tmpl *t = tmpl_find(pairs[i].tmpl);
-			if (state[i] == PAIR_CURRENT && t && t->source)
+			if (state[i] == PAIR_CURRENT && t)
 				hashes[i] = tmpl_source_hash(t);
 		}
 		int bad = db_record_variants(db, pairs, hashes, n, &added);
