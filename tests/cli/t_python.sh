@@ -63,6 +63,20 @@ except gemmtab.GemmtabError as e:
     print('refused', e.argument)")
 check "record_untuned, stats (none yet), write_untuned and its refusal of a bad path" \
 	bash -c "echo '$out' | grep -qx '\[\]' && echo '$out' | grep -qx 'refused path' && grep -q '^shapes: \[\]' '$TMP/u.yaml'"
+# the torch layer's CPU tests (python/tests/test_cpu.py): the custom op's
+# fake implementation, the weight checks, patch on a CPU model
+if PYTHONPATH=$site python3 -c 'import torch, sys; sys.exit(tuple(map(int, torch.__version__.split(".")[:2])) < (2, 4))' 2>/dev/null; then
+	root=$PWD
+	(cd "$TMP" && GEMMTAB_LIB=$lib PYTHONPATH=$site python3 "$root/python/tests/test_cpu.py") >"$TMP/cpu.out" 2>&1
+	rc=$?
+	grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$TMP/cpu.out"
+	_pass=$((_pass + $(grep -c '^ok - ' "$TMP/cpu.out")))
+	_fail=$((_fail + $(grep -c '^not ok - ' "$TMP/cpu.out")))
+	grep -qE '^[0-9]+ passed, [0-9]+ failed' "$TMP/cpu.out" || not_ok "test_cpu.py ran to its end (exit $rc)"
+else
+	skip "the torch layer's CPU tests (python/tests/test_cpu.py: the custom op's fake, bad weights, patch)" \
+		"no torch >= 2.4 here (PyPI's Linux wheels bring GBs of CUDA libraries; tests/gpu/t_python.sh runs them on the GPU machine)"
+fi
 check "import gemmtab loads no library until a call needs it" \
 	test "$(GEMMTAB_LIB=$TMP/none.so py 'import gemmtab; print(gemmtab.__all__[0])')" = GemmtabError
 finish

@@ -19,4 +19,12 @@ _pass=$((_pass + $(grep -c '^ok - ' "$TMP/py.out")))
 _fail=$((_fail + $(grep -c '^not ok - ' "$TMP/py.out")))
 _skip=$((_skip + $(grep -c '^skip - ' "$TMP/py.out")))
 grep -qE '^[0-9]+ passed, [0-9]+ failed' "$TMP/py.out" || not_ok "test_gpu.py ran to its end (exit $rc)"
+# and the torch layer's CPU tests (CI may lack torch; this machine has it)
+(cd "$TMP" && GEMMTAB_LIB=$root/build/lib/libgemmtab.so PYTHONPATH=$site \
+	python3 "$root/python/tests/test_cpu.py") >"$TMP/cpu.out" 2>&1
+rc=$?
+grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$TMP/cpu.out"
+_pass=$((_pass + $(grep -c '^ok - ' "$TMP/cpu.out")))
+_fail=$((_fail + $(grep -c '^not ok - ' "$TMP/cpu.out")))
+grep -qE '^[0-9]+ passed, [0-9]+ failed' "$TMP/cpu.out" || not_ok "test_cpu.py ran to its end (exit $rc)"
 finish
