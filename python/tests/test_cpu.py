@@ -12,32 +12,7 @@ import torch
 
 import gemmtab
 from gemmtab import _lib
-
-passed = failed = 0
-
-
-def ok(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok - {what}")
-    else:
-        failed += 1
-        print(f"not ok - {what} {detail}")
-
-
-def raises(what, fn, argument, status):
-    try:
-        fn()
-    except gemmtab.GemmtabError as e:
-        ok(f"{what}: GemmtabError on {argument} ({e})",
-           e.argument == argument and e.status == status and gemmtab.status_string(status) in str(e))
-        return
-    except Exception as e:  # noqa: BLE001 - any other exception is the failure
-        ok(what, False, f"raised {e!r}")
-        return
-    ok(what, False, "raised nothing")
-
+from tap import ok, raises, summary
 
 def main():
     # the fake implementations, on meta tensors: no data, no device, no library call
@@ -80,8 +55,7 @@ def main():
        and all("CUDA" in s[1] for s in rep.skipped), str(rep.skipped))
     ok("and leaves them nn.Linear", type(model[0]) is torch.nn.Linear)
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -10,9 +10,7 @@ import torch
 import torch.nn.functional as F
 
 import gemmtab
-
-passed = failed = skipped = 0
-
+from tap import ok, raises, skip, summary
 
 
 class _CudaArray:
@@ -34,22 +32,6 @@ def _odd_bf16(raw, k):
     if t.data_ptr() % 2 == 0:
         return "torch copied the odd-address buffer to an aligned one"
     return t
-
-def ok(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok - {what}")
-    else:
-        failed += 1
-        print(f"not ok - {what} {detail}")
-
-
-def skip(what, why):
-    global skipped
-    skipped += 1
-    print(f"skip - {what}: {why}")
-
 
 # the reference workload's weights (docs/workload.md): name, N, K, w dtype, bound
 SHAPES = [("qkv", 2304, 8192, torch.bfloat16, 1e-2), ("oproj", 8192, 1024, torch.bfloat16, 1e-2),
@@ -126,18 +108,6 @@ def main():
        ((lb(x).float() - ref).norm() / ref.norm()).item() <= 1e-2)
 
     # errors, each naming the argument and carrying the status
-    def raises(what, fn, argument, status):
-        try:
-            fn()
-        except gemmtab.GemmtabError as e:
-            ok(f"{what}: GemmtabError on {argument} ({e})", e.argument == argument and e.status == status
-               and gemmtab.status_string(status) in str(e))
-            return
-        except Exception as e:   # noqa: BLE001
-            ok(what, False, f"raised {e!r}")
-            return
-        ok(what, False, "raised nothing")
-
     raises("a CPU x", lambda: lin(torch.randn(1, k, dtype=torch.bfloat16)), "x", 1)
     raises("an fp16 x", lambda: lin(torch.randn(1, k, device=dev, dtype=torch.float16)), "x", 2)
     raises("a non-contiguous x", lambda: lin(torch.randn(k, 2, device=dev, dtype=torch.bfloat16).T), "x", 1)
@@ -199,8 +169,7 @@ def main():
     ok("patch leaves the 1000 x 2304 layer, saying why",
        [s[0] for s in rep.skipped] == ["1"] and "no table entry" in rep.skipped[0][1])
     ok("the patched model computes what it did", ((after - before).norm() / before.norm()).item() <= 2e-2)
-    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

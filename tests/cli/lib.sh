@@ -45,6 +45,20 @@ expect_line() {
 
 # q SQL: the rows of a query of the database "$db" (csv, no header; empty
 # when the query fails).
+# py_tests FILE.py LIB SITE: run a Python test script that prints "ok -",
+# "not ok -" and "skip -" lines and a summary line, from $TMP, with
+# GEMMTAB_LIB=LIB and PYTHONPATH=SITE; its lines count as this test's.
+py_tests() {
+	local file=$1 lib=$2 site=$3 rc out=$TMP/py_$(basename "$1" .py).out
+	(cd "$TMP" && GEMMTAB_LIB=$lib PYTHONPATH=$site python3 "$file") >"$out" 2>&1
+	rc=$?
+	grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$out"
+	_pass=$((_pass + $(grep -c '^ok - ' "$out")))
+	_fail=$((_fail + $(grep -c '^not ok - ' "$out")))
+	_skip=$((_skip + $(grep -c '^skip - ' "$out")))
+	grep -qE '^[0-9]+ passed, [0-9]+ failed' "$out" || not_ok "$(basename "$file") ran to its end (exit $rc)"
+}
+
 # q SQL [DB]: the rows of a query of DB (default $db) as CSV, no header
 q() { "$GEMMTAB" query --db "${2:-$db}" --format csv "$1" 2>/dev/null | tail -n +2; }
 

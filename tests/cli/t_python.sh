@@ -66,13 +66,7 @@ check "record_untuned, stats (none yet), write_untuned and its refusal of a bad 
 # the torch layer's CPU tests (python/tests/test_cpu.py): the custom op's
 # fake implementation, the weight checks, patch on a CPU model
 if PYTHONPATH=$site python3 -c 'import torch, sys; sys.exit(tuple(map(int, torch.__version__.split(".")[:2])) < (2, 4))' 2>/dev/null; then
-	root=$PWD
-	(cd "$TMP" && GEMMTAB_LIB=$lib PYTHONPATH=$site python3 "$root/python/tests/test_cpu.py") >"$TMP/cpu.out" 2>&1
-	rc=$?
-	grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$TMP/cpu.out"
-	_pass=$((_pass + $(grep -c '^ok - ' "$TMP/cpu.out")))
-	_fail=$((_fail + $(grep -c '^not ok - ' "$TMP/cpu.out")))
-	grep -qE '^[0-9]+ passed, [0-9]+ failed' "$TMP/cpu.out" || not_ok "test_cpu.py ran to its end (exit $rc)"
+	py_tests "$PWD/python/tests/test_cpu.py" "$lib" "$site"
 else
 	skip "the torch layer's CPU tests (python/tests/test_cpu.py: the custom op's fake, bad weights, patch)" \
 		"no torch >= 2.4 here (PyPI's Linux wheels bring GBs of CUDA libraries; tests/gpu/t_python.sh runs them on the GPU machine)"
