@@ -11,9 +11,20 @@
 #                   on first use) and --paired
 #   ab              tools/ab_bench.sh run $AB_ROUNDS (4): this tree's table
 #                   against the one `tools/ab_bench.sh prep REF` put in
-#                   build/ab (carry build/ab), packed into ab.tgz
+#                   build/ab (carry build/ab), packed into ab.tgz;
+#                   BENCH_ARGS (e.g. "--range-step 4") goes to its benches
+#   host            build/bench/host_cost (make bench-host's program)
+#   pygraph         bench/python_graph.py qkv 1 32 (the package installed
+#                   with pip --no-build-isolation into a scratch folder)
+# The sweep step: $SWEEP_S seconds at most (--time-limit, then a hard
+# stop 30 s later); a db/NAME.db missing but tracked gzipped is unpacked
+# first; CACHE_XZ=FILE (a tar.xz of a cubin cache made here with `gemmtab
+# compile --space SPACE --cache DIR`) is unpacked and passed as --cache,
+# which saves the sweep its compiles (11,267 instantiations take ~110 s
+# on the device's 16 cores).
 # Logs and the database come back under $OUT (the device brings back 8
-# files at most: test-gpu's logs come packed).
+# files at most: test-gpu's logs come packed); a database over 16 MiB
+# comes back gzipped.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -36,7 +47,26 @@ while [ $# -gt 0 ]; do
 	probe) wrote_db=1
 		$G probe --db "$DB" --space "${SPACE:-search_spaces/quick.yaml}" 2>&1 | tee "$OUT/probe.txt" ;;
 	sweep) space=$1; shift; wrote_db=1
-		timeout -s INT "${SWEEP_S:-420}" $G sweep --space "$space" --db "$DB" 2>&1 | tail -n 30 | tee "$OUT/sweep.txt" ;;
+		[ -f "$DB" ] || [ ! -f "$DB.gz" ] || gzip -dc "$DB.gz" >"$DB"
+		cache=()
+		if [ -n "${CACHE_XZ:-}" ]; then
+			mkdir -p /tmp/gt-cache
+			{ xz -dc "$CACHE_XZ" 2>/dev/null || python3 -c 'import lzma, shutil, sys
+shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | tar xf - -C /tmp/gt-cache
+			cache=(--cache "/tmp/gt-cache/$(ls /tmp/gt-cache | head -n 1)")
+			echo "cache: $(find /tmp/gt-cache -type f | wc -l) files"
+		fi
+		s=${SWEEP_S:-420}
+		timeout -s INT $((s + 30)) $G sweep --space "$space" --db "$DB" "${cache[@]}" \
+			--time-limit "${s}s" >"$OUT/sweep.log" 2>&1
+		echo "sweep exit $?"; tail -n 12 "$OUT/sweep.log" ;;
+	host) timeout 90 build/bench/host_cost >"$OUT/host.md" 2>&1; echo "exit $?" >>"$OUT/host.md"
+		cat "$OUT/host.md" ;;
+	pygraph) site=/tmp/gt-site; rm -rf "$site"
+		python3 -m pip install --no-build-isolation --no-deps --no-compile -q --target "$site" ./python
+		GEMMTAB_LIB=$PWD/build/lib/libgemmtab.so PYTHONPATH=$site timeout 120 \
+			python3 bench/python_graph.py qkv 1 32 >"$OUT/pygraph.md" 2>&1
+		echo "exit $?" >>"$OUT/pygraph.md"; cat "$OUT/pygraph.md" ;;
 	report) $G report --db "$DB" 2>&1 | tee "$OUT/report.txt"
 		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
 	bench) floors
@@ -52,6 +82,13 @@ while [ $# -gt 0 ]; do
 done
 # the database when a step wrote it
 if [ -n "${wrote_db:-}" ]; then
-	for f in "$DB" "$DB-wal"; do [ -f "$f" ] && cp "$f" "$OUT/"; done
+	for f in "$DB" "$DB-wal"; do
+		[ -f "$f" ] || continue
+		if [ "$(wc -c <"$f")" -gt $((16 << 20)) ]; then
+			gzip -1 -c "$f" >"$OUT/$(basename "$f").gz"
+		else
+			cp "$f" "$OUT/"
+		fi
+	done
 fi
 exit 0
