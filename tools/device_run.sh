@@ -6,7 +6,8 @@
 #   sweep SPACE     gemmtab sweep SPACE into $DB (resumable; bounded by $SWEEP_S)
 #   report          gemmtab report of $DB (text and md)
 #   bench           gemmtab bench of the compiled-in table (runtime/tables/h200.h)
-#                   as bench/h200.md is made: $ROUNDS rounds (3), floor
+#                   as bench/h200.md is made (the contract's 90 points of
+#                   $BENCH_SPACE, search_spaces/h200_loads.yaml): $ROUNDS rounds (3), floor
 #                   fractions from a probe of this machine ($FLOORS, probed
 #                   on first use) and --paired
 #   ab              tools/ab_bench.sh run $AB_ROUNDS (4): this tree's table
@@ -70,7 +71,8 @@ shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | 
 	report) $G report --db "$DB" 2>&1 | tee "$OUT/report.txt"
 		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
 	bench) floors
-		$G bench --table runtime/tables/h200.h --rounds "${ROUNDS:-3}" --floors "$FLOORS" \
+		$G bench --table runtime/tables/h200.h --space "${BENCH_SPACE:-search_spaces/h200_loads.yaml}" \
+			--rounds "${ROUNDS:-3}" --floors "$FLOORS" \
 			--paired --format md --out "$OUT/h200.md" >"$OUT/bench.txt" 2>&1
 		tail -n 12 "$OUT/h200.md" ;;
 	ab) ab=$(mktemp -d)
