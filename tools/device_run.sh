@@ -7,7 +7,10 @@
 #   report          gemmtab report of $DB (text and md)
 #   bench           gemmtab bench of the compiled-in table (runtime/tables/h200.h)
 #                   as bench/h200.md is made (the contract's 90 points of
-#                   $BENCH_SPACE, search_spaces/h200_loads.yaml): $ROUNDS rounds (3), floor
+#                   $BENCH_SPACE, search_spaces/h200_loads.yaml, of the table
+#                   $BENCH_TABLE, runtime/tables/h200.h, which the carried
+#                   build must have compiled in; BENCH_ARGS adds options,
+#                   e.g. "--range-step 4"): $ROUNDS rounds (3), floor
 #                   fractions from a probe of this machine ($FLOORS, probed
 #                   on first use) and --paired
 #   ab              tools/ab_bench.sh run $AB_ROUNDS (4): this tree's table
@@ -71,7 +74,9 @@ shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | 
 	report) $G report --db "$DB" 2>&1 | tee "$OUT/report.txt"
 		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
 	bench) floors
-		$G bench --table runtime/tables/h200.h --space "${BENCH_SPACE:-search_spaces/h200_loads.yaml}" \
+		# shellcheck disable=SC2086 # BENCH_ARGS is words
+		$G bench --table "${BENCH_TABLE:-runtime/tables/h200.h}" \
+			--space "${BENCH_SPACE:-search_spaces/h200_loads.yaml}" ${BENCH_ARGS:-} \
 			--rounds "${ROUNDS:-3}" --floors "$FLOORS" \
 			--paired --format md --out "$OUT/h200.md" >"$OUT/bench.txt" 2>&1
 		tail -n 12 "$OUT/h200.md" ;;
