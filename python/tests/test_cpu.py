@@ -15,6 +15,7 @@ from gemmtab import _lib
 from tap import ok, raises, summary
 
 def main():
+    ok("the torch layer imports (it registers the gemmtab:: ops)", gemmtab.Linear is not None)
     # the fake implementations, on meta tensors: no data, no device, no library call
     for name, n, k, wdt, leading in (("qkv", 2304, 8192, torch.bfloat16, (3, 5)),
                                      ("oproj", 8192, 1024, torch.bfloat16, (1,)),
