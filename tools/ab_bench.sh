@@ -79,10 +79,12 @@ run)
 		done
 		for side in a b; do
 			eval "rc=\$rc_$side"
-			line="$line $side $(tail -n 1 "$W/${side}_$i.md" 2>/dev/null)"
-			line="$line $(grep -m 1 -o '^all-M: [0-9.]*' "$W/${side}_$i.md" 2>/dev/null) (exit $rc)"
+			line="$line $side $(tail -n 1 "$W/${side}_$i.md" 2>/dev/null || true)"
+			line="$line $(grep -m 1 -o '^all-M: [0-9.]*' "$W/${side}_$i.md" 2>/dev/null || true) (exit $rc)"
 		done
 		echo "$line" | tee -a "$W/scores.txt"
+		# each round's line reaches $OUT at once: a timeout keeps what ran
+		cp "$W/scores.txt" "$OUT/"
 	done
 	cp "$W/scores.txt" "$W/probe.txt" "$W/a_$n.md" "$W/b_$n.md" "$OUT/"
 	tar czf "$OUT/ab_runs.tgz" -C "$W" .

@@ -25,7 +25,7 @@
 # first; CACHE_XZ=FILE (a tar.xz of a cubin cache made here with `gemmtab
 # compile --space SPACE --cache DIR`) is unpacked and passed as --cache,
 # which saves the sweep its compiles (11,267 instantiations take ~110 s
-# on the device's 16 cores).
+# on the device's 16 cores); CACHE_DIR=DIR names one already unpacked.
 # Logs and the database come back under $OUT (the device brings back 8
 # files at most: test-gpu's logs come packed); a database over 16 MiB
 # comes back gzipped.
@@ -53,7 +53,9 @@ while [ $# -gt 0 ]; do
 	sweep) space=$1; shift; wrote_db=1
 		[ -f "$DB" ] || [ ! -f "$DB.gz" ] || gzip -dc "$DB.gz" >"$DB"
 		cache=()
-		if [ -n "${CACHE_XZ:-}" ]; then
+		if [ -n "${CACHE_DIR:-}" ]; then
+			cache=(--cache "$CACHE_DIR")
+		elif [ -n "${CACHE_XZ:-}" ]; then
 			mkdir -p /tmp/gt-cache
 			{ xz -dc "$CACHE_XZ" 2>/dev/null || python3 -c 'import lzma, shutil, sys
 shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | tar xf - -C /tmp/gt-cache
@@ -67,7 +69,8 @@ shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | 
 	host) timeout 90 build/bench/host_cost >"$OUT/host.md" 2>&1; echo "exit $?" >>"$OUT/host.md"
 		cat "$OUT/host.md" ;;
 	pygraph) site=/tmp/gt-site; rm -rf "$site"
-		python3 -m pip install --no-build-isolation --no-deps --no-compile -q --target "$site" ./python
+		timeout 60 python3 -m pip install --no-build-isolation --no-deps --no-compile -q \
+			--disable-pip-version-check --target "$site" ./python
 		GEMMTAB_LIB=$PWD/build/lib/libgemmtab.so PYTHONPATH=$site timeout 120 \
 			python3 bench/python_graph.py qkv 1 32 >"$OUT/pygraph.md" 2>&1
 		echo "exit $?" >>"$OUT/pygraph.md"; cat "$OUT/pygraph.md" ;;
@@ -75,7 +78,7 @@ shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | 
 		$G report --db "$DB" --format md >"$OUT/report.md" 2>&1 ;;
 	bench) floors
 		# shellcheck disable=SC2086 # BENCH_ARGS is words
-		$G bench --table "${BENCH_TABLE:-runtime/tables/h200.h}" \
+		timeout "${BENCH_S:-200}" $G bench --table "${BENCH_TABLE:-runtime/tables/h200.h}" \
 			--space "${BENCH_SPACE:-search_spaces/h200_loads.yaml}" ${BENCH_ARGS:-} \
 			--rounds "${ROUNDS:-3}" --floors "$FLOORS" \
 			--paired --format md --out "$OUT/h200.md" >"$OUT/bench.txt" 2>&1
@@ -89,6 +92,10 @@ shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | 
 done
 # the database when a step wrote it
 if [ -n "${wrote_db:-}" ]; then
+	# a sweep stopped by the hard stop may leave its WAL: fold it in
+	if [ -s "$DB-wal" ]; then
+		python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)"); c.close()' "$DB"
+	fi
 	for f in "$DB" "$DB-wal"; do
 		[ -f "$f" ] || continue
 		if [ "$(wc -c <"$f")" -gt $((16 << 20)) ]; then
