@@ -89,8 +89,9 @@ call1)
 		python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
 			build/gpu/cache.tar.xz | tar xf - -C /tmp/gt-cache
 	# the sweep stops starting work at --time-limit and is stopped 30 s later;
-	# the database is copied out after that
-	left=$((520 - (SECONDS - T0)))
+	# the database is copied out after that: CALL_S (520) is the second of
+	# the call by which the sweep must stop starting work
+	left=$((${CALL_S:-520} - (SECONDS - T0)))
 	echo "sweep for $left s" | tee -a "$OUT/log.txt"
 	DB=db/h200.db CACHE_DIR=/tmp/gt-cache/cache SWEEP_S=$left \
 		bash tools/device_run.sh sweep search_spaces/h200.yaml 2>&1 | tee -a "$OUT/log.txt"
