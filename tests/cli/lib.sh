@@ -47,10 +47,11 @@ expect_line() {
 # when the query fails).
 # py_tests FILE.py LIB SITE: run a Python test script that prints "ok -",
 # "not ok -" and "skip -" lines and a summary line, from $TMP, with
-# GEMMTAB_LIB=LIB and PYTHONPATH=SITE; its lines count as this test's.
+# GEMMTAB_LIB=LIB and PYTHONPATH=SITE, by $PY (python3); its lines count
+# as this test's.
 py_tests() {
 	local file=$1 lib=$2 site=$3 rc out=$TMP/py_$(basename "$1" .py).out
-	(cd "$TMP" && GEMMTAB_LIB=$lib PYTHONPATH=$site python3 "$file") >"$out" 2>&1
+	(cd "$TMP" && GEMMTAB_LIB=$lib PYTHONPATH=$site "${PY:-python3}" "$file") >"$out" 2>&1
 	rc=$?
 	grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$out"
 	_pass=$((_pass + $(grep -c '^ok - ' "$out")))

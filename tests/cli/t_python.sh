@@ -64,12 +64,14 @@ except gemmtab.GemmtabError as e:
 check "record_untuned, stats (none yet), write_untuned and its refusal of a bad path" \
 	bash -c "echo '$out' | grep -qx '\[\]' && echo '$out' | grep -qx 'refused path' && grep -q '^shapes: \[\]' '$TMP/u.yaml'"
 # the torch layer's CPU tests (python/tests/test_cpu.py): the custom op's
-# fake implementation, the weight checks, patch on a CPU model
-if PYTHONPATH=$site python3 -c 'import torch, sys; sys.exit(tuple(map(int, torch.__version__.split(".")[:2])) < (2, 4))' 2>/dev/null; then
-	py_tests "$PWD/python/tests/test_cpu.py" "$lib" "$site"
+# fake implementation, the weight checks, patch on a CPU model; by
+# GEMMTAB_TORCH_PYTHON (a python with torch, as .ci/run makes) or python3
+tpy=${GEMMTAB_TORCH_PYTHON:-python3}
+if PYTHONPATH=$site "$tpy" -c 'import torch, sys; sys.exit(tuple(map(int, torch.__version__.split(".")[:2])) < (2, 4))' 2>/dev/null; then
+	PY=$tpy py_tests "$PWD/python/tests/test_cpu.py" "$lib" "$site"
 else
 	skip "the torch layer's CPU tests (python/tests/test_cpu.py: the custom op's fake, bad weights, patch)" \
-		"no torch >= 2.4 here (PyPI's Linux wheels bring GBs of CUDA libraries; tests/gpu/t_python.sh runs them on the GPU machine)"
+		"no torch >= 2.4 for ${GEMMTAB_TORCH_PYTHON:-python3} (GEMMTAB_TORCH_PYTHON names a python that has it; .ci/run installs one from PyPI; tests/gpu/t_python.sh runs them on the GPU machine)"
 fi
 check "import gemmtab loads no library until a call needs it" \
 	test "$(GEMMTAB_LIB=$TMP/none.so py 'import gemmtab; print(gemmtab.__all__[0])')" = GemmtabError
