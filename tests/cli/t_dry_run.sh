@@ -1,5 +1,6 @@
 # CLI: sweep --dry-run parses, enumerates and prunes without a GPU, prints
-# per-(family, m) counts and an estimate, and writes no database.
+# per-(family, m) counts and an estimate, and writes no database; over a
+# database of an earlier sweep it says how many screens that holds.
 # the tests' gemmtab: it also registers the test-only template planted
 # (tests/spaces/planted.yaml loads only there)
 GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
@@ -71,4 +72,32 @@ expect_exit "a sweep on the fake GPU (132 SMs) of a space for 66" 0 env GEMMTAB_
 check "reads the GPU's figures, saying so" grep -q "^sweep: the constraints read Fake GPU's figures (132 SMs" "$TMP/err"
 check "and what they prune to nothing" grep -q "^gemmtab sweep: on Fake GPU, q (n 256, k 1024) gets no candidate of a template at any M: gemv (1 points): 'sm_count == 66' rejects 1" "$TMP/err"
 
+# over a database of an earlier sweep: how many screens it holds for this
+# build's text, and the estimate of the rest; read only
+export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
+expect_exit "sweep of fake.yaml: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/r.db" --cache "$TMP/cache"
+db=$TMP/r.db
+screens=$(q "SELECT count(*) FROM result WHERE phase = 'screen'")
+planned=$("$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run 2>/dev/null |
+	sed -n 's/^total: \([0-9]*\) candidates (\([0-9]*\) pruned.*/\1 \2/p' | awk '{ print $1 - $2 }')
+sum_before=$(sha256sum "$TMP/r.db" | cut -d' ' -f1)
+expect_exit "dry run over it: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/r.db" --dry-run
+check "it holds all $planned screens ($screens rows), 0 to screen" \
+	grep -q "^resume: $TMP/r.db (env 1: Fake GPU) holds $planned of the $planned screens for this build's template text; 0 to screen there" "$TMP/out"
+check "the database is not written" test "$(sha256sum "$TMP/r.db" | cut -d' ' -f1)" = "$sum_before"
+if command -v sqlite3 >/dev/null 2>&1; then
+	cp "$TMP/r.db" "$TMP/v.db"
+	sqlite3 "$TMP/r.db" "DELETE FROM result WHERE id IN (SELECT id FROM result WHERE phase = 'screen' ORDER BY id LIMIT 5)"
+	expect_exit "dry run after 5 screens are deleted: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/r.db" --dry-run
+	check "5 to screen, none unknown" grep -q "holds $((planned - 5)) of the $planned screens .*; 5 to screen there (0 of them unknown" "$TMP/out"
+	# a variant serves each M of its (candidate, shape): the screens it keys
+	lost=$(sqlite3 "$TMP/v.db" "SELECT count(*) FROM result r JOIN (SELECT candidate_id, shape_id FROM variant ORDER BY id LIMIT 3) v USING (candidate_id, shape_id) WHERE r.phase = 'screen'")
+	sqlite3 "$TMP/v.db" "DELETE FROM variant WHERE id IN (SELECT id FROM variant ORDER BY id LIMIT 3)"
+	expect_exit "3 variants deleted (another copy): exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/v.db" --dry-run
+	check "their $lost screens count as to do, unknown" grep -q "; $lost to screen there ($lost of them unknown" "$TMP/out"
+else
+	skip "dry run after deleting screens" "no sqlite3 shell"
+fi
+expect_exit "a database path that does not exist: no resume line" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/none.db" --dry-run
+check "none printed, none made" bash -c "! grep -q '^resume:' '$TMP/out' && test ! -e '$TMP/none.db'"
 finish

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* What the cuBLASLt search asked a point and orientation this run. */
 struct lt_sent {
@@ -1167,6 +1168,69 @@ static int print_plan(const struct sweep *sw, const char *family)
 	return empty;
 }
 
+/* With --dry-run and a database that exists: how many of the screens
+ * the plan counts that database already holds, in its newest environment,
+ * for this build's template text (a (candidate, shape) the variant map
+ * knows), and the GPU estimate of the rest. A candidate the map does not
+ * know (new, or a template text changed since) counts as to do: a sweep
+ * compiles it to learn its key and may find it measured. Read only;
+ * returns -1 when the database cannot be read. */
+static int print_resume(const struct sweep *sw, const char *family)
+{
+	struct db *db;
+	struct env_info e;
+	long long env;
+	long done = 0, todo = 0, unknown = 0;
+	if (access(sw->db_path, F_OK))
+		return 0;
+	if (db_open_read(sw->db_path, &db))
+		return -1;
+	int rc = db_env_pick(db, "sweep", 0, &env, &e);
+	if (rc) {
+		db_close(db);
+		if (rc == 1)
+			printf("resume: %s holds no measurements yet\n", sw->db_path);
+		return rc == 1 ? 0 : -1;
+	}
+	for (int si = 0; si < sw->sp.nshapes; si++) {
+		const struct shape *s = &sw->sp.shapes[si];
+		long long shape = 0, cand;
+		if (family && strcmp(family, s->family))
+			continue;
+		int have = db_shape_find(db, s, &shape);
+		if (have < 0)
+			goto fail;
+		for (int i = 0; i < sw->tl.n; i++) {
+			const struct task *t = &sw->tl.t[i];
+			if (t->shape != si || t->pruned)
+				continue;
+			int known = have ? db_variant(db, t->cand.tmpl->stem, t->key, shape,
+						      tmpl_source_hash(t->cand.tmpl), &cand, NULL) : 0;
+			if (known < 0)
+				goto fail;
+			int r = known ? db_has_result(db, env, shape, cand, t->m, "screen", NULL) : 0;
+			if (r < 0)
+				goto fail;
+			done += r;
+			todo += !r;
+			unknown += !known;
+		}
+	}
+	db_close(db);
+	const struct sweep_settings *ss = &sw->sp.sweep;
+	printf("resume: %s (env %lld: %s) holds %ld of the %ld screens for this build's "
+	       "template text; %ld to screen there (%ld of them unknown to its variant map: "
+	       "a sweep compiles those to learn their keys), GPU %.0f s for those screens "
+	       "(the retests follow from the screens as it runs); another GPU is another "
+	       "environment and screens all\n", sw->db_path, env,
+	       e.gpu_name, done, done + todo, todo, unknown,
+	       todo * (0.002 + ss->screen_pairs * 2 * 1e-4));
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
 /* The database's id of every shape of the space. */
 static void load_shape_ids(struct sweep *sw)
 {
@@ -1486,6 +1550,8 @@ int cmd_sweep(int argc, char **argv)
 	if (dry_run) {
 		int empty = print_plan(&sw, family);
 		rc = strict && empty ? 1 : 0;
+		if (print_resume(&sw, family))
+			rc = 1;
 		if (rc)
 			fprintf(stderr, "gemmtab sweep: --strict: %d shapes get no candidate\n", empty);
 		goto out_tasks;

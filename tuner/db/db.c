@@ -759,6 +759,15 @@ int db_shape_id(struct db *db, const struct shape *s, long long *id)
 	return insert_or_get(db, ins, sel, "shape", id);
 }
 
+int db_shape_find(struct db *db, const struct shape *s, long long *id)
+{
+	sqlite3_stmt *sel = stmt(db, ST_SHAPE_SELECT);
+	if (!sel)
+		return -1;
+	bind_shape(sel, s);
+	return step_int64(db, sel, "shape", id);
+}
+
 int db_variant(struct db *db, const char *tmpl, const char *params, long long shape,
 	       const char *source_hash, long long *id, char code[17])
 {

@@ -83,6 +83,9 @@ int db_schema_version(struct db *db);
 /* Insert-or-get ids. Each returns 0 or -1. */
 int db_env_id(struct db *db, const struct env_info *e, long long *id);
 int db_shape_id(struct db *db, const struct shape *s, long long *id);
+/* The id of a shape the database holds, without inserting: 1 (*id set),
+ * 0 (not there) or -1 (for readers). */
+int db_shape_find(struct db *db, const struct shape *s, long long *id);
 /* A candidate is a template, its parameter text and the code key of what
  * it runs at a shape (codekey.h): the key its results are recorded under. */
 int db_candidate_id(struct db *db, const char *tmpl, const char *params,
