@@ -21,7 +21,8 @@ done
 T=$(mktemp -d "${TMPDIR:-/tmp}/gemmtab-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0
-calc() { awk "BEGIN { print $1 }"; }
+# (parenthesized: awk reads "print a >= b" as a redirection to a file)
+calc() { awk "BEGIN { print ($1) }"; }
 
 # sweep SPACE DB ARGS...: runs a sweep from a fresh database; sets wall
 # (s), cpu (the supervisor's s) and results
