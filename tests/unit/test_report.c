@@ -208,11 +208,13 @@ TEST(loads_and_geometric_mean)
 
 	CHECK_INT(r.covered, 2);
 	CHECK_NEAR(r.score, sqrt(2.0), 1e-12);
-	/* all-M over 1..256: only 1 and 16 measured for every shape; at 8
-	 * qkv's row counts, the others as cuBLAS at their nominal floors */
+	/* all-M over 1..256: only 1 and 16 measured for every shape, so the
+	 * mean is over those two loads (1.25 and 1.6), not over 256 Ms with
+	 * 254 of them counted as cuBLAS; its coverage is 2 of 256 */
 	CHECK_INT(r.all_m.max_m, 256);
 	CHECK_INT(r.all_m.measured, 2);
-	CHECK(r.all_m.value > 1 && r.all_m.value < 1.01);
+	CHECK_INT(r.all_m.in_range, 256);
+	CHECK_NEAR(r.all_m.value, sqrt(1.25 * 1.6), 1e-12);
 	report_free(&r);
 	workload_free(&w);
 }
@@ -238,8 +240,10 @@ TEST(all_m_skips_ms_nothing_runs)
 	all_m_figure(&w, p, 2, &a);
 	CHECK_INT(a.max_m, 8);
 	CHECK_INT(a.measured, 2);       /* M 1 (a) and 8 (b) */
-	/* 6 Ms run something: M 1 at 2x, the other 5 at 1x */
-	CHECK_NEAR(a.value, exp(log(2.0) / 6), 1e-12);
+	/* 6 Ms run something, 2 of them measured: M 1 at 2x, M 8 at 1x; the
+	 * 4 unmeasured are left out, not counted at 1x */
+	CHECK_INT(a.in_range, 6);
+	CHECK_NEAR(a.value, sqrt(2.0), 1e-12);
 	workload_free(&w);
 }
 
@@ -402,7 +406,7 @@ static const char golden_text[] =
 	"16         4         5    56.70   54.45    1.041        0.85          0.73  missing: router\n"
 	"\n"
 	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
-	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
+	"all-M: 1.182, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; the Ms not measured are left out, not counted as cuBLAS)\n";
 
 static const char golden_md[] =
 	"# gemmtab report\n"
@@ -442,7 +446,7 @@ static const char golden_md[] =
 	"| 16 | 4 | 5 | 56.70 | 54.45 | 1.041 | 0.85 | 0.73 | missing: router |\n"
 	"\n"
 	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
-	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
+	"all-M: 1.182, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; the Ms not measured are left out, not counted as cuBLAS)\n";
 
 /* csv is one tidy table: the families section by default, one value per
  * cell (the spread's ends, the winner's template and parameters apart). */
@@ -466,8 +470,8 @@ static const char golden_loads_csv[] =
 	"16,4,5,56.70,54.45,1.041,0.85,0.73,missing: router\n";
 
 static const char golden_score_csv[] =
-	"score,loads,of,all_m,all_m_measured,all_m_max\n"
-	"1.182,1,6,1.001,1,256\n";
+	"score,loads,of,all_m,all_m_measured,all_m_of,all_m_max\n"
+	"1.182,1,6,1.182,1,256,256\n";
 
 /* The older environment: one qkv row, so the load is incomplete and there
  * is no score. */
@@ -476,8 +480,8 @@ static const char golden_old_csv[] =
 	"qkv,2304,8192,1,retest,200,13.50,11.25,1.200,1.150,1.250,,,7.87,0.70,gemv,\"warps=8,rows=1\",\n";
 
 static const char golden_old_score_csv[] =
-	"score,loads,of,all_m,all_m_measured,all_m_max\n"
-	",0,6,,0,256\n";
+	"score,loads,of,all_m,all_m_measured,all_m_of,all_m_max\n"
+	",0,6,,0,256,256\n";
 
 TEST(fixture_sections)
 {
