@@ -12,9 +12,9 @@
  *   and the range ends) at most EMIT_SPAN_GAP apart, where the candidate
  *   chosen on the grid alone also wins at a held-out measured M off the
  *   grid within its span;
- * - everything else runs the baseline. A database with no off-grid
- *   measurement (a sweep without a range phase, or one stopped before it)
- *   so yields a table of its measured Ms only.
+ * - everything else runs the baseline. A sweep with no range phase, or
+ *   one stopped before it, measured no segment's two grid ends with a
+ *   held-out M between, so its table serves its measured Ms only.
  * The choice maximises the workload-weighted sum of log ratios over the
  * served Ms; since each measured M and each segment is decided alone, the
  * weights change no choice and emit needs no workload.
