@@ -4,7 +4,8 @@
 # points (one window per M), an emitted table that serves every M with a
 # kernel that won there or the baseline, its boundaries at measured
 # crossovers (tests/cli/range_check.py reads the table against the
-# database), report --regret, a rerun that measures nothing, and the
+# database), report --regret, bench's all-M at a --range-step (over the
+# Ms it measured), a rerun that measures nothing, and the
 # loader's messages for ranges; --time-limit's stop and resume.
 GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
 . "$(dirname "$0")/lib.sh"
@@ -61,12 +62,44 @@ check "regret: the total and its loss line" \
 # and the extensions' only
 check "regret: M 30 loses nothing (served by the best measured there)" \
 	grep -qE '^qkv +30 +[a-z_]+ M [0-9]+\.\.[0-9]+ +([0-9.]+) +\1 ' "$TMP/out"
+check "regret: every served M measured (a range phase times every M)" \
+	grep -qE '^served: [0-9]+ entries serve ([0-9]+) family-Ms with a tuned kernel, \1 of them measured; 0 served Ms were not measured' "$TMP/out"
 expect_exit "report --regret --format csv: exit 0" 0 "$GEMMTAB" report --db "$db" --regret "$TMP/t/range.h" --format csv
 check "regret csv: its header" grep -qx 'family,M,table,table_us,best_us,base_us,loss_pct,vs_base,best' "$TMP/out"
 expect_exit "report --regret of a missing table: exit 1" 1 "$GEMMTAB" report --db "$db" --regret "$TMP/none.h"
 check "... naming it" grep -q -- "--regret: cannot open $TMP/none.h" "$TMP/err"
 expect_exit "report with the range's workload: exit 0" 0 "$GEMMTAB" report --db "$db" --space $space
 check "the all-M figure runs to the range's end" grep -qE '^all-M: [0-9.]+, the geometric mean over M = 1\.\.512 ' "$TMP/out"
+
+
+# the same sweep as a grid sweep would leave it: above 64 only the grid
+# Ms (16t, 16t + 1) and one held-out M between (16t + 8). emit serves the
+# unmeasured Ms of a segment only where its candidate, chosen at the grid
+# ends, also wins at the held-out M; report --regret counts them all as
+# certified, and every entry serving unmeasured Ms names its held-out M
+if command -v sqlite3 >/dev/null 2>&1; then
+	thin="m > 64 AND m <= 512 AND m % 16 NOT IN (0, 1, 8)"
+	cp "$db" "$TMP/thin.db"
+	sqlite3 "$TMP/thin.db" "DELETE FROM result WHERE $thin; DELETE FROM baseline WHERE $thin"
+	expect_exit "emit of the grid sweep: exit 0" 0 "$GEMMTAB" emit --db "$TMP/thin.db" --out "$TMP/thin/t.h"
+	check "some entries serve certified spans" grep -qE '^	/\* qkv, M [0-9]+\.\.[0-9]+: [a-z_]+ [^ ]* \(held out: M [0-9]+\)$' "$TMP/thin/t.h"
+	check "each names a measured held-out M (16t + 8)" sh -c "grep -o 'held out: M [0-9]*' '$TMP/thin/t.h' | awk '\$4 % 16 != 8 { bad = 1 } END { exit bad }'"
+	check "no entry reaches across an unmeasured grid M or past 512 but to a check point" \
+		sh -c "! grep -E '^	\{ 2304, 8192, ' '$TMP/thin/t.h' | awk -F', ' '\$7 > 512 && \$6 != 1024 && \$6 != 2048 { bad = 1 } END { exit !bad }'"
+	expect_exit "report --regret of it: exit 0" 0 "$GEMMTAB" report --db "$TMP/thin.db" --regret "$TMP/thin/t.h"
+	check "every served M not measured is inside a certified span" \
+		grep -qE '; ([1-9][0-9]*) served Ms were not measured \(\1 of them inside spans certified by a held-out M\)$' "$TMP/out"
+else
+	skip "a grid sweep's certified spans" "no sqlite3"
+fi
+
+# bench at a range step: all-M over the Ms it timed (every M up to 64,
+# then every 16th: 64 + 28 of the 512), the ones it skipped left out
+expect_exit "bench --range-step 16: exit 0" 0 "$GEMMTAB" bench --space $space --range-step 16 --pairs 10
+check "its all-M is over the 92 Ms it measured, and says so" grep -qE '^all-M: [0-9.]+, the geometric mean over M = 1\.\.512 of the load speedup at each M \(every shape measured at 92 of the 512 Ms; the Ms not measured are left out, not counted as cuBLAS\)$' "$TMP/out"
+expect_exit "bench --range-step 16 --format json: exit 0" 0 "$GEMMTAB" bench --space $space --range-step 16 --pairs 10 --format json
+check "json: all_m_measured 92 of all_m_of 512" \
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d['all_m_measured'] == 92 and d['all_m_of'] == 512))" "$TMP/out"
 
 FAKE_WORKER_LOG=$TMP/requests2 expect_exit "rerun: exit 0" 0 \
 	"$GEMMTAB" sweep --space $space --db "$db" --cache "$TMP/cache"

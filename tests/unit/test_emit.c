@@ -1,7 +1,9 @@
 /*
  * test_emit.c: `gemmtab emit`: the M-range choice on hand-made evidence
- * (one winner, crossovers decided by coverage and by ratio, a point that
- * splits ranges, a win that does not bridge a loss, short retests, ties),
+ * (only measured Ms served, a span certified by a held-out M and one
+ * that is not, point winners over a bridge, an interrupted sweep, a
+ * point that splits ranges, a win that does not bridge a loss, short
+ * retests, ties), the grid,
  * grouping by dispatch key, parameter parsing, and an end-to-end emit from
  * a fixture database built here through db.h, compared byte for byte with
  * tests/golden/emit_fixture.h and emit_fixture_kernels.cu (run from the
@@ -12,6 +14,7 @@
 #include "commands.h"
 #include "db.h"
 #include "emit.h"
+#include "grid.h"
 #include "jit.h"
 #include "tmpl.h"
 #include "util.h"
@@ -35,69 +38,176 @@ static int choose(const int *ms, int nms, const struct emit_cell *cells, int nca
 #define CHECK_RANGE(r, c, l, h) do { \
 	CHECK_INT((r).cand, c); CHECK_INT((r).lo, l); CHECK_INT((r).hi, h); \
 	} while (0)
+/* candidate c serves M ml..mh, certified by held-out M ho (0: none) */
+#define CHECK_SERVES(r, c, ml, mh, ho) do { \
+	CHECK_INT((r).cand, c); CHECK_INT((r).m_lo, ml); CHECK_INT((r).m_hi, mh); \
+	CHECK_INT((r).holdout, ho); \
+	} while (0)
 
-TEST(one_winner_everywhere)
+/* One winner at every measured M serves those Ms: adjacent ones join,
+ * the unmeasured grid Ms between 2 and 8, 8 and 16, 16 and 33 do not. */
+TEST(one_winner_serves_its_measured_ms)
 {
 	int ms[] = { 1, 2, 8, 16, 33 };
 	struct emit_cell cells[] = { WIN(1.3), WIN(1.2), WIN(1.1), WIN(1.05), WIN(1.01) };
-	struct emit_range r[5];
-	CHECK_INT(choose(ms, 5, cells, 1, r), 1);
-	CHECK_RANGE(r[0], 0, 0, 4);          /* M 1..33: 33 Ms */
+	struct emit_range r[10];
+	CHECK_INT(choose(ms, 5, cells, 1, r), 4);
+	CHECK_SERVES(r[0], 0, 1, 2, 0);
+	CHECK_RANGE(r[0], 0, 0, 1);
+	CHECK_SERVES(r[1], 0, 8, 8, 0);
+	CHECK_SERVES(r[2], 0, 16, 16, 0);
+	CHECK_SERVES(r[3], 0, 33, 33, 0);
 }
 
-/* A wins at 1 and 2, B at 2, 8 and 33, A better than B at 2. B must
- * still take M = 2: A [1, 1] + B [2, 33] covers 1 + 32 = 33 Ms, while
- * A [1, 2] + B [8, 33] covers 2 + 26 = 28 (M 3..7 would lose their
- * bracket). Coverage comes before ratio. */
-TEST(crossover_decided_by_coverage)
+/* Winners measured at 64 and 128 only: the table serves 64 and 128, not
+ * the 63 Ms between (their grid Ms 65, 80, ... were never measured). */
+TEST(measured_ends_alone_do_not_bridge)
 {
-	int ms[] = { 1, 2, 8, 33 };
+	int ms[] = { 64, 128 };
+	struct emit_cell cells[] = { WIN(1.2), WIN(1.006) };
+	struct emit_range r[4];
+	CHECK_INT(choose(ms, 2, cells, 1, r), 2);
+	CHECK_SERVES(r[0], 0, 64, 64, 0);
+	CHECK_SERVES(r[1], 0, 128, 128, 0);
+	/* a held-out M between does not help either: the gap is four tiles */
+	int with_mid[] = { 64, 100, 128 };
+	struct emit_cell three[] = { WIN(1.2), WIN(1.1), WIN(1.006) };
+	CHECK_INT(choose(with_mid, 3, three, 1, r), 3);
+	CHECK_SERVES(r[1], 0, 100, 100, 0);
+}
+
+/* 65 and 80 are neighbours on the grid (one count of 16-row tiles); a
+ * measured M off the grid between them (72) that the same candidate wins
+ * certifies the span, and then the Ms between are served. */
+TEST(certified_span_is_served)
+{
+	int ms[] = { 64, 65, 72, 80 };
+	struct emit_cell cells[] = { WIN(1.1), WIN(1.2), WIN(1.15), WIN(1.3) };
+	struct emit_range r[8];
+	CHECK_INT(choose(ms, 4, cells, 1, r), 1);
+	CHECK_SERVES(r[0], 0, 64, 80, 72);
+	CHECK_RANGE(r[0], 0, 0, 3);
+	/* without the held-out M: only the measured Ms */
+	int bare[] = { 64, 65, 80 };
+	struct emit_cell bare_cells[] = { WIN(1.1), WIN(1.2), WIN(1.3) };
+	CHECK_INT(choose(bare, 3, bare_cells, 1, r), 2);
+	CHECK_SERVES(r[0], 0, 64, 65, 0);
+	CHECK_SERVES(r[1], 0, 80, 80, 0);
+	/* one held-out certifies the span through the grid Ms A wins at:
+	 * 65..80 and 81..96 */
+	int two[] = { 65, 72, 80, 81, 96 };
+	struct emit_cell two_cells[] = { WIN(1.2), WIN(1.15), WIN(1.3), WIN(1.2), WIN(1.1) };
+	CHECK_INT(choose(two, 5, two_cells, 1, r), 1);
+	CHECK_SERVES(r[0], 0, 65, 96, 72);
+}
+
+/* A loses at the held-out M: the span is not certified, and the next
+ * candidate on the grid is not tried in its place (the held-out M took
+ * no part in choosing); B, fastest at 72, serves 72 alone. */
+TEST(failed_holdout_serves_only_measured)
+{
+	int ms[] = { 65, 72, 80 };
 	struct emit_cell cells[] = {
-		WIN(1.5), WIN(1.6), NO_ROW, NO_ROW,          /* A */
-		NO_ROW, WIN(1.1), WIN(1.2), WIN(1.3),        /* B */
+		WIN(1.2), LOSS(0.9), WIN(1.2),          /* A: chosen on the grid */
+		WIN(1.1), WIN(1.3), WIN(1.1),           /* B */
+	};
+	struct emit_range r[6];
+	CHECK_INT(choose(ms, 3, cells, 2, r), 3);
+	CHECK_SERVES(r[0], 0, 65, 65, 0);
+	CHECK_SERVES(r[1], 1, 72, 72, 0);
+	CHECK_SERVES(r[2], 0, 80, 80, 0);
+}
+
+/* A bridging candidate at 1.006 against point winners at 1.12: the point
+ * winners serve their Ms. Where A's span is certified, A serves only the
+ * unmeasured Ms between them. */
+TEST(point_winners_beat_a_bridge)
+{
+	int ms[] = { 8, 32 };
+	struct emit_cell cells[] = {
+		WIN(1.006), WIN(1.006),                 /* A spans */
+		WIN(1.12), NO_ROW,                      /* B */
+		NO_ROW, WIN(1.12),                      /* C */
 	};
 	struct emit_range r[4];
-	CHECK_INT(choose(ms, 4, cells, 2, r), 2);
-	CHECK_RANGE(r[0], 0, 0, 0);
-	CHECK_RANGE(r[1], 1, 1, 3);
+	CHECK_INT(choose(ms, 2, cells, 3, r), 2);
+	CHECK_SERVES(r[0], 1, 8, 8, 0);
+	CHECK_SERVES(r[1], 2, 32, 32, 0);
+	int span[] = { 65, 72, 80 };
+	struct emit_cell span_cells[] = {
+		WIN(1.006), WIN(1.006), WIN(1.006),
+		WIN(1.12), NO_ROW, NO_ROW,
+		NO_ROW, NO_ROW, WIN(1.12),
+	};
+	struct emit_range s[6];
+	CHECK_INT(choose(span, 3, span_cells, 3, s), 3);
+	CHECK_SERVES(s[0], 1, 65, 65, 0);
+	CHECK_SERVES(s[1], 0, 66, 79, 72);
+	CHECK_RANGE(s[1], 0, 0, 2);          /* its evidence: 65, 72, 80 */
+	CHECK_SERVES(s[2], 2, 80, 80, 0);
 }
 
-/* A wins at 1 and 2, B at 2, 3, 8 and 33. With M = 3 measured, A [1, 2] +
- * B [3, 33] and A [1, 1] + B [2, 33] both cover all 33 Ms, so the ratio
- * at M = 2 decides: whichever is faster there serves it. */
-TEST(crossover_decided_by_ratio)
+/* A sweep stopped before its range phase measured the anchors and their
+ * neighbours: the table serves exactly those Ms (127 is off the grid but
+ * inside no segment whose grid ends were measured). */
+TEST(interrupted_sweep_serves_its_measured_ms)
 {
-	int ms[] = { 1, 2, 3, 8, 33 };
+	int ms[] = { 1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 127, 128 };
+	enum { N = ARRAY_SIZE(ms) };
+	struct emit_cell cells[N];
+	struct emit_range r[2 * N];
+	for (int i = 0; i < N; i++)
+		cells[i] = (struct emit_cell)WIN(1.1);
+	int n = choose(ms, N, cells, 1, r), served = 0;
+	CHECK_INT(n, 5);
+	for (int i = 0; i < n; i++) {
+		served += r[i].m_hi - r[i].m_lo + 1;
+		CHECK_INT(r[i].holdout, 0);
+	}
+	CHECK_INT(served, N);
+	CHECK_SERVES(r[0], 0, 1, 3, 0);
+	CHECK_SERVES(r[1], 0, 7, 9, 0);
+	CHECK_SERVES(r[4], 0, 127, 128, 0);
+}
+
+/* A wins at 1 and 2, B at 2, 8 and 33, A faster at 2: A serves 1..2 (a
+ * candidate that would cover more never takes an M from a faster one),
+ * B 8 and 33; with B faster at 2, B takes it. */
+TEST(fastest_at_each_measured_m)
+{
+	int ms[] = { 1, 2, 8, 33 };
 	struct emit_cell a_faster[] = {
-		WIN(1.5), WIN(1.4), NO_ROW, NO_ROW, NO_ROW,
-		NO_ROW, WIN(1.2), WIN(1.2), WIN(1.2), WIN(1.2),
+		WIN(1.5), WIN(1.6), NO_ROW, NO_ROW,
+		NO_ROW, WIN(1.1), WIN(1.2), WIN(1.3),
 	};
 	struct emit_cell b_faster[] = {
-		WIN(1.5), WIN(1.1), NO_ROW, NO_ROW, NO_ROW,
-		NO_ROW, WIN(1.2), WIN(1.2), WIN(1.2), WIN(1.2),
+		WIN(1.5), WIN(1.1), NO_ROW, NO_ROW,
+		NO_ROW, WIN(1.6), WIN(1.2), WIN(1.3),
 	};
-	struct emit_range r[5];
-	CHECK_INT(choose(ms, 5, a_faster, 2, r), 2);
-	CHECK_RANGE(r[0], 0, 0, 1);          /* A: M 1..2 */
-	CHECK_RANGE(r[1], 1, 2, 4);          /* B: M 3..33 */
-	CHECK_INT(choose(ms, 5, b_faster, 2, r), 2);
-	CHECK_RANGE(r[0], 0, 0, 0);          /* A: M 1 */
-	CHECK_RANGE(r[1], 1, 1, 4);          /* B: M 2..33 */
+	struct emit_range r[8];
+	CHECK_INT(choose(ms, 4, a_faster, 2, r), 3);
+	CHECK_SERVES(r[0], 0, 1, 2, 0);
+	CHECK_SERVES(r[1], 1, 8, 8, 0);
+	CHECK_SERVES(r[2], 1, 33, 33, 0);
+	CHECK_INT(choose(ms, 4, b_faster, 2, r), 4);
+	CHECK_SERVES(r[0], 0, 1, 1, 0);
+	CHECK_SERVES(r[1], 1, 2, 2, 0);
 }
 
-/* Nobody wins at M = 3: it splits A's wins into [1, 2] and [4, 8]. */
+/* Nobody wins at M = 3: A serves 1..2, 4 and 8 (5..7 unmeasured). */
 TEST(point_without_winner_splits)
 {
 	int ms[] = { 1, 2, 3, 4, 8 };
 	struct emit_cell cells[] = { WIN(1.2), WIN(1.2), LOSS(0.97), WIN(1.2), WIN(1.2) };
-	struct emit_range r[5];
-	CHECK_INT(choose(ms, 5, cells, 1, r), 2);
-	CHECK_RANGE(r[0], 0, 0, 1);
-	CHECK_RANGE(r[1], 0, 3, 4);
+	struct emit_range r[10];
+	CHECK_INT(choose(ms, 5, cells, 1, r), 3);
+	CHECK_SERVES(r[0], 0, 1, 2, 0);
+	CHECK_SERVES(r[1], 0, 4, 4, 0);
+	CHECK_SERVES(r[2], 0, 8, 8, 0);
 }
 
-/* A wins at 1 and 8 but loses at the measured M = 2: no range 1..8, so
- * M 3..7 run the baseline; B, winning only at 2, serves just 2. */
+/* A wins at 1 and 8 but loses at the measured M = 2; B, winning only at
+ * 2, serves just 2. */
 TEST(no_bridge_over_a_loss)
 {
 	int ms[] = { 1, 2, 8 };
@@ -106,7 +216,7 @@ TEST(no_bridge_over_a_loss)
 		WIN(1.4), LOSS(0.9), WIN(1.4),
 		NO_ROW, WIN(1.1), NO_ROW,
 	};
-	struct emit_range r[3];
+	struct emit_range r[6];
 	CHECK_INT(choose(ms, 3, alone, 1, r), 2);
 	CHECK_RANGE(r[0], 0, 0, 0);
 	CHECK_RANGE(r[1], 0, 2, 2);
@@ -128,7 +238,7 @@ TEST(what_counts_as_a_win)
 	CHECK_INT(emit_cell_wins(&c[4]), 0);
 
 	int ms[] = { 1, 2 };
-	struct emit_range r[2];
+	struct emit_range r[4];
 	CHECK_INT(choose(ms, 2, c, 1, r), 0);            /* 1.5 x 99 pairs, 1.0 */
 	CHECK_INT(choose(ms, 2, &c[1], 1, r), 1);        /* 1.0, then 1.0001 */
 	CHECK_RANGE(r[0], 0, 1, 1);
@@ -136,8 +246,8 @@ TEST(what_counts_as_a_win)
 	CHECK_INT(choose(ms, 2, c, 0, r), 0);
 }
 
-/* Equal coverage and equal ratios: the smaller candidate index (key order)
- * serves, also when the products differ only by rounding. */
+/* Equal ratios: the smaller candidate index (key order) serves, also
+ * when they differ only by rounding, on a point and on a segment. */
 TEST(ties_go_to_the_first_key)
 {
 	int ms[] = { 1, 2, 8 };
@@ -145,47 +255,83 @@ TEST(ties_go_to_the_first_key)
 		WIN(1.2), WIN(1.3), WIN(1.1),
 		WIN(1.2), WIN(1.3), WIN(1.1),
 	};
-	/* B's ratios are A's within a part in 1e12, in another order */
+	/* B's ratios are A's within a part in 1e12 */
 	struct emit_cell near[] = {
 		NO_ROW, WIN(1.3), WIN(1.1),
 		NO_ROW, WIN(1.3 * (1 + 1e-12)), WIN(1.1 * (1 - 1e-12)),
 	};
-	struct emit_range r[3];
-	CHECK_INT(choose(ms, 3, same, 2, r), 1);
-	CHECK_RANGE(r[0], 0, 0, 2);
-	CHECK_INT(choose(ms, 3, near, 2, r), 1);
-	CHECK_RANGE(r[0], 0, 1, 2);
-	/* swapped: index 0 still serves */
+	struct emit_range r[6];
+	CHECK_INT(choose(ms, 3, same, 2, r), 2);
+	CHECK_SERVES(r[0], 0, 1, 2, 0);
+	CHECK_SERVES(r[1], 0, 8, 8, 0);
+	CHECK_INT(choose(ms, 3, near, 2, r), 2);
+	CHECK_SERVES(r[0], 0, 2, 2, 0);
+	CHECK_SERVES(r[1], 0, 8, 8, 0);
 	struct emit_cell swapped[] = {
 		NO_ROW, WIN(1.3 * (1 + 1e-12)), WIN(1.1 * (1 - 1e-12)),
 		NO_ROW, WIN(1.3), WIN(1.1),
 	};
-	CHECK_INT(choose(ms, 3, swapped, 2, r), 1);
-	CHECK_RANGE(r[0], 0, 1, 2);
+	CHECK_INT(choose(ms, 3, swapped, 2, r), 2);
+	CHECK_SERVES(r[0], 0, 2, 2, 0);
+	int span[] = { 65, 72, 80 };
+	struct emit_cell seg[] = {
+		WIN(1.1), NO_ROW, WIN(1.2),
+		WIN(1.1 * (1 + 1e-12)), WIN(1.5), WIN(1.2),
+	};
+	/* the segment ties (its smaller end 1.1 both): A, the first, is
+	 * chosen, and A has no retest at the held-out M, so 66..79 are not
+	 * served; B is fastest at 72 */
+	CHECK_INT(choose(span, 3, seg, 2, r), 3);
+	CHECK_SERVES(r[0], 0, 65, 65, 0);
+	CHECK_SERVES(r[1], 1, 72, 72, 0);
+	CHECK_SERVES(r[2], 0, 80, 80, 0);
 }
 
-/* Both cover every M; per measured M the larger ratio serves, which is the
- * largest product (geometric mean) over the points. */
-TEST(equal_coverage_larger_product)
+/* On a segment, the candidate whose weaker end is faster serves: the
+ * worth of the Ms between counts each at the smaller of its ends. */
+TEST(segment_by_its_weaker_end)
 {
-	int ms[] = { 1, 2, 3 };
+	int ms[] = { 65, 72, 80 };
 	struct emit_cell cells[] = {
-		WIN(1.5), WIN(1.01), WIN(1.01),
-		WIN(1.2), WIN(1.2), WIN(1.2),
+		WIN(1.5), WIN(1.3), WIN(1.05),          /* A: 1.05 at its weaker end */
+		WIN(1.2), WIN(1.2), WIN(1.2),           /* B: 1.2 */
 	};
-	struct emit_range r[3];
-	CHECK_INT(choose(ms, 3, cells, 2, r), 2);
-	CHECK_RANGE(r[0], 0, 0, 0);
-	CHECK_RANGE(r[1], 1, 1, 2);
-	/* M 3 unmeasured: A [1, 4] and A [1, 1] + B [2, 4] both cover 1..4;
-	 * A's product is larger, so A serves 1..4 as one range */
-	int gap[] = { 1, 2, 4 };
-	struct emit_cell b_sparse[] = {
-		WIN(1.5), WIN(1.3), WIN(1.3),
-		NO_ROW, WIN(1.2), WIN(1.2),
-	};
-	CHECK_INT(choose(gap, 3, b_sparse, 2, r), 1);
-	CHECK_RANGE(r[0], 0, 0, 2);
+	struct emit_range r[6];
+	CHECK_INT(choose(ms, 3, cells, 2, r), 4);
+	CHECK_SERVES(r[0], 0, 65, 65, 0);
+	CHECK_SERVES(r[1], 1, 66, 71, 72);
+	CHECK_SERVES(r[2], 0, 72, 72, 0);
+	CHECK_SERVES(r[3], 1, 73, 80, 72);
+}
+
+/* The grid: every M up to 64, then 16t and 16t + 1, and the range's
+ * ends; the held-out M between two grid neighbours is off it. */
+TEST(grid_of_ms)
+{
+	CHECK_INT(grid_on(1, 1, 512), 1);
+	CHECK_INT(grid_on(37, 1, 512), 1);
+	CHECK_INT(grid_on(64, 1, 512), 1);
+	CHECK_INT(grid_on(65, 1, 512), 1);
+	CHECK_INT(grid_on(66, 1, 512), 0);
+	CHECK_INT(grid_on(127, 1, 512), 0);
+	CHECK_INT(grid_on(128, 1, 512), 1);
+	CHECK_INT(grid_on(129, 1, 512), 1);
+	CHECK_INT(grid_on(100, 100, 200), 1);   /* the range's ends */
+	CHECK_INT(grid_on(200, 100, 200), 1);
+	CHECK_INT(grid_on(201, 100, 200), 0);
+	CHECK_INT(grid_on(8, 9, 200), 0);
+	CHECK_INT(grid_next(63, 1, 512), 64);
+	CHECK_INT(grid_next(65, 1, 512), 80);
+	CHECK_INT(grid_next(80, 1, 512), 81);
+	CHECK_INT(grid_next(500, 1, 505), 505);
+	CHECK_INT(grid_next(512, 1, 512), 0);
+	CHECK_INT(grid_next(3, 9, 20), 9);
+	CHECK_INT(grid_holdout(65, 80), 72);
+	CHECK_INT(grid_on(grid_holdout(65, 80), 1, 512), 0);
+	CHECK_INT(grid_holdout(80, 81), 0);
+	/* between grid neighbours there is never more than one tile */
+	for (int m = 1; m < 4096; m = grid_next(m, 1, 4096))
+		CHECK(grid_next(m, 1, 4096) - m <= EMIT_SPAN_GAP);
 }
 
 static struct best_row measured_row(const char *family, int n, int k, enum dtype w,
@@ -335,6 +481,13 @@ TEST(incumbent_lines)
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9: gemv a=1 */\n", &e), 0);
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M +9: gemv a=1\n", &e), 0);
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 2.. 9: gemv a=1\n", &e), 0);
+	/* a certified range names its held-out M after the params */
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 65..80: gemv a=1 (held out: M 72)\n", &e), 1);
+	CHECK_STR(e.cand.params, "a=1");
+	CHECK_INT(e.holdout, 72);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 65..80: gemv a=1\n", &e), 1);
+	CHECK_INT(e.holdout, 0);
+	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 65..80: gemv a=1 (held out: M x)\n", &e), 0);
 	/* a CRLF line, then its initializer: the key, when the range agrees */
 	CHECK_INT(emit_incumbent_parse("\t/* qkv, M 9..16: gemv warps=8\r\n", &e), 1);
 	CHECK_STR(e.cand.params, "warps=8");
@@ -370,10 +523,10 @@ TEST(incumbent_prefer)
 	const struct emit_key pk = { 4096, 8192, DT_BF16, DT_BF16, DT_BF16 };
 	const struct emit_key other = { 4096, 4096, DT_BF16, DT_BF16, DT_BF16 };
 	struct emit_incumbent inc[] = {
-		{ "pooler", 1, 2, { "gemv", "a" }, pk },     /* a at 1 and 2, not at 3 */
-		{ "pooler", 3, 3, { "gemv", "zz" }, pk },    /* no such candidate */
-		{ "qkv", 1, 3, { "gemv", "a" }, pk },        /* another family */
-		{ "pooler", 3, 3, { "gemv", "a" }, other },  /* another key */
+		{ "pooler", 1, 2, { "gemv", "a" }, pk, 0 },     /* a at 1 and 2, not at 3 */
+		{ "pooler", 3, 3, { "gemv", "zz" }, pk, 0 },    /* no such candidate */
+		{ "qkv", 1, 3, { "gemv", "a" }, pk, 0 },        /* another family */
+		{ "pooler", 3, 3, { "gemv", "a" }, other, 0 },  /* another key */
 	};
 	struct emit_group *g;
 	struct emit_entry *e;
@@ -407,23 +560,26 @@ TEST(incumbent_prefer)
 	emit_groups_free(g, 1);
 }
 
+/* An entry's minimums run over its evidence: the measured Ms in it and
+ * the held-out M that certifies the Ms between. */
 TEST(range_minimums)
 {
-	struct best_row measured[] = { measured_row("qkv", 2304, 8192, DT_BF16, 1) };
+	struct best_row measured[] = { measured_row("qkv", 2304, 8192, DT_BF16, 65) };
 	struct retest_row rows[] = {
-		retest("qkv", 2304, 8192, DT_BF16, 1, "a", 1.30, 400),
-		retest("qkv", 2304, 8192, DT_BF16, 7, "a", 1.05, 120),
-		retest("qkv", 2304, 8192, DT_BF16, 9, "a", 1.20, 300),
+		retest("qkv", 2304, 8192, DT_BF16, 65, "a", 1.30, 400),
+		retest("qkv", 2304, 8192, DT_BF16, 72, "a", 1.05, 120),
+		retest("qkv", 2304, 8192, DT_BF16, 80, "a", 1.20, 300),
 	};
 	struct emit_group *g;
 	struct emit_entry *e;
 	int n = emit_group_rows(measured, 1, rows, 3, &g);
 	CHECK_INT(n, 1);
 	CHECK_INT(emit_select(g, n, &e), 1);
-	CHECK_INT(e[0].m_lo, 1);
-	CHECK_INT(e[0].m_hi, 9);
+	CHECK_INT(e[0].m_lo, 65);
+	CHECK_INT(e[0].m_hi, 80);
 	CHECK_INT(e[0].lo, 0);
 	CHECK_INT(e[0].hi, 2);
+	CHECK_INT(e[0].holdout, 72);
 	CHECK_NEAR(e[0].ratio_min, 1.05, 0);
 	CHECK_INT(e[0].pairs_min, 120);
 	free(e);
@@ -752,9 +908,11 @@ TEST(per_template_hashes)
 	free(path);
 }
 
-TESTS(T(one_winner_everywhere), T(crossover_decided_by_coverage),
-      T(crossover_decided_by_ratio), T(point_without_winner_splits),
+TESTS(T(one_winner_serves_its_measured_ms), T(measured_ends_alone_do_not_bridge),
+      T(certified_span_is_served), T(failed_holdout_serves_only_measured),
+      T(point_winners_beat_a_bridge), T(interrupted_sweep_serves_its_measured_ms),
+      T(fastest_at_each_measured_m), T(point_without_winner_splits),
       T(no_bridge_over_a_loss), T(what_counts_as_a_win), T(ties_go_to_the_first_key),
-      T(equal_coverage_larger_product), T(grouping_by_key), T(range_minimums),
+      T(segment_by_its_weaker_end), T(grid_of_ms), T(grouping_by_key), T(range_minimums),
       T(params_parse), T(end_to_end_golden), T(per_template_hashes), T(incumbent_bonus),
       T(incumbent_lines), T(incumbent_prefer))

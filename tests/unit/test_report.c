@@ -7,6 +7,7 @@
 #include "check.h"
 #include "commands.h"
 #include "fixture_db.h"
+#include "regret.h"
 #include "report.h"
 #include "util.h"
 
@@ -208,11 +209,13 @@ TEST(loads_and_geometric_mean)
 
 	CHECK_INT(r.covered, 2);
 	CHECK_NEAR(r.score, sqrt(2.0), 1e-12);
-	/* all-M over 1..256: only 1 and 16 measured for every shape; at 8
-	 * qkv's row counts, the others as cuBLAS at their nominal floors */
+	/* all-M over 1..256: only 1 and 16 measured for every shape, so the
+	 * mean is over those two loads (1.25 and 1.6), not over 256 Ms with
+	 * 254 of them counted as cuBLAS; its coverage is 2 of 256 */
 	CHECK_INT(r.all_m.max_m, 256);
 	CHECK_INT(r.all_m.measured, 2);
-	CHECK(r.all_m.value > 1 && r.all_m.value < 1.01);
+	CHECK_INT(r.all_m.in_range, 256);
+	CHECK_NEAR(r.all_m.value, sqrt(1.25 * 1.6), 1e-12);
 	report_free(&r);
 	workload_free(&w);
 }
@@ -238,8 +241,10 @@ TEST(all_m_skips_ms_nothing_runs)
 	all_m_figure(&w, p, 2, &a);
 	CHECK_INT(a.max_m, 8);
 	CHECK_INT(a.measured, 2);       /* M 1 (a) and 8 (b) */
-	/* 6 Ms run something: M 1 at 2x, the other 5 at 1x */
-	CHECK_NEAR(a.value, exp(log(2.0) / 6), 1e-12);
+	/* 6 Ms run something, 2 of them measured: M 1 at 2x, M 8 at 1x; the
+	 * 4 unmeasured are left out, not counted at 1x */
+	CHECK_INT(a.in_range, 6);
+	CHECK_NEAR(a.value, sqrt(2.0), 1e-12);
 	workload_free(&w);
 }
 
@@ -402,7 +407,7 @@ static const char golden_text[] =
 	"16         4         5    56.70   54.45    1.041        0.85          0.73  missing: router\n"
 	"\n"
 	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
-	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
+	"all-M: 1.182, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; the Ms not measured are left out, not counted as cuBLAS)\n";
 
 static const char golden_md[] =
 	"# gemmtab report\n"
@@ -442,7 +447,7 @@ static const char golden_md[] =
 	"| 16 | 4 | 5 | 56.70 | 54.45 | 1.041 | 0.85 | 0.73 | missing: router |\n"
 	"\n"
 	"score: 1.182, the geometric mean of the speedups of 1 of 6 loads (M = 1)\n"
-	"all-M: 1.001, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; a shape not measured at an M counts as cuBLAS there)\n";
+	"all-M: 1.182, the geometric mean over M = 1..256 of the load speedup at each M (every shape measured at 1 of the 256 Ms; the Ms not measured are left out, not counted as cuBLAS)\n";
 
 /* csv is one tidy table: the families section by default, one value per
  * cell (the spread's ends, the winner's template and parameters apart). */
@@ -466,8 +471,8 @@ static const char golden_loads_csv[] =
 	"16,4,5,56.70,54.45,1.041,0.85,0.73,missing: router\n";
 
 static const char golden_score_csv[] =
-	"score,loads,of,all_m,all_m_measured,all_m_max\n"
-	"1.182,1,6,1.001,1,256\n";
+	"score,loads,of,all_m,all_m_measured,all_m_of,all_m_max\n"
+	"1.182,1,6,1.182,1,256,256\n";
 
 /* The older environment: one qkv row, so the load is incomplete and there
  * is no score. */
@@ -476,8 +481,8 @@ static const char golden_old_csv[] =
 	"qkv,2304,8192,1,retest,200,13.50,11.25,1.200,1.150,1.250,,,7.87,0.70,gemv,\"warps=8,rows=1\",\n";
 
 static const char golden_old_score_csv[] =
-	"score,loads,of,all_m,all_m_measured,all_m_max\n"
-	",0,6,,0,256\n";
+	"score,loads,of,all_m,all_m_measured,all_m_of,all_m_max\n"
+	",0,6,,0,256,256\n";
 
 TEST(fixture_sections)
 {
@@ -655,7 +660,86 @@ TEST(query_command)
 	free(out);
 }
 
+static struct best_row regret_row(int m)
+{
+	struct best_row b;
+	memset(&b, 0, sizeof(b));
+	snprintf(b.family, sizeof(b.family), "a");
+	b.n = 256;
+	b.k = 512;
+	b.m = m;
+	b.base_us = 10;
+	return b;
+}
+
+static struct retest_row regret_retest(int m, const char *params, double ratio)
+{
+	struct retest_row r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.family, sizeof(r.family), "a");
+	r.n = 256;
+	r.k = 512;
+	r.m = m;
+	snprintf(r.tmpl, sizeof(r.tmpl), "gemv");
+	snprintf(r.params, sizeof(r.params), "%s", params);
+	r.ratio = ratio;
+	r.pairs = 200;
+	return r;
+}
+
+/* report --regret per entry: the Ms it serves and those measured among
+ * them, the worst measured ratio and where, the held-out M; and the
+ * summary's counts of served-but-unmeasured Ms, certified ones apart. */
+TEST(regret_lists_each_entry)
+{
+	const struct best_row rows[] = { regret_row(1), regret_row(2), regret_row(65),
+					 regret_row(72), regret_row(80) };
+	const struct retest_row rt[] = {
+		regret_retest(1, "x=1", 1.5), regret_retest(2, "x=1", 1.2),
+		regret_retest(65, "x=2", 1.3), regret_retest(72, "x=2", 1.1),
+		regret_retest(80, "x=2", 1.25),
+	};
+	const struct emit_key key = { 256, 512, DT_BF16, DT_BF16, DT_BF16 };
+	struct emit_incumbent inc[] = {
+		{ "a", 1, 2, { "gemv", "x=1" }, key, 0 },       /* measured Ms only */
+		{ "a", 65, 80, { "gemv", "x=2" }, key, 72 },    /* a certified span */
+		{ "a", 3, 8, { "gemv", "x=1" }, key, 0 },       /* a bridge: none measured */
+	};
+	struct regret r;
+	regret_build(rows, 5, rt, 5, inc, 3, &r);
+	CHECK_INT(r.ne, 3);
+	CHECK_INT(r.e[0].served, 2);
+	CHECK_INT(r.e[0].measured, 2);
+	CHECK_NEAR(r.e[0].worst, 1.2, 1e-12);
+	CHECK_INT(r.e[0].worst_m, 2);
+	CHECK(isnan(r.e[0].holdout_ratio));
+	CHECK_INT(r.e[1].served, 16);
+	CHECK_INT(r.e[1].measured, 3);
+	CHECK_NEAR(r.e[1].worst, 1.1, 1e-12);
+	CHECK_INT(r.e[1].worst_m, 72);
+	CHECK_NEAR(r.e[1].holdout_ratio, 1.1, 1e-12);
+	CHECK_INT(r.e[2].served, 6);
+	CHECK_INT(r.e[2].measured, 0);
+	CHECK(isnan(r.e[2].worst));
+	CHECK_INT(r.family_ms, 24);
+	CHECK_INT(r.family_measured, 5);
+	CHECK_INT(r.unmeasured, 13 + 6);
+	CHECK_INT(r.certified, 13);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	regret_print(&r, "t", TABLE_TEXT, f);
+	fclose(f);
+	CHECK(strstr(buf, "\nserved: 3 entries serve 24 family-Ms with a tuned kernel, 5 of them "
+		      "measured; 19 served Ms were not measured (13 of them inside spans certified "
+		      "by a held-out M)\n") != NULL);
+	CHECK(strstr(buf, "\na         65..80  gemv          16         3  1.100        72        72           1.100\n") != NULL);
+	free(buf);
+	regret_free(&r);
+}
+
 TESTS(T(nominal_floors_match_workload), T(slice_rule),
       T(who_runs_and_floor_fractions), T(loads_and_geometric_mean),
       T(all_m_skips_ms_nothing_runs), T(ambiguous_and_screen_families), T(fixture_text), T(fixture_md), T(fixture_sections), T(fixture_json),
-      T(fixture_csv), T(fixture_old_env), T(report_command), T(query_command))
+      T(fixture_csv), T(fixture_old_env), T(report_command), T(query_command), T(regret_lists_each_entry))

@@ -257,6 +257,8 @@ static void put_entry(FILE *f, const struct emit_entry *x, const struct resolved
 	put_range(f, x);
 	fprintf(f, ": %s ", r->t->stem);
 	put_comment(f, x->cand->params);
+	if (x->holdout)
+		fprintf(f, " (held out: M %d)", x->holdout);
 	for (int i = x->lo; i <= x->hi; i++)
 		fprintf(f, "%sM %d: %.3f (%d pairs)",
 			(i - x->lo) % POINTS_PER_LINE ? ", " : "\n\t *   ",
@@ -297,11 +299,12 @@ static void write_header(FILE *f, const struct emit_out *o)
 	put_first_line(f, o);
 	fputs("/*\n"
 	      " * The dispatch table libgemmtab compiles in (layout: gt_table.h). Each\n"
-	      " * entry is an inclusive M range of one (n, k, w, x, y) where one template\n"
-	      " * configuration's retests (>= " STR(EMIT_MIN_PAIRS) " pairs) beat cuBLAS (median paired\n"
-	      " * ratio > 1) at every measured M of the range; every other M runs the\n"
-	      " * cuBLAS baseline. dtypes: 0 bf16, 1 fp32. kernel[] indexes\n"
-	      " * gt_table_kernels[] in ", f);
+	      " * entry is an inclusive M range of one (n, k, w, x, y) served by one\n"
+	      " * template configuration: at each measured M of it, the fastest whose\n"
+	      " * retests (>= " STR(EMIT_MIN_PAIRS) " pairs) beat cuBLAS (median paired ratio > 1); an\n"
+	      " * unmeasured M only inside a span certified by a held-out M (docs/guide.md,\n"
+	      " * gemmtab emit). Every other M runs the cuBLAS baseline. dtypes: 0 bf16,\n"
+	      " * 1 fp32. kernel[] indexes gt_table_kernels[] in ", f);
 	put_comment(f, o->kernels_name);
 	fputs(".\n *\n", f);
 	put_env(f, o);

@@ -32,7 +32,9 @@ static const char usage_text[] =
 	"                    bound and the baseline at 1) and the fraction of the floor\n"
 	"  --regret TABLE.h  instead: at every measured M, the time of what the table\n"
 	"                    (gemmtab emit wrote it) runs there against the best candidate\n"
-	"                    measured there and the baseline, and the table's total loss\n";
+	"                    measured there and the baseline; per entry the Ms it serves,\n"
+	"                    those measured, its worst measured ratio and its held-out M;\n"
+	"                    the table's total loss and its served-but-unmeasured Ms\n";
 
 /* "fixture.db, env 1: NVIDIA H200 (132 SMs, 1980 MHz), driver ..." */
 static char *report_title(const char *db_label, long long env,

@@ -1,9 +1,26 @@
 /*
  * emit.c: the dispatch table's decisions: grouping retests by the key the
- * runtime looks up, and choosing each candidate's M ranges by dynamic
- * programming over the measured Ms. See emit.h.
+ * runtime looks up, and choosing what serves each M.
+ *
+ * The rule (docs/guide.md, "gemmtab emit"; emit_choose in emit.h):
+ * - an entry serves a measured M only where its candidate is the fastest
+ *   winner measured there (>= EMIT_MIN_PAIRS pairs, median ratio > 1; the
+ *   incumbent's bonus aside), so a candidate that spans more Ms never
+ *   displaces a faster one;
+ * - it serves an unmeasured M only inside a certified span: the Ms between
+ *   two measured grid Ms (grid.h: every M up to 64, then 16t and 16t + 1,
+ *   and the range ends) at most EMIT_SPAN_GAP apart, where the candidate
+ *   chosen on the grid alone also wins at a held-out measured M off the
+ *   grid within its span;
+ * - everything else runs the baseline. A sweep with no range phase, or
+ *   one stopped before it, measured no segment's two grid ends with a
+ *   held-out M between, so its table serves its measured Ms only.
+ * The choice maximises the workload-weighted sum of log ratios over the
+ * served Ms; since each measured M and each segment is decided alone, the
+ * weights change no choice and emit needs no workload.
  */
 #include "emit.h"
+#include "grid.h"
 #include "tmpl.h"
 #include "util.h"
 
@@ -23,95 +40,151 @@ int emit_cell_wins(const struct emit_cell *c)
 	return c->pairs >= EMIT_MIN_PAIRS && c->ratio > 1.0;
 }
 
-/* A partial solution's worth: Ms covered, then the sum of log ratios. */
-struct worth {
-	long cov;
-	double logs;
-};
-
-static struct worth worth_add(struct worth a, long cov, double logs)
+/* Candidate c's score at measured M i: log ratio plus its bonus. */
+static double score_at(const struct emit_cell *cells, int nms, int c, int i)
 {
-	a.cov += cov;
-	a.logs += logs;
-	return a;
+	const struct emit_cell *x = &cells[(size_t)c * nms + i];
+	return log(x->ratio) + x->bonus;
 }
 
-/* 1 if a is worth strictly more than b. */
-static int worth_above(struct worth a, struct worth b)
+static int wins_at(const struct emit_cell *cells, int nms, int c, int i)
 {
-	if (a.cov != b.cov)
-		return a.cov > b.cov;
-	return a.logs > b.logs + LOG_TIE;
+	return emit_cell_wins(&cells[(size_t)c * nms + i]);
+}
+
+/* The winner of the largest score at measured M i, or -1. */
+static int point_pick(const struct emit_cell *cells, int nms, int ncand, int i)
+{
+	int pick = -1;
+	double best = 0;
+	for (int c = 0; c < ncand; c++) {
+		if (!wins_at(cells, nms, c, i))
+			continue;
+		double s = score_at(cells, nms, c, i);
+		if (pick < 0 || s > best + LOG_TIE) {
+			pick = c;
+			best = s;
+		}
+	}
+	return pick;
+}
+
+/* The segment from measured grid M a to the next measured grid M b
+ * (indices): chosen on the grid alone, the winner at both whose smaller
+ * score is the largest, or -1. */
+static int segment_pick(const struct emit_cell *cells, int nms, int ncand, int a, int b)
+{
+	int pick = -1;
+	double best = 0;
+	for (int c = 0; c < ncand; c++) {
+		if (!wins_at(cells, nms, c, a) || !wins_at(cells, nms, c, b))
+			continue;
+		double s = fmin(score_at(cells, nms, c, a), score_at(cells, nms, c, b));
+		if (pick < 0 || s > best + LOG_TIE) {
+			pick = c;
+			best = s;
+		}
+	}
+	return pick;
+}
+
+/* The index of the next measured grid M after index i that is also the
+ * next grid M, at most EMIT_SPAN_GAP away (a segment's far end); -1 when
+ * there is none. */
+static int segment_end(const int *ms, int nms, int i)
+{
+	int lo = ms[0], hi = ms[nms - 1], want = grid_next(ms[i], lo, hi);
+	if (!want || want - ms[i] > EMIT_SPAN_GAP)
+		return -1;
+	for (int j = i + 1; j < nms && ms[j] <= want; j++)
+		if (ms[j] == want)
+			return j;
+	return -1;
 }
 
 /*
- * The state of measured M i is the candidate serving it, or ncand for the
- * baseline. best[i * nstates + s] is the most that ms[i..nms) can be worth
- * with ms[i] in state s: a served M counts 1 and its log ratio; the Ms
- * strictly between ms[i] and ms[i + 1] count only when one candidate
- * serves both ends. Filled from the highest M down, so the choice can then
- * be read from the lowest M up, taking the smallest index among equals.
+ * The held-out M certifying candidate c on the segment a..b (indices of
+ * grid Ms): its span runs from a down and from b up over segments whose
+ * grid Ms c wins at; the measured Ms off the grid inside it must be at
+ * least one, and c must win at all of them. Returns the one nearest the
+ * segment (the lower of two as near), or 0 when the span is not certified.
  */
+static int span_holdout(const int *ms, int nms, const struct emit_cell *cells, int c,
+			int a, int b)
+{
+	int lo = ms[0], hi = ms[nms - 1], first = a, last = b, holdout = 0;
+	for (int p = a - 1; p >= 0; p--) {
+		if (!grid_on(ms[p], lo, hi))
+			continue;
+		if (segment_end(ms, nms, p) != first || !wins_at(cells, nms, c, p))
+			break;
+		first = p;
+	}
+	for (int n = segment_end(ms, nms, last); n >= 0 && wins_at(cells, nms, c, n);
+	     n = segment_end(ms, nms, last))
+		last = n;
+	for (int i = first + 1; i < last; i++) {
+		if (grid_on(ms[i], lo, hi))
+			continue;
+		if (!wins_at(cells, nms, c, i))
+			return 0;
+		int d = ms[i] < ms[a] ? ms[a] - ms[i] : ms[i] > ms[b] ? ms[i] - ms[b] : 0;
+		int dh = !holdout ? -1 : holdout < ms[a] ? ms[a] - holdout
+			: holdout > ms[b] ? holdout - ms[b] : 0;
+		if (!holdout || d < dh)
+			holdout = ms[i];
+	}
+	return holdout;
+}
+
+/* Append the piece (cand, Ms m_lo..m_hi, evidence lo..hi) to out,
+ * joining the last range when it is cand's and ends at m_lo - 1. */
+static int piece_add(struct emit_range *out, int nout, struct emit_range p)
+{
+	struct emit_range *last = nout ? &out[nout - 1] : NULL;
+	if (last && last->cand == p.cand && last->m_hi + 1 == p.m_lo) {
+		last->m_hi = p.m_hi;
+		last->hi = p.hi;
+		if (!last->holdout)
+			last->holdout = p.holdout;
+		return nout;
+	}
+	out[nout] = p;
+	return nout + 1;
+}
+
 int emit_choose(const int *ms, int nms, const struct emit_cell *cells,
 		int ncand, struct emit_range *out)
 {
-	int nstates = ncand + 1, none = ncand, nout = 0, prev = none;
-	struct worth *best;
-	char *ok;
-
-	if (nms <= 0)
+	int nout = 0;
+	if (nms <= 0 || ncand <= 0)
 		return 0;
-	best = xcalloc((size_t)nms * nstates, sizeof(*best));
-	ok = xcalloc((size_t)nms * nstates, 1);
-	for (int i = nms - 1; i >= 0; i--) {
-		for (int s = 0; s < nstates; s++) {
-			struct worth w = { 0, 0 }, next = { -1, 0 };
-			if (s != none) {
-				const struct emit_cell *c = &cells[(size_t)s * nms + i];
-				if (!emit_cell_wins(c))
-					continue;
-				w = worth_add(w, 1, log(c->ratio) + c->bonus);
-			}
-			for (int t = 0; i + 1 < nms && t < nstates; t++) {
-				size_t at = (size_t)(i + 1) * nstates + t;
-				if (!ok[at])
-					continue;
-				long gap = (t == s && s != none) ? ms[i + 1] - ms[i] - 1 : 0;
-				struct worth cand = worth_add(best[at], gap, 0);
-				if (next.cov < 0 || worth_above(cand, next))
-					next = cand;
-			}
-			if (next.cov >= 0)
-				w = worth_add(w, next.cov, next.logs);
-			best[(size_t)i * nstates + s] = w;
-			ok[(size_t)i * nstates + s] = 1;
+	/* gap[i]: who serves the Ms strictly between ms[i] and ms[i + 1] */
+	int *gap = xmalloc((size_t)nms * sizeof(*gap)), *held = xcalloc((size_t)nms, sizeof(*held));
+	for (int i = 0; i < nms; i++)
+		gap[i] = -1;
+	for (int a = 0; a < nms; a++) {
+		if (!grid_on(ms[a], ms[0], ms[nms - 1]))
+			continue;
+		int b = segment_end(ms, nms, a), c, h;
+		if (b < 0 || ms[b] - ms[a] < 2 || (c = segment_pick(cells, nms, ncand, a, b)) < 0 ||
+		    !(h = span_holdout(ms, nms, cells, c, a, b)))
+			continue;
+		for (int i = a; i < b; i++) {
+			gap[i] = c;
+			held[i] = h;
 		}
 	}
 	for (int i = 0; i < nms; i++) {
-		int pick = -1;
-		struct worth pick_w = { 0, 0 };
-		for (int s = 0; s < nstates; s++) {
-			size_t at = (size_t)i * nstates + s;
-			if (!ok[at])
-				continue;
-			long gap = (i > 0 && s == prev && s != none) ? ms[i] - ms[i - 1] - 1 : 0;
-			struct worth w = worth_add(best[at], gap, 0);
-			if (pick < 0 || worth_above(w, pick_w)) {
-				pick = s;
-				pick_w = w;
-			}
-		}
-		/* the baseline state is always possible, so pick >= 0 */
-		if (pick != none) {
-			if (pick == prev)
-				out[nout - 1].hi = i;
-			else
-				out[nout++] = (struct emit_range){ pick, i, i };
-		}
-		prev = pick;
+		int c = point_pick(cells, nms, ncand, i);
+		if (c >= 0)
+			nout = piece_add(out, nout, (struct emit_range){ c, i, i, ms[i], ms[i], 0 });
+		if (gap[i] >= 0 && i + 1 < nms && ms[i + 1] - ms[i] > 1)
+			nout = piece_add(out, nout, (struct emit_range){ gap[i], i, i + 1, ms[i] + 1,
+					 ms[i + 1] - 1, held[i] });
 	}
-	free(best);
-	free(ok);
+	free(gap);
+	free(held);
 	return nout;
 }
 
@@ -298,10 +371,16 @@ int emit_incumbent_parse(const char *line, struct emit_incumbent *out)
 	if (!(space = strchr(colon, ' ')) || (size_t)(space - colon) >= sizeof(out->cand.tmpl))
 		return 0;
 	size_t n = strcspn(space + 1, " \r\n");
+	const char *tail = space + 1 + n;
+	int holdout = 0, used = 0;
+	/* a certified range names its held-out M after the params */
+	if (!strncmp(tail, " (held out: M ", 14) &&
+	    sscanf(tail, " (held out: M %d)%n", &holdout, &used) == 1 && used && holdout >= 1)
+		tail += used;
 	/* (a template without parameters, blas_hilo, has an empty params text) */
-	if (n >= sizeof(out->cand.params) || (space[1 + n] && space[1 + n] != '\n' &&
-					      space[1 + n] != '\r'))
+	if (n >= sizeof(out->cand.params) || (*tail && *tail != '\n' && *tail != '\r'))
 		return 0;
+	out->holdout = holdout;
 	memcpy(out->cand.tmpl, colon, (size_t)(space - colon));
 	memcpy(out->cand.params, space + 1, n);
 	out->m_lo = (int)lo;
@@ -362,7 +441,7 @@ int emit_select(const struct emit_group *groups, int ngroups,
 
 	for (int gi = 0; gi < ngroups; gi++) {
 		const struct emit_group *g = &groups[gi];
-		struct emit_range *r = xmalloc((size_t)(g->nms ? g->nms : 1) * sizeof(*r));
+		struct emit_range *r = xmalloc((size_t)(g->nms ? 2 * g->nms : 1) * sizeof(*r));
 		int nr = emit_choose(g->ms, g->nms, g->cells, g->ncand, r);
 		for (int j = 0; j < nr; j++) {
 			const struct emit_cell *row = &g->cells[(size_t)r[j].cand * g->nms];
@@ -370,8 +449,8 @@ int emit_select(const struct emit_group *groups, int ngroups,
 			if (n == cap)
 				e = xrealloc(e, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*e));
 			x = &e[n++];
-			*x = (struct emit_entry){ g, &g->cands[r[j].cand], g->ms[r[j].lo],
-						  g->ms[r[j].hi], r[j].lo, r[j].hi, INFINITY,
+			*x = (struct emit_entry){ g, &g->cands[r[j].cand], r[j].m_lo, r[j].m_hi,
+						  r[j].lo, r[j].hi, r[j].holdout, INFINITY,
 						  row[r[j].lo].pairs };
 			for (int i = r[j].lo; i <= r[j].hi; i++) {
 				if (row[i].ratio < x->ratio_min)

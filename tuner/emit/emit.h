@@ -36,28 +36,52 @@ struct emit_cell {
  * ratio above 1 (a NaN ratio does not). */
 int emit_cell_wins(const struct emit_cell *c);
 
-/* A candidate range: candidate index cand serves the measured Ms
- * ms[lo..hi] (indices) and every M between ms[lo] and ms[hi]. */
+/* The largest gap between two measured Ms whose unmeasured Ms between
+ * them an entry may serve: one 16-row tile (grid.h; the Ms 16t + 1 ..
+ * 16t + 16 launch the same tile count). */
+#define EMIT_SPAN_GAP 16
+
+/* A candidate range: candidate index cand serves every M of m_lo..m_hi;
+ * ms[lo..hi] (indices) are the measured Ms in the range and those that
+ * bracket its unmeasured Ms, and cand wins at each of them. holdout is
+ * the measured M off the grid that certified the range's unmeasured Ms
+ * (0 when the range serves only measured Ms). */
 struct emit_range {
 	int cand;
 	int lo, hi;
+	int m_lo, m_hi;
+	int holdout;
 };
 
 /*
  * Choose the ranges of one key. ms[0..nms) are the measured Ms, strictly
  * ascending; cells[c * nms + i] is candidate c's evidence at ms[i], for c
- * in [0, ncand). Candidate c may serve [ms[i], ms[j]] only if it wins
- * (emit_cell_wins) at every measured M ms[i..j], so the unmeasured Ms
- * inside are bracketed by measured wins; an M no range covers runs the
- * baseline. Among all sets of non-overlapping ranges the one chosen
- * covers the most Ms (ms[j] - ms[i] + 1 per range); then the one with the
- * largest product of the ratios at the measured Ms it covers (the
- * geometric mean, for the same points; each cell's bonus added to
- * its log), products within 1e-9 in log counted equal; then the one
- * whose candidate indices, read from the lowest M up, are smallest
- * (callers order candidates by key text, so that is deterministic). Ranges of one candidate at adjacent measured Ms
- * are one range. Writes the ranges, ascending by M, into out (room for
- * nms) and returns their count.
+ * in [0, ncand). A cell's score is log(ratio) + bonus.
+ *
+ * What is served: every measured M where some candidate wins
+ * (emit_cell_wins), by the winner of the largest score there (ties
+ * within 1e-9 to the smallest index); and the unmeasured Ms strictly
+ * between two measured Ms a < b only inside a certified span. The grid is
+ * grid.h's over ms[0]..ms[nms - 1]; a segment is two measured grid Ms a <
+ * b with b the grid M after a and b - a <= EMIT_SPAN_GAP. Its candidate
+ * is chosen on the grid alone: of those that win at a and at b, the one
+ * whose smaller score of the two is the largest (ties: smallest index).
+ * Its span is the longest run of segments through a in which that
+ * candidate wins at every grid M; the segment's unmeasured Ms are served
+ * by it when the span holds at least one measured M off the grid (a
+ * held-out M: no choice read it) and it wins at every such M there.
+ * Everything else runs the baseline. A candidate that spans more Ms so
+ * never takes a measured M from a faster one.
+ *
+ * This maximises the worth, the sum over served Ms of w(M) times the log
+ * ratio (an unmeasured M's ratio counted as the smaller of its segment's
+ * ends), for any workload weights w(M) > 0: each measured M and each
+ * segment is decided alone, and one M's weight scales every candidate
+ * there alike.
+ *
+ * Pieces of one candidate at adjacent Ms are one range. Writes the
+ * ranges, ascending by M, into out (room for 2 * nms) and returns their
+ * count.
  */
 int emit_choose(const int *ms, int nms, const struct emit_cell *cells,
 		int ncand, struct emit_range *out);
@@ -98,7 +122,8 @@ struct emit_entry {
 	const struct emit_group *group;
 	const struct emit_cand *cand;
 	int m_lo, m_hi;             /* inclusive */
-	int lo, hi;                 /* its measured Ms: group->ms[lo..hi] */
+	int lo, hi;                 /* its evidence: group->ms[lo..hi] (emit_range) */
+	int holdout;                /* the held-out M certifying it, or 0 */
 	double ratio_min;           /* smallest median ratio over those Ms */
 	int pairs_min;              /* fewest pairs behind any of them */
 };
@@ -116,10 +141,12 @@ struct emit_incumbent {
 	int m_lo, m_hi;
 	struct emit_cand cand;      /* template stem and params text */
 	struct emit_key key;        /* from the entry's initializer line */
+	int holdout;                /* " (held out: M 72)" after the params, or 0 */
 };
 
 /* Read one line of a table header: 1 and *out when it is an entry's
- * comment line ("\t/\* qkv, M 9..16: mma_skinny bm=64,..."), else 0. */
+ * comment line ("\t/\* qkv, M 9..16: mma_skinny bm=64,...", perhaps
+ * followed by " (held out: M 12)"), else 0. */
 int emit_incumbent_parse(const char *line, struct emit_incumbent *out);
 /* The entry's initializer line that follows its comment ("\t{ 2304, 8192,
  * 0, 0, 0, 9, 16, ..."): 1 when it is one and its M range is inc's (the
@@ -131,9 +158,7 @@ int emit_incumbent_key(const char *line, struct emit_incumbent *inc);
  * measured Ms its range covers get a bonus of log(1 + margin), so that a
  * challenger takes such an M only where its ratios beat the incumbent's
  * by more than the margin (for a retest's noise on one machine not to
- * re-pick near ties; docs/guide.md, emit --margin). Coverage still
- * comes first: no bonus keeps an incumbent where a choice that covers
- * more Ms needs another candidate. Whether a cell wins
+ * re-pick near ties; docs/guide.md, emit --margin). Whether a cell wins
  * (emit_cell_wins) and every figure written stay as measured. An
  * incumbent matches the group of its key and families text, and there
  * the candidate of its template and params; returns how many matched.

@@ -62,6 +62,80 @@ static void sum_add(struct regret_sum *s, const struct regret_point *p)
 	s->best_us += p->best_us;
 }
 
+/* The weakest retest of >= EMIT_MIN_PAIRS pairs of cand at key and m
+ * (emit's rule for families sharing a key), or NaN. */
+static double cand_ratio(const struct retest_row *rt, int nrt, const struct emit_key *key,
+			 int m, const struct emit_cand *cand)
+{
+	double r = NAN;
+	for (int i = 0; i < nrt; i++) {
+		const struct retest_row *x = &rt[i];
+		if (x->m != m || !same_key(key, x->n, x->k, x->w, x->x, x->y) ||
+		    x->pairs < EMIT_MIN_PAIRS || !isfinite(x->ratio) ||
+		    strcmp(x->tmpl, cand->tmpl) || strcmp(x->params, cand->params))
+			continue;
+		if (isnan(r) || x->ratio < r)
+			r = x->ratio;
+	}
+	return r;
+}
+
+/* What entry e serves against what rows measured, and its evidence. */
+static void entry_of(struct regret_entry *x, const struct emit_incumbent *e,
+		     const struct best_row *rows, int nrows, const struct retest_row *rt,
+		     int nrt)
+{
+	int nfam = 1, last_m = 0, missing = 0;
+	for (const char *c = e->families; *c; c++)
+		nfam += *c == ',';
+	memset(x, 0, sizeof(*x));
+	x->entry = e;
+	x->served = e->m_hi - e->m_lo + 1;
+	x->family_ms = x->served * nfam;
+	x->worst = INFINITY;
+	/* rows come ordered by family, n, k, m: count each M once */
+	for (int m = e->m_lo; m <= e->m_hi; m++) {
+		int here = 0;
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].m == m && same_key(&e->key, rows[i].n, rows[i].k, rows[i].w,
+						       rows[i].x, rows[i].y))
+				here++;
+		if (!here)
+			continue;
+		x->measured++;
+		x->family_measured += here;
+		last_m = m;
+		double r = cand_ratio(rt, nrt, &e->key, m, &e->cand);
+		if (isnan(r))
+			missing = 1;
+		else if (r < x->worst) {
+			x->worst = r;
+			x->worst_m = m;
+		}
+	}
+	if (missing || !last_m) {
+		x->worst = NAN;
+		x->worst_m = 0;
+	}
+	x->holdout_ratio = e->holdout ? cand_ratio(rt, nrt, &e->key, e->holdout, &e->cand) : NAN;
+}
+
+static void entries_build(const struct best_row *rows, int nrows, const struct retest_row *rt,
+			  int nrt, const struct emit_incumbent *inc, int ninc, struct regret *out)
+{
+	out->e = xcalloc((size_t)(ninc ? ninc : 1), sizeof(*out->e));
+	out->ne = ninc;
+	for (int i = 0; i < ninc; i++) {
+		struct regret_entry *x = &out->e[i];
+		entry_of(x, &inc[i], rows, nrows, rt, nrt);
+		out->family_ms += x->family_ms;
+		out->family_measured += x->family_measured;
+		out->unmeasured += x->served - x->measured;
+		if (x->holdout_ratio > 1)
+			out->certified += x->served - x->measured;
+	}
+}
+
 void regret_build(const struct best_row *rows, int nrows, const struct retest_row *rt,
 		  int nrt, const struct emit_incumbent *inc, int ninc, struct regret *out)
 {
@@ -84,12 +158,14 @@ void regret_build(const struct best_row *rows, int nrows, const struct retest_ro
 	struct regret_sum *total = &out->sums[out->nsums];
 	for (int i = 0; i < out->n; i++)
 		sum_add(total, &out->p[i]);
+	entries_build(rows, nrows, rt, nrt, inc, ninc, out);
 }
 
 void regret_free(struct regret *r)
 {
 	free(r->p);
 	free(r->sums);
+	free(r->e);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -138,6 +214,43 @@ static void points_table(const struct regret *r, struct table *t)
 			table_addf(t, "%s %s", p->best->tmpl, p->best->params);
 		else
 			table_add(t, "cublas");
+	}
+}
+
+static void entries_table(const struct regret *r, struct table *t)
+{
+	static const char *const head[] = { "families", "M", "template", "served",
+		"measured", "worst", "worst_at", "held_out", "held_out_ratio" };
+	table_init(t, ARRAY_SIZE(head));
+	for (size_t c = 0; c < ARRAY_SIZE(head); c++)
+		table_add(t, head[c]);
+	for (int i = 0; i < r->ne; i++) {
+		const struct regret_entry *x = &r->e[i];
+		const struct emit_incumbent *e = x->entry;
+		table_add(t, e->families);
+		if (e->m_lo == e->m_hi)
+			table_addf(t, "%d", e->m_lo);
+		else
+			table_addf(t, "%d..%d", e->m_lo, e->m_hi);
+		table_add(t, e->cand.tmpl);
+		table_addf(t, "%d", x->served);
+		table_addf(t, "%d", x->measured);
+		if (isfinite(x->worst))
+			table_addf(t, "%.3f", x->worst);
+		else
+			table_add(t, NULL);
+		if (x->worst_m)
+			table_addf(t, "%d", x->worst_m);
+		else
+			table_add(t, NULL);
+		if (e->holdout)
+			table_addf(t, "%d", e->holdout);
+		else
+			table_add(t, NULL);
+		if (isfinite(x->holdout_ratio))
+			table_addf(t, "%.3f", x->holdout_ratio);
+		else
+			table_add(t, NULL);
 	}
 }
 
@@ -190,15 +303,31 @@ void regret_print(const struct regret *r, const char *title, enum table_format f
 		json_key(&j, "points");
 		table_json(&t, &j);
 		table_free(&t);
+		entries_table(r, &t);
+		json_key(&j, "entries");
+		table_json(&t, &j);
+		table_free(&t);
 		sums_table(r, &t);
 		json_key(&j, "families");
 		table_json(&t, &j);
 		table_free(&t);
+		json_key(&j, "family_ms_served");
+		json_int(&j, r->family_ms);
+		json_key(&j, "family_ms_measured");
+		json_int(&j, r->family_measured);
+		json_key(&j, "served_unmeasured");
+		json_int(&j, r->unmeasured);
+		json_key(&j, "served_unmeasured_certified");
+		json_int(&j, r->certified);
 		json_end_object(&j);
 		return;
 	}
 	fprintf(out, "%sregret: %s\n\n", f == TABLE_MD ? "# " : "", title);
 	points_table(r, &t);
+	table_print(&t, f, "-", out);
+	table_free(&t);
+	fputc('\n', out);
+	entries_table(r, &t);
 	table_print(&t, f, "-", out);
 	table_free(&t);
 	fputc('\n', out);
@@ -214,5 +343,8 @@ void regret_print(const struct regret *r, const char *title, enum table_format f
 	if (s->unmeasured)
 		fprintf(out, "; %d Ms where the table's candidate has no retest are "
 			"left out", s->unmeasured);
-	fputs("\n", out);
+	fprintf(out, "\nserved: %d entr%s serve %d family-Ms with a tuned kernel, %d of them "
+		"measured; %d served Ms were not measured (%d of them inside spans certified "
+		"by a held-out M)\n", r->ne, r->ne == 1 ? "y" : "ies", r->family_ms,
+		r->family_measured, r->unmeasured, r->certified);
 }

@@ -107,6 +107,40 @@ double report_score(const struct load_figures *loads, int n, int *covered)
 	return *covered ? exp(sum_log / *covered) : NAN;
 }
 
+/* The load speedup at m over p[0..n): 1 and *sp when every shape the
+ * load runs at m has exactly one figure there; 0 when one has none (or
+ * two shapes of one family do); -1 when the load runs nothing at m. */
+static int load_at(const struct workload *wl, const struct timed_point *p, int n, int m,
+		   double *sp)
+{
+	double base = 0, run = 0;
+	int any_part = 0;
+	for (int j = 0; j < wl->nparts; j++) {
+		const struct workload_part *w = &wl->parts[j];
+		const struct timed_point *at = NULL;
+		int count = 0;
+		if (!workload_part_in(w, m))
+			continue;
+		any_part = 1;
+		for (int i = 0; i < n; i++) {
+			if (p[i].m == m && p[i].ok && !strcmp(p[i].family, w->family)) {
+				at = &p[i];
+				count++;
+			}
+		}
+		if (count != 1)
+			return 0;
+		base += w->count * at->base_us;
+		run += w->count * at->run_us;
+	}
+	if (!any_part)
+		return -1;
+	if (!(run > 0) || !(base > 0))
+		return 0;
+	*sp = base / run;
+	return 1;
+}
+
 double all_m_figure(const struct workload *wl, const struct timed_point *p, int n,
 		    struct all_m *out)
 {
@@ -114,50 +148,19 @@ double all_m_figure(const struct workload *wl, const struct timed_point *p, int 
 	out->max_m = wl->all_m_max > workload_max_m(wl) ? wl->all_m_max : workload_max_m(wl);
 	out->value = NAN;
 	double sum_log = 0;
-	int used = 0;
 	for (int m = 1; m <= out->max_m; m++) {
-		double base = 0, run = 0;
-		int measured = 1, any_part = 0;
-		for (int j = 0; j < wl->nparts; j++) {
-			const struct workload_part *w = &wl->parts[j];
-			const struct timed_point *at = NULL, *any = NULL;
-			int count = 0;
-			if (!workload_part_in(w, m))
-				continue;
-			any_part = 1;
-			for (int i = 0; i < n; i++) {
-				if (strcmp(p[i].family, w->family))
-					continue;
-				any = &p[i];
-				if (p[i].m == m && p[i].ok) {
-					at = &p[i];
-					count++;
-				}
-			}
-			if (!any)
-				return NAN;     /* a shape never measured: no figure */
-			if (count == 1) {
-				base += w->count * at->base_us;
-				run += w->count * at->run_us;
-				continue;
-			}
-			/* unmeasured here (or two shapes of one family): as cuBLAS,
-			 * weighted by the nominal floor's time */
-			double nominal = nominal_floor_us(m, any->n, any->k, any->w, any->x, any->y);
-			base += w->count * nominal;
-			run += w->count * nominal;
-			measured = 0;
-		}
-		if (!any_part)
+		double sp;
+		int st = load_at(wl, p, n, m, &sp);
+		if (st < 0)
 			continue;       /* a load of m tokens would run none of it */
-		if (!(run > 0) || !(base > 0))
-			return NAN;
-		sum_log += log(base / run);
-		out->measured += measured;
-		used++;
+		out->in_range++;
+		if (!st)
+			continue;       /* unmeasured: no figure, and no 1.0 either */
+		sum_log += log(sp);
+		out->measured++;
 	}
-	if (used)
-		out->value = exp(sum_log / used);
+	if (out->measured)
+		out->value = exp(sum_log / out->measured);
 	return out->value;
 }
 
@@ -324,18 +327,19 @@ static void loads_table(const struct report *r, struct table *t)
 void print_all_m(const struct all_m *a, FILE *out)
 {
 	if (!isfinite(a->value)) {
-		fprintf(out, "all-M: - (a shape of the workload has no figure at any M)\n");
+		fprintf(out, "all-M: - (no M of 1..%d has every shape of its load measured)\n",
+			a->max_m);
 		return;
 	}
 	fprintf(out, "all-M: %.3f, the geometric mean over M = 1..%d of the load speedup at each "
-		"M (every shape measured at %d of the %d Ms; a shape not measured at an M counts "
-		"as cuBLAS there)\n", a->value, a->max_m, a->measured, a->max_m);
+		"M (every shape measured at %d of the %d Ms; the Ms not measured are left out, "
+		"not counted as cuBLAS)\n", a->value, a->max_m, a->measured, a->in_range);
 }
 
 static void score_table(const struct report *r, struct table *t)
 {
 	static const char *const head[] = { "score", "loads", "of", "all_m",
-		"all_m_measured", "all_m_max" };
+		"all_m_measured", "all_m_of", "all_m_max" };
 	table_init(t, ARRAY_SIZE(head));
 	for (size_t c = 0; c < ARRAY_SIZE(head); c++)
 		table_add(t, head[c]);
@@ -344,6 +348,7 @@ static void score_table(const struct report *r, struct table *t)
 	table_addf(t, "%d", r->workload->nloads);
 	add_fixed(t, 3, r->all_m.value);
 	table_addf(t, "%d", r->all_m.measured);
+	table_addf(t, "%d", r->all_m.in_range);
 	table_addf(t, "%d", r->all_m.max_m);
 }
 
@@ -473,6 +478,8 @@ static void report_json(const struct report *r, const struct report_source *src,
 		json_number(&j, r->all_m.value);
 		json_key(&j, "measured");
 		json_int(&j, r->all_m.measured);
+		json_key(&j, "of");
+		json_int(&j, r->all_m.in_range);
 		json_key(&j, "max_m");
 		json_int(&j, r->all_m.max_m);
 		json_end_object(&j);

@@ -77,15 +77,18 @@ struct timed_point {
 };
 
 struct all_m {
-	double value;           /* NaN when a shape has no figure at any M */
-	int max_m;              /* the workload's largest load */
-	int measured;           /* Ms at which every shape was measured */
+	double value;           /* NaN when no M has every shape measured */
+	int max_m;              /* the workload's largest load (or range end) */
+	int measured;           /* Ms at which every shape was measured: the mean's */
+	int in_range;           /* Ms of 1..max_m at which some shape runs */
 };
 
-/* The all-M figure: the geometric mean over M = 1..the largest load (the
- * Ms at which some shape of the workload runs) of the load speedup at M, where a shape measured at M adds count times its
- * times and one not measured there adds count times its nominal floor's
- * time to both sums (it runs as cuBLAS). Returns out->value. */
+/* The all-M figure: the geometric mean of the load speedup at M (each
+ * shape's times summed count times) over the Ms of 1..max_m at which
+ * every shape the load runs was measured. An M with a shape unmeasured
+ * is left out, never counted as cuBLAS; out->measured of out->in_range
+ * is the figure's coverage, and it is stated with it. Returns
+ * out->value. */
 double all_m_figure(const struct workload *wl, const struct timed_point *p, int n,
 		    struct all_m *out);
 /* Its line: "all-M: 1.234, the geometric mean over M = 1..256 ...". */
