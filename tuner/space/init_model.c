@@ -14,7 +14,9 @@
 #include "util.h"
 #include "ytree.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -293,6 +295,9 @@ int init_model_read(const char *path, struct init_model *m)
 			 path[strlen(path) - 1] == '/' ? "" : "/");
 	else
 		snprintf(m->path, sizeof(m->path), "%s", path);
+	/* a missing file has no line to point at */
+	if (stat(m->path, &st))
+		return fprintf(stderr, "%s: cannot open: %s\n", m->path, strerror(errno)), -1;
 	if (!(buf = yread_file(&r.L, &r.L.len)))
 		return -1;
 	r.L.buf = buf;
