@@ -27,16 +27,18 @@ WANT
 grep warning "$TMP/err" >"$TMP/got"
 test_cmp "deepseek-v3: its two unread shape-changing keys, at their lines" "$TMP/want" "$TMP/got"
 
-# a Llama config with keys of other families: each warned once, at its line;
-# harmless keys, and shape keys set to null or 0, are not
-sed 's/^  "model_type": "llama",$/  "model_type": "llama",\n  "quantization_config": {"quant_method": "awq", "bits": 4},\n  "interleave_moe_layer_step": 2,\n  "intermediate_size_mlp": 16384,\n  "multi_query": true,\n  "num_nextn_predict_layers": 0,\n  "attention_chunk_size": null,/' \
+# a Llama config with keys of other families (a shared expert with no routed
+# ones, an MLA size with no kv rank among them): each warned once, at its
+# line; harmless keys, and shape keys set to null or 0, are not
+sed 's/^  "model_type": "llama",$/  "model_type": "llama",\n  "quantization_config": {"quant_method": "awq", "bits": 4},\n  "interleave_moe_layer_step": 2,\n  "intermediate_size_mlp": 16384,\n  "multi_query": true,\n  "num_nextn_predict_layers": 0,\n  "attention_chunk_size": null,\n  "n_shared_experts": 2,\n  "qk_rope_head_dim": 64,/' \
 	"$M/llama-3-8b.json" >"$TMP/keys.json"
 init_ok "a config with unread keys" --model "$TMP/keys.json"
-for kv in quantization_config:12 interleave_moe_layer_step:13 intermediate_size_mlp:14 multi_query:15; do
+for kv in quantization_config:12 interleave_moe_layer_step:13 intermediate_size_mlp:14 multi_query:15 \
+	  n_shared_experts:18 qk_rope_head_dim:19; do
 	check "warns about ${kv%%:*} once, at line ${kv#*:}" test "$(grep -c "warning: init does not read '${kv%%:*}'" "$TMP/err")" = 1 -a \
 		"$(grep -c "^$TMP/keys.json:${kv#*:}:3: warning: init does not read '${kv%%:*}'" "$TMP/err")" = 1
 done
-check "and about nothing else (4 warnings)" test "$(grep -c warning "$TMP/err")" = 4
+check "and about nothing else (6 warnings)" test "$(grep -c warning "$TMP/err")" = 6
 sed 's/"model_type": "llama"/"model_type": "falcon"/' "$M/llama-3-8b.json" >"$TMP/falcon.json"
 init_ok "an unknown model_type" --model "$TMP/falcon.json"
 check "says its shapes are a Llama-like decoder's" grep -q "^$TMP/falcon.json:[0-9]*:[0-9]*: warning: model_type 'falcon' is not one init knows: its shapes are those of a Llama-like decoder" "$TMP/err"

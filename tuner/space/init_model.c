@@ -223,6 +223,16 @@ static int read_sizes(struct reader *r, struct init_model *m)
 	return 0;
 }
 
+/* Forget that names were read: keys whose layer kind the model lacks
+ * (a shared expert without routed ones, MLA's sizes without its kv
+ * rank) change no shape init derives, so they are warned about. */
+static void unmark(struct reader *r, const char *const *names, size_t n)
+{
+	for (int i = 0; i < r->nused; i++)
+		if (in_list(names, n, r->used[i]))
+			r->used[i--] = r->used[--r->nused];
+}
+
 /* Warn once about each key of the text model that init neither read nor
  * knows to be harmless, unless its value is null, false, 0 or empty. */
 static void warn_unread(struct reader *r)
@@ -263,6 +273,17 @@ static int read_config(struct reader *r, struct init_model *m)
 		return -1;
 	if (m->layers - m->moe_layers > 0 && !m->inter)
 		return yfail(&r->L, r->c, "the config has no intermediate_size");
+	static const char *const moe_keys[] = {
+		"first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
+		"moe_intermediate_size", "shared_expert_intermediate_size", "n_shared_experts",
+	};
+	static const char *const mla_keys[] = {
+		"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+	};
+	if (!m->experts)
+		unmark(r, moe_keys, ARRAY_SIZE(moe_keys));
+	if (!m->kv_lora_rank)
+		unmark(r, mla_keys, ARRAY_SIZE(mla_keys));
 	if (!m->known_type) {
 		char shown[SHOWN_MAX];
 		const struct ynode *t = get(r, r->c, "model_type");
