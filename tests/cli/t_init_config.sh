@@ -42,6 +42,10 @@ check "and about nothing else (6 warnings)" test "$(grep -c warning "$TMP/err")"
 sed 's/"model_type": "llama"/"model_type": "falcon"/' "$M/llama-3-8b.json" >"$TMP/falcon.json"
 init_ok "an unknown model_type" --model "$TMP/falcon.json"
 check "says its shapes are a Llama-like decoder's" grep -q "^$TMP/falcon.json:[0-9]*:[0-9]*: warning: model_type 'falcon' is not one init knows: its shapes are those of a Llama-like decoder" "$TMP/err"
+grep -v -e '"model_type"' -e '"torch_dtype"' "$M/llama-3-8b.json" >"$TMP/bare.json"
+init_ok "a config with no model_type and no dtype" --model "$TMP/bare.json"
+expect_line "says it names no model_type" "$TMP/err" "$TMP/bare.json:1:1: warning: the config names no model_type: its shapes are those of a Llama-like decoder"
+expect_line "nor a dtype" "$TMP/err" "gemmtab init: $TMP/bare.json: the config names no dtype; tuned in bf16, the serving dtype (--dtype)"
 
 # dtypes: the config's reported, the serving dtype tuned
 init_ok "Gemma-2 as shipped (float32)" --model "$M/gemma-2-9b.json"

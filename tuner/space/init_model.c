@@ -287,8 +287,12 @@ static int read_config(struct reader *r, struct init_model *m)
 	if (!m->known_type) {
 		char shown[SHOWN_MAX];
 		const struct ynode *t = get(r, r->c, "model_type");
-		yfail(&r->L, t ? t : r->c, "warning: model_type '%s' is not one init knows: its "
-		      "shapes are those of a Llama-like decoder", yshown(m->type, shown));
+		if (t)
+			yfail(&r->L, t, "warning: model_type '%s' is not one init knows: its "
+			      "shapes are those of a Llama-like decoder", yshown(m->type, shown));
+		else
+			yfail(&r->L, r->c, "warning: the config names no model_type: its shapes "
+			      "are those of a Llama-like decoder");
 	}
 	warn_unread(r);
 	return 0;

@@ -126,8 +126,12 @@ int init_shapes(const struct init_model *m, int tp, int router_fp32, struct init
 
 void init_summary(const struct init_model *m, const struct init_plan *p, const char *dtype)
 {
-	fprintf(stderr, "gemmtab init: %s: %s weights in the config; tuned in %s, the serving "
-		"dtype (--dtype)\n", m->path, m->dtype[0] ? m->dtype : "no dtype", dtype);
+	if (m->dtype[0])
+		fprintf(stderr, "gemmtab init: %s: %s weights in the config; tuned in %s, the "
+			"serving dtype (--dtype)\n", m->path, m->dtype, dtype);
+	else
+		fprintf(stderr, "gemmtab init: %s: the config names no dtype; tuned in %s, the "
+			"serving dtype (--dtype)\n", m->path, dtype);
 	if (m->experts)
 		fprintf(stderr, "gemmtab init: left out: the routed experts, %ld in each of %ld of "
 			"%ld layers, %.1f%% of such a layer's weight bytes: grouped GEMMs that "

@@ -137,7 +137,7 @@ static void write_header(FILE *f, const struct init_model *m, const struct init_
 	else
 		fprintf(f, "%ld key-value heads", m->kv_heads);
 	fprintf(f, ") on one of %d tensor-parallel ranks, in %s (the config's weights: %s).\n",
-		p->tp, o->dtype, m->dtype[0] ? m->dtype : "no dtype");
+		p->tp, o->dtype, m->dtype[0] ? m->dtype : "not named");
 	fprintf(f, "# Left to the caller: biases (the library computes X W^T; add a bias after, "
 		"where a\n# shape says so) and the attention itself.%s\n", m->tied ?
 		" The head shares the embedding's weights (tie_word_embeddings)." : "");
