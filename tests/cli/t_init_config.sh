@@ -14,7 +14,7 @@ init_ok() {   # WHAT ARGS...: init to $TMP/s.yaml, exit 0
 }
 
 # published configs: no warning
-for model in llama-3-8b qwen2.5-7b mixtral-8x7b deepseek-v2-lite phi-2 gemma-2-9b qwen1.5-moe-a2.7b odd; do
+for model in llama-3-8b qwen2.5-7b mixtral-8x7b deepseek-v2-lite phi-2 gemma-2-9b qwen1.5-moe-a2.7b odd starcoder2-7b; do
 	init_ok "$model" --model "$M/$model.json"
 	check "$model: no warning" bash -c "! grep -q warning '$TMP/err'"
 done
@@ -42,6 +42,9 @@ check "and about nothing else (6 warnings)" test "$(grep -c warning "$TMP/err")"
 sed 's/"model_type": "llama"/"model_type": "falcon"/' "$M/llama-3-8b.json" >"$TMP/falcon.json"
 init_ok "an unknown model_type" --model "$TMP/falcon.json"
 check "says its shapes are a Llama-like decoder's" grep -q "^$TMP/falcon.json:[0-9]*:[0-9]*: warning: model_type 'falcon' is not one init knows: its shapes are those of a Llama-like decoder" "$TMP/err"
+sed 's/"mlp_type": "default"/"mlp_type": "gated"/' "$M/starcoder2-7b.json" >"$TMP/sc2.json"
+init_ok "StarCoder2 with an MLP kind init does not know" --model "$TMP/sc2.json"
+check "warns about mlp_type, at its line" grep -q "^$TMP/sc2.json:15:3: warning: init does not read 'mlp_type'" "$TMP/err"
 grep -v -e '"model_type"' -e '"torch_dtype"' "$M/llama-3-8b.json" >"$TMP/bare.json"
 init_ok "a config with no model_type and no dtype" --model "$TMP/bare.json"
 expect_line "says it names no model_type" "$TMP/err" "$TMP/bare.json:1:1: warning: the config names no model_type: its shapes are those of a Llama-like decoder"

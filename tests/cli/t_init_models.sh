@@ -7,8 +7,9 @@
 # (routed experts left out), DeepSeek-V2-Lite (MLA, 2 shared experts, 1
 # dense layer and 26 with experts), DeepSeek-V3 (q_a and q_b, 3 dense
 # layers), Phi-2 (fc1/fc2, float16, biases), Gemma-2-9B (float32, head_dim
-# 256, tied head), Qwen1.5-MoE-A2.7B (a gated shared expert), and an odd
-# config (K 3000 and 1000, head_dim 125).
+# 256, tied head), Qwen1.5-MoE-A2.7B (a gated shared expert), StarCoder2-7B
+# (c_fc/c_proj, at TP 1, 2 and 4: its 4 kv heads split no further), and an
+# odd config (K 3000 and 1000, head_dim 125).
 . "$(dirname "$0")/lib.sh"
 
 # family n k w count, one line per shape of the space FILE
@@ -86,6 +87,14 @@ want_qwenmoe() {   # hidden 2048, 16 heads of 128, 60 experts, a shared expert o
 	echo "shared_down 2048 $(( 5632 / t )) bf16 24"
 	echo "lm_head $(head_n 151936 "$t") 2048 bf16 1"
 }
+want_starcoder2() {   # hidden 4608, 36 heads of 128, 4 kv heads, c_fc 18432 (no gate), 49152, 32 layers
+	local t=$1
+	echo "qkv $(( (36 / t + 2 * 4 / t) * 128 )) 4608 bf16 32"
+	echo "o_proj 4608 $(( 36 / t * 128 )) bf16 32"
+	echo "fc1 $(( 18432 / t )) 4608 bf16 32"
+	echo "fc2 4608 $(( 18432 / t )) bf16 32"
+	echo "lm_head $(head_n 49152 "$t") 4608 bf16 1"
+}
 want_odd() {   # hidden 3000, 24 heads of 125, 8 kv heads, 1000, vocab 32001, 10 layers
 	local t=$1
 	echo "qkv $(( (24 / t + 2 * 8 / t) * 125 )) 3000 bf16 10"
@@ -96,9 +105,10 @@ want_odd() {   # hidden 3000, 24 heads of 125, 8 kv heads, 1000, vocab 32001, 10
 }
 
 for pair in llama-3-8b:llama mixtral-8x7b:mixtral deepseek-v2-lite:dsv2lite deepseek-v3:dsv3 \
-	    phi-2:phi2 gemma-2-9b:gemma2 qwen1.5-moe-a2.7b:qwenmoe odd:odd; do
-	model=${pair%%:*} fn=want_${pair#*:}
-	for tp in 1 2 8; do
+	    phi-2:phi2 gemma-2-9b:gemma2 qwen1.5-moe-a2.7b:qwenmoe odd:odd starcoder2-7b:starcoder2; do
+	model=${pair%%:*} fn=want_${pair#*:} tps="1 2 8"
+	[ "$model" = starcoder2-7b ] && tps="1 2 4"   # 36 heads and 4 kv heads: no TP 8
+	for tp in $tps; do
 		expect_exit "$model --tp $tp: exit 0" 0 "$GEMMTAB" init --model "tests/models/$model.json" \
 			--tp "$tp" --out "$TMP/$model-$tp.yaml"
 		"$fn" "$tp" >"$TMP/want"

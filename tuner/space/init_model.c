@@ -46,7 +46,8 @@ static const char *const harmless[] = {
 	"sliding_window", "sliding_window_size", "sliding_window_pattern",
 	"use_sliding_window", "max_window_layers", "layer_types", "cache_implementation",
 	"attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
-	"qk_layernorm", "use_qk_norm", "use_parallel_residual",
+	"qk_layernorm", "use_qk_norm", "norm_type", "norm_epsilon",
+	"embedding_dropout", "residual_dropout",
 	"num_experts_per_tok", "router_aux_loss_coef", "router_jitter_noise",
 	"output_router_logits", "aux_loss_alpha", "seq_aux", "norm_topk_prob",
 	"routed_scaling_factor", "scoring_func", "topk_method", "n_group", "topk_group",
@@ -58,13 +59,13 @@ static const char *const harmless[] = {
 };
 
 /* model_types whose layers init derives (the others are read as a
- * Llama-like decoder, with a warning); the first three are not gated. */
+ * Llama-like decoder, with a warning); the first two are not gated. */
 static const char *const known_types[] = {
-	"phi", "starcoder2", "gpt_neox",
+	"phi", "starcoder2",
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
 	"gemma", "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3",
 };
-#define NOT_GATED 3
+#define NOT_GATED 2
 
 static int in_list(const char *const *list, size_t n, const char *s)
 {
@@ -253,6 +254,29 @@ static void warn_unread(struct reader *r)
 	}
 }
 
+/* Unmark the keys read that shaped nothing: those of a layer kind the
+ * model lacks, and a StarCoder2 mlp_type other than "default" (c_fc and
+ * c_proj, the one MLP init knows there). */
+static void forget_unused(struct reader *r, const struct init_model *m)
+{
+	static const char *const moe_keys[] = {
+		"first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
+		"moe_intermediate_size", "shared_expert_intermediate_size", "n_shared_experts",
+	};
+	static const char *const mla_keys[] = {
+		"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+	};
+	static const char *const mlp_type_key[] = { "mlp_type" };
+	char mlp_type[32] = "";
+	if (!m->experts)
+		unmark(r, moe_keys, ARRAY_SIZE(moe_keys));
+	if (!m->kv_lora_rank)
+		unmark(r, mla_keys, ARRAY_SIZE(mla_keys));
+	text_key(r, r->c, "mlp_type", mlp_type, sizeof(mlp_type));
+	if (*mlp_type && strcmp(mlp_type, "default"))
+		unmark(r, mlp_type_key, 1);
+}
+
 static int read_config(struct reader *r, struct init_model *m)
 {
 	if (r->root->kind != K_MAP)
@@ -273,17 +297,7 @@ static int read_config(struct reader *r, struct init_model *m)
 		return -1;
 	if (m->layers - m->moe_layers > 0 && !m->inter)
 		return yfail(&r->L, r->c, "the config has no intermediate_size");
-	static const char *const moe_keys[] = {
-		"first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
-		"moe_intermediate_size", "shared_expert_intermediate_size", "n_shared_experts",
-	};
-	static const char *const mla_keys[] = {
-		"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
-	};
-	if (!m->experts)
-		unmark(r, moe_keys, ARRAY_SIZE(moe_keys));
-	if (!m->kv_lora_rank)
-		unmark(r, mla_keys, ARRAY_SIZE(mla_keys));
+	forget_unused(r, m);
 	if (!m->known_type) {
 		char shown[SHOWN_MAX];
 		const struct ynode *t = get(r, r->c, "model_type");
