@@ -53,7 +53,8 @@ expect_line "nor a dtype" "$TMP/err" "gemmtab init: $TMP/bare.json: the config n
 # dtypes: the config's reported, the serving dtype tuned
 init_ok "Gemma-2 as shipped (float32)" --model "$M/gemma-2-9b.json"
 expect_line "reports the config's float32" "$TMP/err" "gemmtab init: $M/gemma-2-9b.json: float32 weights in the config; tuned in bf16, the serving dtype (--dtype)"
-check "the space says both" grep -q "in bf16 (the config's weights: float32)" "$TMP/s.yaml"
+check "the space says both" bash -c "grep -q '^# The decode projections of gemma2 on one of 1 tensor-parallel ranks, in bf16$' '$TMP/s.yaml' &&
+	grep -q \"^# (the config's weights: float32): 42 layers,$\" '$TMP/s.yaml'"
 check "and tunes bf16 weights" bash -c "! grep -q 'w: fp32' '$TMP/s.yaml'"
 init_ok "Phi-2 as shipped (float16)" --model "$M/phi-2.json" --dtype bf16
 expect_line "reports the config's float16" "$TMP/err" "gemmtab init: $M/phi-2.json: float16 weights in the config; tuned in bf16, the serving dtype (--dtype)"
@@ -77,7 +78,7 @@ check "and so does the space" grep -q "^# Not tuned: the routed experts, 8 in ea
 dsl=$(share $(( 3072 * 2048 + 576 * 2048 + 4096 * 512 + 2048 * 2048 )) $(( 64 * 2048 )) $(( 3 * 2816 * 2048 )) $(( 3 * 64 * 1408 * 2048 )))
 init_ok "DeepSeek-V2-Lite" --model "$M/deepseek-v2-lite.json"
 check "says its routed experts are in 26 of 27 layers, $dsl%" grep -q "the routed experts, 64 in each of 26 of 27 layers, $dsl% of such a layer's weight bytes" "$TMP/err"
-check "and the space its layer kinds" grep -q "^# The decode projections of deepseek_v2 (27 layers: 1 dense, 26 with experts;" "$TMP/s.yaml"
+check "and the space its layer kinds" grep -q "^# (the config's weights: bfloat16): 27 layers (1 dense, 26 with experts),$" "$TMP/s.yaml"
 
 # alternating layers: Qwen's decoder_sparse_step 2 with layer 1 dense too:
 # experts in layers 3, 5, ..., 23 (11), a dense MLP in the other 13

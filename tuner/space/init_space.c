@@ -126,18 +126,17 @@ static void write_header(FILE *f, const struct init_model *m, const struct init_
 {
 	fprintf(f, "# gemmtab init --model %s --tp %d --max-m %d --dtype %s --router-dtype %s\n",
 		o->model_arg, o->tp, o->max_m, o->dtype, o->router_fp32 ? "fp32" : "bf16");
-	fprintf(f, "# The decode projections of %s (%ld layers", m->type[0] ? m->type : "the model",
-		m->layers);
+	fprintf(f, "# The decode projections of %s on one of %d tensor-parallel ranks, in %s\n"
+		"# (the config's weights: %s): %ld layers", m->type[0] ? m->type : "the model",
+		p->tp, o->dtype, m->dtype[0] ? m->dtype : "not named", m->layers);
 	if (m->experts)
-		fprintf(f, ": %ld dense, %ld with experts", m->layers - m->moe_layers, m->moe_layers);
-	fprintf(f, "; hidden %ld, %ld heads of %ld, ", m->hidden, m->heads,
+		fprintf(f, " (%ld dense, %ld with experts)", m->layers - m->moe_layers, m->moe_layers);
+	fprintf(f, ",\n# hidden %ld, %ld heads of %ld, ", m->hidden, m->heads,
 		m->kv_lora_rank ? m->qk_nope + m->qk_rope : m->head_dim);
 	if (m->kv_lora_rank)
-		fprintf(f, "MLA with a kv rank of %ld", m->kv_lora_rank);
+		fprintf(f, "MLA with a kv rank of %ld.\n", m->kv_lora_rank);
 	else
-		fprintf(f, "%ld key-value heads", m->kv_heads);
-	fprintf(f, ") on one of %d tensor-parallel ranks, in %s (the config's weights: %s).\n",
-		p->tp, o->dtype, m->dtype[0] ? m->dtype : "not named");
+		fprintf(f, "%ld key-value heads.\n", m->kv_heads);
 	fprintf(f, "# Left to the caller: biases (the library computes X W^T; add a bias after, "
 		"where a\n# shape says so) and the attention itself.%s\n", m->tied ?
 		" The head shares the embedding's weights (tie_word_embeddings)." : "");
