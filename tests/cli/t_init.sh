@@ -3,10 +3,12 @@
 # router, lm_head), pinned for three published configs (tests/models), a
 # workload of one of each per layer, and templates whose dry run gives
 # every shape candidates (Qwen2.5-7B's down at TP 4 has K = 4736 = 37 x
-# 128). Refused, saying why: an fp16 checkpoint, a TP that splits heads,
+# 128). An fp16 checkpoint is tuned in bf16. Refused, saying why: a TP that splits heads,
 # a JSON surrogate-pair escape (libyaml 0.2.5 cannot read one). With the
 # fake worker, a model's space sweeps, emits, builds and reports its own
-# per-load figures, score and all-M figure.
+# per-load figures, score and all-M figure. (t_init_models.sh holds every
+# architecture family's shapes at TP 1, 2 and 8; t_init_config.sh what init
+# reads of a config and says about it.)
 . "$(dirname "$0")/lib.sh"
 shapes() { grep -oE '^  - \{family: [a-z_]+, n: [0-9]+, k: [0-9]+, w: [a-z0-9]+' "$1" | sed 's/^  - {//'; }
 init() {   # NAME TP
@@ -44,7 +46,7 @@ family: router, n: 8, k: 4096, w: bf16
 family: lm_head, n: 32000, k: 4096, w: bf16
 WANT
 test_cmp "Mixtral-8x7B's shapes (the routed experts left out)" "$TMP/want" "$TMP/mixtral-8x7b.got"
-check "says what it leaves to the caller" grep -q "routed experts, which are grouped GEMMs" "$TMP/mixtral-8x7b.yaml"
+check "says what it leaves out" grep -q "^# Not tuned: the routed experts, 8 in each of 32 layers, [0-9.]*% of such a layer's" "$TMP/mixtral-8x7b.yaml"
 expect_exit "--router-dtype fp32" 0 "$GEMMTAB" init --model tests/models/mixtral-8x7b.json --router-dtype fp32
 check "an fp32 router, with its bound and the hi/lo template" bash -c \
 	"grep -q 'family: router, n: 8, k: 4096, w: fp32, x: bf16, y: fp32, tol: 1e-4' '$TMP/out' && grep -q '^  blas_hilo:' '$TMP/out'"
@@ -53,8 +55,11 @@ check "its constraints name the device, not the H200's figures" bash -c \
 	"grep -q 'sm_count' '$TMP/llama-3-8b.yaml' && ! grep -nE '\"[^\"]*\\b(132|1056|1024|116|120)\\b[^\"]*\"' '$TMP/llama-3-8b.yaml'"
 expect_exit "a write error: exit 1" 1 "$GEMMTAB" init --model tests/models/llama-3-8b.json --out /dev/full
 
-# every shape gets candidates in the dry run
-for model in llama-3-8b qwen2.5-7b mixtral-8x7b; do
+# every shape gets candidates in the dry run (MLA's kv_a of 576 rows and
+# its router of 64 included)
+init deepseek-v2-lite 1
+init phi-2 1
+for model in llama-3-8b qwen2.5-7b mixtral-8x7b deepseek-v2-lite phi-2; do
 	expect_exit "dry run of $model: exit 0" 0 "$GEMMTAB" sweep --space "$TMP/$model.yaml" --dry-run
 	awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { c[$1] += $3 } END { for (f in c) print f, c[f] }' "$TMP/out" | sort >"$TMP/counts"
 	check "$model: every shape has candidates ($(tr '\n' ' ' <"$TMP/counts"))" \
@@ -62,10 +67,13 @@ for model in llama-3-8b qwen2.5-7b mixtral-8x7b; do
 	check "$model: and an estimate" grep -q '^estimate: compile' "$TMP/out"
 done
 
-# refusals
+# an fp16 checkpoint is tuned in the serving dtype, bf16
 sed 's/"bfloat16"/"float16"/' tests/models/llama-3-8b.json >"$TMP/fp16.json"
-expect_exit "an fp16 checkpoint: exit 2" 2 "$GEMMTAB" init --model "$TMP/fp16.json"
-check "says the library serves bf16" grep -q "torch_dtype float16: the library serves bf16" "$TMP/err"
+expect_exit "an fp16 checkpoint: exit 0" 0 "$GEMMTAB" init --model "$TMP/fp16.json"
+check "tuned in bf16, the config's float16 reported" bash -c \
+	"grep -q 'family: qkv, n: 6144, k: 4096, w: bf16, x: bf16, y: bf16' '$TMP/out' && grep -q 'float16 weights in the config; tuned in bf16' '$TMP/err'"
+
+# refusals
 expect_exit "TP 3 of 32 heads: exit 2" 2 "$GEMMTAB" init --model tests/models/llama-3-8b.json --tp 3
 check "says each rank must hold whole heads" grep -q "\-\-tp 3 does not divide the 32 attention heads and 8 key-value heads" "$TMP/err"
 expect_exit "TP 8 of Qwen2.5-7B's 4 key-value heads: exit 2" 2 "$GEMMTAB" init --model tests/models/qwen2.5-7b.json --tp 8

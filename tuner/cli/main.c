@@ -47,8 +47,35 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gemmtab <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'gemmtab <command> --help' describes a command's options; "
-		"'gemmtab --version' the build.\n");
+	fprintf(f, "\n'gemmtab help <command>' (or 'gemmtab <command> --help') describes a "
+		"command's options;\n'gemmtab --version' the build.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* gemmtab help [COMMAND]: the command list, or COMMAND's own usage (what
+ * COMMAND --help prints, exit status 0). */
+static int help(int argc, char **argv)
+{
+	if (argc < 3) {
+		usage(stdout);
+		return 0;
+	}
+	const struct command *c = find_command(argv[2]);
+	if (!c || argc > 3) {
+		fprintf(stderr, argc > 3 ? "gemmtab help: one command at a time\n" :
+			"gemmtab help: '%s' is not a gemmtab command\n", argv[2]);
+		usage(stderr);
+		return 2;
+	}
+	char *args[] = { argv[2], "--help", NULL };
+	return c->fn(2, args);
 }
 
 int main(int argc, char **argv)
@@ -62,13 +89,15 @@ int main(int argc, char **argv)
 		version();
 		return 0;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "help"))
+		return help(argc, argv);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	const struct command *c = find_command(argv[1]);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
 	fprintf(stderr, "gemmtab: '%s' is not a gemmtab command\n", argv[1]);
 	usage(stderr);
 	return 2;
