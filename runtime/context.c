@@ -1,8 +1,9 @@
 /*
  * context.c: the library's entry points that need no weight: the context
- * (one device, described the way the table records its tuning environment,
- * and compared against it once), the compiled-in table's description, and
- * the device switching the other files share.
+ * (one device, described the way a table records its tuning environment,
+ * and the compiled-in table it uses chosen once: choose.c), the
+ * description of that choice, and the device switching the other files
+ * share.
  */
 #include "rt.h"
 
@@ -29,9 +30,39 @@ int rt_device_leave(int saved)
 	return status;
 }
 
-int gt_context_create(int device, gt_context **out)
+/* "13.0" from CUDA's 13000-style version numbers (as the tuner's worker
+ * records them). */
+static void cuda_version_text(int v, char *out, size_t len)
+{
+	snprintf(out, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+/* The environment of device as the table records its tuning one. */
+static int device_env(int device, struct rt_env *env, size_t *smem_optin)
 {
 	struct cudaDeviceProp prop;
+	int drv = 0, rt = 0;
+	int status = rt_cuda_status(cudaGetDeviceProperties(&prop, device));
+	if (status == GT_OK)
+		status = rt_cuda_status(cudaDriverGetVersion(&drv));
+	if (status == GT_OK)
+		status = rt_cuda_status(cudaRuntimeGetVersion(&rt));
+	if (status != GT_OK)
+		return status;
+	memset(env, 0, sizeof(*env));
+	snprintf(env->gpu_name, sizeof(env->gpu_name), "%s", prop.name);
+	env->sm_count = prop.multiProcessorCount;
+	env->cc = 10 * prop.major + prop.minor;
+	cuda_version_text(drv, env->driver, sizeof(env->driver));
+	cuda_version_text(rt, env->cuda, sizeof(env->cuda));
+	version_text(cublasLtGetVersion(), env->cublaslt, sizeof(env->cublaslt));
+	if (smem_optin)
+		*smem_optin = prop.sharedMemPerBlockOptin;
+	return GT_OK;
+}
+
+int gt_context_create(int device, gt_context **out)
+{
 	int count = 0;
 	if (!out || device < 0)
 		return GT_ERR_INVALID;
@@ -40,28 +71,32 @@ int gt_context_create(int device, gt_context **out)
 		return status;
 	if (device >= count)
 		return GT_ERR_INVALID;
-	status = rt_cuda_status(cudaGetDeviceProperties(&prop, device));
-	if (status != GT_OK)
-		return status;
-
 	gt_context *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return GT_ERR_NO_MEMORY;
 	ctx->device = device;
-	snprintf(ctx->env.gpu_name, sizeof(ctx->env.gpu_name), "%s", prop.name);
-	ctx->env.sm_count = prop.multiProcessorCount;
-	version_text(cublasLtGetVersion(), ctx->env.cublaslt, sizeof(ctx->env.cublaslt));
-	ctx->smem_optin = prop.sharedMemPerBlockOptin;
-	ctx->table_mismatch = rt_env_mismatch(rt_table(), &ctx->env, ctx->mismatch,
-					      sizeof(ctx->mismatch));
-	/* The table's kernels are sm_90a cubins: load them only where the
-	 * table applies; a failure falls back to the baseline, not an error. */
-	if (!ctx->table_mismatch) {
-		int ks = rt_kernels_load();
+	status = device_env(device, &ctx->env, &ctx->smem_optin);
+	if (status != GT_OK) {
+		free(ctx);
+		return status;
+	}
+	int slot = rt_table_pick(rt_compiled_tables, &ctx->env, NULL, 0);
+	if (slot < 0) {
+		snprintf(ctx->no_table, sizeof(ctx->no_table), "no table compiled in for %s "
+			 "with %d SMs (gt_table_description says why each was not chosen)",
+			 ctx->env.gpu_name, ctx->env.sm_count);
+	} else {
+		/* the table's kernels are sm_90a cubins: loaded only for the
+		 * table this device uses; a failure falls back to the
+		 * baseline, not an error */
+		int ks = rt_kernels_load(slot, &ctx->kernels);
 		if (ks != GT_OK) {
-			ctx->table_mismatch = 1;
-			snprintf(ctx->mismatch, sizeof(ctx->mismatch),
-				 "the table's kernels could not be loaded (%s)", gt_status_string(ks));
+			snprintf(ctx->no_table, sizeof(ctx->no_table), "the kernels of table %s "
+				 "could not be loaded (%s)", rt_compiled_tables[slot]->path,
+				 gt_status_string(ks));
+		} else {
+			ctx->tc = rt_compiled_tables[slot];
+			ctx->nkernels = *ctx->tc->nkernels;
 		}
 	}
 	*out = ctx;
@@ -74,24 +109,48 @@ int gt_context_destroy(gt_context *ctx)
 	return GT_OK;
 }
 
-/* The description is formatted once, on first use, from any thread. */
-static pthread_once_t description_once = PTHREAD_ONCE_INIT;
-static char description[1024];
+/* The description per device ordinal, formatted on first use, from any
+ * thread; a device past RT_DESC_DEVICES, or none, gets the shared one. */
+#define RT_DESC_DEVICES 32
+static pthread_mutex_t description_lock = PTHREAD_MUTEX_INITIALIZER;
+static char description[RT_DESC_DEVICES + 1][RT_DESC_MAX];
 
-static void describe_table(void)
+/* The compiled-in tables without a device to choose for. */
+static void describe_no_device(char *buf, size_t len, const char *why)
 {
-	const struct gt_table *t = rt_table();
-	snprintf(description, sizeof(description),
-		 "%s; tuned on %s with %d SMs, CUDA %s, cuBLASLt %s, templates %s; %d entries",
-		 t->generated_by ? t->generated_by : "(unknown origin)",
-		 t->gpu_name ? t->gpu_name : "(unknown)", t->sm_count,
-		 t->cuda ? t->cuda : "(unknown)", t->cublaslt ? t->cublaslt : "(unknown)",
-		 t->source_hash ? t->source_hash : "(unknown)", t->nentries);
+	char words[RT_WHY_MAX];
+	size_t used = 0;
+	int n = snprintf(buf, len, "no table in use: %s", why);
+	used = n > 0 ? (size_t)n : 0;
+	for (int i = 0; rt_compiled_tables[i] && used < len; i++) {
+		rt_table_words(rt_compiled_tables[i]->table, words, sizeof(words));
+		n = snprintf(buf + used, len - used, "; table %s compiled in: tuned on %s; %s",
+			     rt_compiled_tables[i]->path, words,
+			     rt_compiled_tables[i]->table->generated_by
+			     ? rt_compiled_tables[i]->table->generated_by : "(unknown origin)");
+		used += n > 0 ? (size_t)n : 0;
+	}
 }
 
 const char *gt_table_description(void)
 {
-	if (pthread_once(&description_once, describe_table))
-		return "(table description unavailable)";
-	return description;
+	struct rt_env env;
+	int device = -1;
+	cudaError_t e = cudaGetDevice(&device);
+	int slot = e == cudaSuccess && device >= 0 && device < RT_DESC_DEVICES
+		   ? device : RT_DESC_DEVICES;
+	pthread_mutex_lock(&description_lock);
+	char *d = description[slot];
+	if (!d[0]) {
+		if (e != cudaSuccess)
+			describe_no_device(d, RT_DESC_MAX, cudaGetErrorString(e));
+		else if (device_env(device, &env, NULL) != GT_OK)
+			describe_no_device(d, RT_DESC_MAX, "the current device cannot be queried");
+		else if (slot == RT_DESC_DEVICES)
+			describe_no_device(d, RT_DESC_MAX, "device ordinal past those described");
+		else
+			rt_table_pick(rt_compiled_tables, &env, d, RT_DESC_MAX);
+	}
+	pthread_mutex_unlock(&description_lock);
+	return d;
 }
