@@ -17,7 +17,8 @@
  * FAKE_WORKER_FAULT_ONCE=FILE plants one fault on GPU D: its first eval
  * after FILE is gone replies status=fault and exits 3, and FILE is made.
  * FAKE_WORKER_EVAL_US sleeps that long in each eval (the supervisor
- * benchmark's fixed time per evaluation).
+ * benchmark's fixed time per evaluation). FAKE_WORKER_GPU_NAME names the
+ * GPU its env reports ("Fake GPU" by default).
  */
 #include "proto.h"
 #include "tmpl.h"
@@ -33,7 +34,8 @@ static void reply_env(void)
 {
 	struct kv_out o;
 	kv_begin(&o, "env");
-	kv_add(&o, "gpu_name", "Fake GPU");
+	const char *name = getenv("FAKE_WORKER_GPU_NAME");
+	kv_add(&o, "gpu_name", name && *name ? name : "Fake GPU");
 	kv_add(&o, "gpu_uuid", "GPU-fake");
 	kv_add(&o, "sm_count", "132");
 	kv_add(&o, "sm_clock_mhz", "1980");
