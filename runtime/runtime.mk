@@ -142,10 +142,10 @@ $(BUILD)/tools/gt_cubin: tools/gt_cubin.c $(RT_CUBIN_TOOL_OBJ)
 # kernels file's hash, and the build stops on a pair that differs (one
 # file replaced without the other).
 RT_TABLE_CHECK := $(BUILD)/tools/gt_table_check
-$(RT_TABLE_CHECK): runtime/check/gt_table_check.c $(OBJ)/util.o
+$(RT_TABLE_CHECK): runtime/check/gt_table_check.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJ)/util.o
+	$(Q)$(CC) $(CFLAGS) -std=c11 -o $@ $<
 
 # $(call rt_table_rules,SLOT): table SLOT's header object, checked pair,
 # and kernels (the generated symbols renamed per slot).
