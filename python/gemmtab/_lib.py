@@ -132,8 +132,20 @@ def library_version():
 
 
 def table_description():
-    """Which dispatch table the library has compiled in, and where it was tuned."""
+    """Which of the library's compiled-in tables the current CUDA device uses,
+    where each was tuned, and why each other was not chosen
+    (gt_table_description)."""
     return lib().gt_table_description().decode()
+
+
+def table_in_use():
+    """The path of the table the current CUDA device uses (as the library's
+    build named it, "runtime/tables/h200.h"), or None when no table
+    compiled in is this card's and every M runs the cuBLAS baseline."""
+    d = table_description()
+    if not d.startswith("table ") or " in use on " not in d:
+        return None
+    return d[len("table "):d.index(" in use on ")]
 
 
 def check(status, what, argument=None):
