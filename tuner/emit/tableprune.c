@@ -128,7 +128,9 @@ static int find_entries(const char *path, struct line *l, int from, int to,
 			continue;
 		}
 		struct entry_lines *e = &out[n];
-		if (n == max || !emit_incumbent_parse(l[i].text, &e->inc))
+		if (n == max)
+			return error("%s:%d: an entry past the %d expected", path, l[i].no, max);
+		if (!emit_incumbent_parse(l[i].text, &e->inc))
 			return error("%s:%d: not an entry's comment as emit writes it", path, l[i].no);
 		e->first = i;
 		while (i < to && !starts(l[i].text, "\t{ "))
