@@ -104,8 +104,9 @@ int rt_table_pick(const struct rt_compiled *const *tables, const struct rt_env *
 			snprintf(why, sizeof(why), "%s, listed earlier, serves it first",
 				 text_or(tables[pick]->path, "(unnamed)"));
 		rt_table_words(t, words, sizeof(words));
-		snprintf(part, sizeof(part), "; table %s not chosen: %s (tuned on %s)",
-			 text_or(tables[i]->path, "(unnamed)"), why, words);
+		snprintf(part, sizeof(part), "; table %s not chosen: %s (tuned on %s; %s)",
+			 text_or(tables[i]->path, "(unnamed)"), why, words,
+			 text_or(t->generated_by, "(unknown origin)"));
 		append(desc, len, &used, part);
 	}
 	return pick;

@@ -2,13 +2,14 @@
  * context.c: the library's entry points that need no weight: the context
  * (one device, described the way a table records its tuning environment,
  * and the compiled-in table it uses chosen once: choose.c), the
- * description of that choice, and the device switching the other files
- * share.
+ * description of the last choice, and the device switching the other
+ * files share.
  */
 #include "rt.h"
 
 #include <cublasLt.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,30 @@ static int device_env(int device, struct rt_env *env, size_t *smem_optin)
 	return GT_OK;
 }
 
+/* The description of the choice the last gt_context_create made (one
+ * buffer per device ordinal, written once under the lock, before the
+ * pointer to it is published), or of the tables compiled in before any
+ * context: read from any thread without a CUDA call. */
+#define RT_DESC_DEVICES 64
+static pthread_mutex_t description_lock = PTHREAD_MUTEX_INITIALIZER;
+static char chosen[RT_DESC_DEVICES][RT_DESC_MAX];
+static _Atomic(const char *) last_choice;
+static pthread_once_t compiled_once = PTHREAD_ONCE_INIT;
+static char compiled[RT_DESC_MAX];
+
+/* Record the choice made for ctx's device as the description. */
+static void describe_choice(const gt_context *ctx)
+{
+	if (ctx->device >= RT_DESC_DEVICES)
+		return;
+	char *d = chosen[ctx->device];
+	pthread_mutex_lock(&description_lock);
+	if (!d[0])
+		rt_table_pick(rt_compiled_tables, &ctx->env, d, RT_DESC_MAX);
+	pthread_mutex_unlock(&description_lock);
+	atomic_store(&last_choice, (const char *)d);
+}
+
 int gt_context_create(int device, gt_context **out)
 {
 	int count = 0;
@@ -99,6 +124,7 @@ int gt_context_create(int device, gt_context **out)
 			ctx->nkernels = *ctx->tc->nkernels;
 		}
 	}
+	describe_choice(ctx);
 	*out = ctx;
 	return GT_OK;
 }
@@ -109,48 +135,28 @@ int gt_context_destroy(gt_context *ctx)
 	return GT_OK;
 }
 
-/* The description per device ordinal, formatted on first use, from any
- * thread; a device past RT_DESC_DEVICES, or none, gets the shared one. */
-#define RT_DESC_DEVICES 32
-static pthread_mutex_t description_lock = PTHREAD_MUTEX_INITIALIZER;
-static char description[RT_DESC_DEVICES + 1][RT_DESC_MAX];
-
-/* The compiled-in tables without a device to choose for. */
-static void describe_no_device(char *buf, size_t len, const char *why)
+/* The tables compiled in, before any context chose one. */
+static void describe_compiled(void)
 {
-	char words[RT_WHY_MAX];
-	size_t used = 0;
-	int n = snprintf(buf, len, "no table in use: %s", why);
-	used = n > 0 ? (size_t)n : 0;
-	for (int i = 0; rt_compiled_tables[i] && used < len; i++) {
-		rt_table_words(rt_compiled_tables[i]->table, words, sizeof(words));
-		n = snprintf(buf + used, len - used, "; table %s compiled in: tuned on %s; %s",
-			     rt_compiled_tables[i]->path, words,
-			     rt_compiled_tables[i]->table->generated_by
-			     ? rt_compiled_tables[i]->table->generated_by : "(unknown origin)");
+	char words[RT_WHY_MAX + RT_NAME_MAX];
+	int n = snprintf(compiled, sizeof(compiled), "no table chosen yet (no context created)");
+	size_t used = n > 0 ? (size_t)n : 0;
+	for (int i = 0; rt_compiled_tables[i] && used < sizeof(compiled); i++) {
+		const struct gt_table *t = rt_compiled_tables[i]->table;
+		rt_table_words(t, words, sizeof(words));
+		n = snprintf(compiled + used, sizeof(compiled) - used, "; table %s compiled in: "
+			     "tuned on %s; %s", rt_compiled_tables[i]->path, words,
+			     t->generated_by ? t->generated_by : "(unknown origin)");
 		used += n > 0 ? (size_t)n : 0;
 	}
 }
 
 const char *gt_table_description(void)
 {
-	struct rt_env env;
-	int device = -1;
-	cudaError_t e = cudaGetDevice(&device);
-	int slot = e == cudaSuccess && device >= 0 && device < RT_DESC_DEVICES
-		   ? device : RT_DESC_DEVICES;
-	pthread_mutex_lock(&description_lock);
-	char *d = description[slot];
-	if (!d[0]) {
-		if (e != cudaSuccess)
-			describe_no_device(d, RT_DESC_MAX, cudaGetErrorString(e));
-		else if (device_env(device, &env, NULL) != GT_OK)
-			describe_no_device(d, RT_DESC_MAX, "the current device cannot be queried");
-		else if (slot == RT_DESC_DEVICES)
-			describe_no_device(d, RT_DESC_MAX, "device ordinal past those described");
-		else
-			rt_table_pick(rt_compiled_tables, &env, d, RT_DESC_MAX);
-	}
-	pthread_mutex_unlock(&description_lock);
-	return d;
+	const char *d = atomic_load(&last_choice);
+	if (d)
+		return d;
+	if (pthread_once(&compiled_once, describe_compiled))
+		return "(table description unavailable)";
+	return compiled;
 }

@@ -147,14 +147,14 @@ int gt_untuned_write(const char *path);
  * major: libgemmtab.so.MAJOR); a static string. */
 const char *gt_version(void);
 
-/* Which of the compiled-in tables the current CUDA device uses, and why
- * each other was not chosen, one static line per device (formatted on
- * first use, safe from any thread): "table PATH in use on GPU (N SMs):
- * tuned on GPU, N SMs, CUDA V, driver V, cuBLASLt V, kernels ARCH; E
- * entries; COMMAND; table PATH2 not chosen: WHY (tuned on ...)", or "no
- * table for GPU (N SMs, compute capability C): every M runs the cuBLAS
- * baseline; table PATH not chosen: WHY ...". Without a usable device:
- * "no table in use: REASON; table PATH compiled in: tuned on ...". */
+/* Which of the compiled-in tables the last gt_context_create chose, and
+ * why each other was not chosen, one static line (safe from any thread;
+ * no CUDA call): "table PATH in use on GPU (N SMs): tuned on GPU, N SMs,
+ * CUDA V, driver V, cuBLASLt V, kernels ARCH; E entries; COMMAND; table
+ * PATH2 not chosen: WHY (tuned on ...; COMMAND2)", or "no table for GPU (N
+ * SMs, compute capability C): every M runs the cuBLAS baseline; table PATH
+ * not chosen: ...". Before any context: "no table chosen yet (no context
+ * created); table PATH compiled in: tuned on ...; COMMAND; ...". */
 const char *gt_table_description(void);
 
 #ifdef __cplusplus

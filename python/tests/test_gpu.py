@@ -48,8 +48,11 @@ def rel_err(y, x, w):
 def main():
     dev = torch.device("cuda", 0)
     torch.manual_seed(1)
-    print(f"# {gemmtab.table_description()}")
-    print(f"# table in use: {gemmtab.table_in_use()}")
+    print(f"# {gemmtab.table_description(0)}")
+    d = gemmtab.table_description(0)
+    ok("the description says which table device 0 uses, or that none is its card's",
+       (" in use on " in d and gemmtab.table_in_use(0) is not None)
+       or (d.startswith("no table for ") and gemmtab.table_in_use(0) is None), d)
     for name, n, k, wdt, bound in SHAPES:
         w = (torch.randn(n, k, device=dev) / k ** 0.5).to(wdt)
         lin = gemmtab.Linear.from_weight(w)

@@ -1,8 +1,9 @@
-# CLI: the Python package reports the table in use without a GPU: on this
-# machine no device is there, so gemmtab.table_description() says no table
-# is in use and why, and names each table compiled in with where it was
-# tuned; gemmtab.table_in_use() is None. (tests/gpu/t_python.sh prints both
-# on a GPU, where the card's table, or none, is in use.)
+# CLI: the Python package reports the table in use without a GPU: before
+# any context gemmtab.table_description() says no table is chosen yet and
+# names each table compiled in with where it was tuned, and
+# gemmtab.table_in_use() is None; asked for device 0, where no device is,
+# both raise GemmtabError naming the device. (python/tests/test_gpu.py
+# checks the choice on a GPU: the card's table, or none.)
 . "$(dirname "$0")/lib.sh"
 
 lib=$PWD/build/lib/libgemmtab.so
@@ -18,11 +19,17 @@ if py 'import ctypes; ctypes.CDLL("libcuda.so.1").cuInit(0) == 0 or exit(1)' 2>/
 fi
 desc=$(py 'import gemmtab; print(gemmtab.table_description())')
 echo "    $desc"
-check "no table is in use, with the reason" bash -c "echo '$desc' | grep -q '^no table in use: '"
+check "no table is chosen before a context" bash -c "echo '$desc' | grep -q '^no table chosen yet (no context created); '"
 for t in $table; do
 	check "$t is named as compiled in, with where it was tuned" \
 		bash -c "echo '$desc' | grep -q '; table $t compiled in: tuned on .*, [0-9]* SMs, CUDA '"
 done
 check "table_in_use() is None" test "$(py 'import gemmtab; print(gemmtab.table_in_use())')" = None
+check "table_in_use(0) without a device raises, naming the device" test "$(py '
+import gemmtab
+try:
+    gemmtab.table_in_use(0)
+except gemmtab.GemmtabError as e:
+    print(e.argument)')" = device
 check "table_in_use is exported" test "$(py 'import gemmtab; print("table_in_use" in gemmtab.__all__)')" = True
 finish

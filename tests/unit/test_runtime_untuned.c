@@ -148,7 +148,6 @@ TEST(records_say_why_entries_are_off)
 	rt_shape_init(&s, 8192, 1024, GT_BF16, GT_BF16, GT_BF16);
 	struct rt_untuned *u = rt_untuned_open(&s), *v = rt_untuned_open(&s);
 	CHECK(u != NULL && v != NULL);
-	rt_untuned_count(u, RT_WHY_UNUSABLE, 8);
 	rt_untuned_note_off(u, "entry 2 (blas_lt, m 8-33): a cuBLASLt algorithm chosen under "
 			    "cuBLASLt 13.1.0, this process runs cuBLASLt 13.2.0");
 	rt_untuned_note_off(u, "entry 2 (blas_lt, m 8-33): a cuBLASLt algorithm chosen under "
