@@ -120,7 +120,7 @@ TEST(table_pick_by_name_sm_count_and_arch)
 		  "132 SMs, CUDA 13.0, driver 13.0, cuBLASLt 13.1.0, kernels sm_90a; 9 entries; "
 		  "fixture h200; table t/h100.h not chosen: tuned on NVIDIA H100 80GB HBM3, not "
 		  "this NVIDIA H200 (tuned on NVIDIA H100 80GB HBM3, 132 SMs, CUDA 12.8, driver "
-		  "12.8, cuBLASLt 12.8.4, kernels sm_90a; 0 entries)");
+		  "12.8, cuBLASLt 12.8.4, kernels sm_90a; 0 entries; fixture h100)");
 	env = device("NVIDIA H100 80GB HBM3", 132, "13.1.0");
 	CHECK_INT(rt_table_pick(both, &env, NULL, 0), 0);
 	/* a part of the same name with fewer SMs */
