@@ -56,6 +56,15 @@ fi
 expect_exit "emit reads the pruned table as an incumbent" 0 "$GEMMTAB" emit --db "$W/fake.db" \
 	--out "$W/again.h" --incumbent "$W/pruned.h"
 
+# an entry whose worker dies (a fault, as FAKE_WORKER_DIE_ON plants it):
+# unusable, with the reason, the worker restarted for the others
+FAKE_WORKER_DIE_ON="gemv $params" expect_exit "verify with the gemv entry's worker killed: exit 1" 1 \
+	"$GEMMTAB" verify --table "$W/t.h" --cache "$TMP/cache" --out "$W/dead.h"
+check "it is reported unusable, saying why" \
+	grep -q "^entry [0-9]*: qkv, M $range: gemv $params: unusable: M ${range%..*} fault: the worker died" "$TMP/out"
+check "the others are still timed and kept" grep -qx "verify: $n entries: $((n - 1)) keep, 0 slower (0 by more than 3%), 1 unusable" "$TMP/out"
+check "--out drops it" bash -c "! grep -q ': gemv ' '$W/dead.h'"
+
 expect_exit "no --table: exit 2" 2 "$GEMMTAB" verify
 check "... naming it" grep -q -- "--table" "$TMP/err"
 expect_exit "--out not a header: exit 2" 2 "$GEMMTAB" verify --table "$W/t.h" --out "$W/x.txt"

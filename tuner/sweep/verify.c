@@ -217,9 +217,14 @@ int verify_run(const struct verify_options *o, struct verify_result *r)
 			}
 	if (worker_start(&w, o->device) || worker_env(&w, &r->gpu))
 		goto cleanup;
+	/* an entry's points after one that failed are not timed: it is
+	 * unusable already, and a fault costs a worker restart */
 	for (int i = 0; i < r->n; i++) {
-		for (int j = 0; ok[i] && j < r->e[i].npoints; j++)
+		for (int j = 0; ok[i] && j < r->e[i].npoints; j++) {
 			time_point(&w, o, &p[i], items, i, &r->e[i].pt[j]);
+			if (!r->e[i].pt[j].ok)
+				break;
+		}
 		entry_judge(&r->e[i]);
 	}
 	ret = 0;
