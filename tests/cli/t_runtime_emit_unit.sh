@@ -43,6 +43,15 @@ expect_exit "the build's check refuses the new header with the old kernels file:
 	"$CHECKER" "$W/out/t.h" "$TMP/old_kernels.cu"
 check "... saying the two were not written together" \
 	grep -q "^$W/out/t.h:1:1: error: the table names kernels file hash [0-9a-f]\{16\}, but $TMP/old_kernels.cu hashes to [0-9a-f]\{16\}: the two were not written together" "$TMP/err"
+# the library build runs the check before it compiles a table
+mkdir -p "$TMP/pair"
+cp "$W/out/t.h" "$TMP/pair/t.h"
+cp "$TMP/old_kernels.cu" "$TMP/pair/t_kernels.cu"
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory BUILD="$TMP/b" "$@"; }
+expect_exit "make TABLES= with that pair stops: exit 2" 2 mk TABLES="$TMP/pair/t.h" "$TMP/b/obj/rt/table_1.checked"
+check "... at the check, naming the header" grep -q "^$TMP/pair/t.h:1:1: error: the table names kernels file hash" "$TMP/err"
+cp "$W/out/t_kernels.cu" "$TMP/pair/t_kernels.cu"
+expect_exit "with its own kernels file it goes on: exit 0" 0 mk TABLES="$TMP/pair/t.h" "$TMP/b/obj/rt/table_1.checked"
 sed '/kernels_hash/d' "$W/out/t.h" >"$TMP/nohash.h"
 expect_exit "a header that names no kernels hash: exit 1" 1 \
 	"$CHECKER" "$TMP/nohash.h" "$W/out/t_kernels.cu"
