@@ -340,19 +340,6 @@ static void write_kernels(FILE *f, const struct emit_out *o, const char *header_
 	fprintf(f, "};\nextern \"C\" const int gt_table_nkernels = %d;\n", o->nkernels);
 }
 
-/* The directory part of path ("" when there is none), a heap string. */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup("");
-}
-
-static const char *base_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 /* Render the file with writer into a heap buffer (*buf, *len). Returns 0
  * or -1 (message printed). */
 static int render(const char *path, const struct emit_out *o,
@@ -372,6 +359,19 @@ static void header_writer(FILE *f, const struct emit_out *o, const char *unused)
 {
 	(void)unused;
 	write_header(f, o);
+}
+
+/* The directory part of path ("" when there is none), a heap string. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? xasprintf("%.*s", (int)(slash - path), path) : xstrdup("");
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
 }
 
 /* Render the kernels file, then the header naming its hash, and publish
