@@ -73,15 +73,21 @@ static _Atomic(const char *) last_choice;
 static pthread_once_t compiled_once = PTHREAD_ONCE_INIT;
 static char compiled[RT_DESC_MAX];
 
-/* Record the choice made for ctx's device as the description. */
-static void describe_choice(const gt_context *ctx)
+/* Record the choice made for ctx's device as the description; a table
+ * chosen whose kernels did not load (ctx->tc NULL) is said to be unused. */
+static void describe_choice(const gt_context *ctx, int chose)
 {
 	if (ctx->device >= RT_DESC_DEVICES)
 		return;
 	char *d = chosen[ctx->device];
 	pthread_mutex_lock(&description_lock);
-	if (!d[0])
+	if (!d[0]) {
 		rt_table_pick(rt_compiled_tables, &ctx->env, d, RT_DESC_MAX);
+		size_t used = strlen(d);
+		if (chose && !ctx->tc && used < RT_DESC_MAX)
+			snprintf(d + used, RT_DESC_MAX - used, "; but %s: every M runs the cuBLAS "
+				 "baseline", ctx->no_table);
+	}
 	pthread_mutex_unlock(&description_lock);
 	atomic_store(&last_choice, (const char *)d);
 }
@@ -107,8 +113,8 @@ int gt_context_create(int device, gt_context **out)
 	}
 	int slot = rt_table_pick(rt_compiled_tables, &ctx->env, NULL, 0);
 	if (slot < 0) {
-		snprintf(ctx->no_table, sizeof(ctx->no_table), "no table compiled in for %s "
-			 "with %d SMs (gt_table_description says why each was not chosen)",
+		snprintf(ctx->no_table, sizeof(ctx->no_table), "no table for %s with %d SMs "
+			 "compiled in (gt_table_description says why each was not chosen)",
 			 ctx->env.gpu_name, ctx->env.sm_count);
 	} else {
 		/* the table's kernels are sm_90a cubins: loaded only for the
@@ -124,7 +130,7 @@ int gt_context_create(int device, gt_context **out)
 			ctx->nkernels = *ctx->tc->nkernels;
 		}
 	}
-	describe_choice(ctx);
+	describe_choice(ctx, slot >= 0);
 	*out = ctx;
 	return GT_OK;
 }

@@ -148,7 +148,7 @@ def table_in_use(device=None):
     that card's and every M runs the cuBLAS baseline (or, without a device
     index, when no context has chosen yet)."""
     d = table_description(device)
-    if not d.startswith("table ") or " in use on " not in d:
+    if not d.startswith("table ") or " in use on " not in d or "; but the kernels of table " in d:
         return None
     return d[len("table "):d.index(" in use on ")]
 
