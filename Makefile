@@ -17,6 +17,7 @@
 #   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
 #   make db-pack     gzip db/h200.db into db/h200.db.gz (the tracked copy)
 #   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
+#   TABLES="A.h B.h"  several, one per GPU kind: each card uses its own (docs/hopper.md)
 #   make clean
 #
 # SQLite and libyaml are linked statically so a binary built on a CPU-only

@@ -125,7 +125,7 @@ int rt_lt_check(struct gt_weight *wt)
 		int built = 0;
 		for (int j = 0; j < 2 && r->usable; j++) {
 			struct launch_plan plan;
-			if (rt_plan(r, &wt->shape, ms[j], gt_table_nkernels, wt->ws_bytes, &plan)) {
+			if (rt_plan(r, &wt->shape, ms[j], wt->nkernels, wt->ws_bytes, &plan)) {
 				rt_route_disable(r, "no well-formed launch plan at m=%d", ms[j]);
 				break;
 			}

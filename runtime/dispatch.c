@@ -1,8 +1,7 @@
 /*
  * dispatch.c: the runtime's dispatch decisions, as pure functions over the
- * compiled-in table: whether the table's tuning environment matches this
- * device, which entries serve a weight and whether each is well formed
- * (its template known, its parameters legal for the shape, its launch
+ * table a device uses (choose.c picks it): which entries serve a weight
+ * and whether each is well formed (its template known, its parameters legal for the shape, its launch
  * plan sound at every M it covers), which entry a given M uses, and the
  * one-line explanation of that choice. No CUDA calls: the CPU tests run
  * every branch.
@@ -33,22 +32,6 @@ void rt_shape_init(struct shape *s, int n, int k, gt_dtype w, gt_dtype x, gt_dty
 static const char *text_or(const char *s, const char *fallback)
 {
 	return s && *s ? s : fallback;
-}
-
-int rt_env_mismatch(const struct gt_table *t, const struct rt_env *env, char *why,
-		    size_t len)
-{
-	const char *name = text_or(t->gpu_name, "(unknown)");
-	const char *lt = text_or(t->cublaslt, "(unknown)");
-	if (len)
-		why[0] = '\0';
-	if (!strcmp(name, env->gpu_name) && t->sm_count == env->sm_count &&
-	    !strcmp(lt, env->cublaslt))
-		return 0;
-	snprintf(why, len, "table tuned on %s with %d SMs and cuBLASLt %s, this device is %s "
-		 "with %d SMs and cuBLASLt %s", name, t->sm_count, lt, env->gpu_name,
-		 env->sm_count, env->cublaslt);
-	return 1;
 }
 
 void rt_route_disable(struct rt_route *r, const char *fmt, ...)
@@ -168,6 +151,8 @@ static int check_at(struct rt_route *r, const struct shape *s, int m, int nkerne
 		*ws = plan_route_ws(&plan);
 	if (plan.sync_bytes > r->sync_bytes)
 		r->sync_bytes = plan.sync_bytes;
+	for (int i = 0; i < plan.nsteps; i++)
+		r->lt |= plan.steps[i].kind == STEP_LT;
 	return 0;
 }
 
@@ -216,6 +201,7 @@ void rt_route_check(struct rt_route *r, const struct shape *s, int nkernels)
 	size_t *ws = &r->ws_bytes;
 	*ws = 0;
 	r->sync_bytes = 0;
+	r->lt = 0;
 	r->usable = 1;
 	r->why[0] = '\0';
 	r->t = e->tmpl ? tmpl_find(e->tmpl) : NULL;

@@ -26,13 +26,23 @@ struct gt_table_entry {
 	int pairs_min;                        /* fewest pairs behind any of its Ms */
 };
 
+/* The device and libraries a table was tuned with (the database's
+ * environment, as `gemmtab emit` writes it), which gt_context_create
+ * compares with the GPU it runs on (runtime/choose.c). */
 struct gt_table {
 	const char *generated_by;             /* the emit command line */
-	const char *gpu_name;
+	const char *gpu_name;                 /* cudaDeviceProp.name */
+	const char *arch;                     /* its kernels' arch, "sm_90a" */
 	int sm_count;
+	long long l2_bytes;
+	int sm_clock_mhz, mem_clock_mhz;      /* max SM and memory clocks */
+	const char *driver;                   /* "13.0" */
 	const char *cuda;                     /* runtime version, "13.0" */
-	const char *cublaslt;                 /* "13.1.0" */
+	const char *nvrtc;                    /* what compiled its kernels */
+	const char *cublas;                   /* the baseline's library */
+	const char *cublaslt;                 /* "13.1.0": its cuBLASLt entries' */
 	const char *source_hash;              /* template sources it was tuned with */
+	const char *kernels_hash;             /* of <name>_kernels.cu (the build checks it) */
 	int nentries;
 	const struct gt_table_entry *entries;
 };

@@ -26,7 +26,7 @@ static cudaError_t launch_step(const struct gt_weight *wt, const struct rt_route
 		return cudaErrorInvalidValue;       /* prepare made every re-layout */
 	const dim3 grid = { st->grid[0], st->grid[1], st->grid[2] };
 	const dim3 block = { st->block[0], st->block[1], st->block[2] };
-	const void *fn = gt_table_kernels[r->e->kernel[st->kernel]];
+	const void *fn = wt->kernels[r->e->kernel[st->kernel]];
 	if (!st->pdl)
 		return cudaLaunchKernel(fn, grid, block, params, st->smem, stream);
 	/* programmatic dependent launch (tmpl.h, struct launch_step) */
@@ -108,7 +108,7 @@ int gt_linear(gt_weight *wt, const void *x_dev, int m, void *y_dev, void *stream
 		rt_untuned_count(wt->rec, RT_WHY_MISALIGNED, m);
 	}
 	/* prepare checked every M of the range; this only guards the launcher */
-	if (routed && (rt_plan(r, &wt->shape, m, gt_table_nkernels, wt->ws_bytes, &plan) ||
+	if (routed && (rt_plan(r, &wt->shape, m, wt->nkernels, wt->ws_bytes, &plan) ||
 		       plan.sync_bytes > wt->sync_bytes))
 		routed = 0;
 

@@ -43,10 +43,13 @@
  * time; the tuner validated only 16-byte aligned buffers. */
 #define RT_VECTOR_ALIGN 16
 
-/* The environment a table is compared against. */
+/* The device and libraries a table is compared against. */
 struct rt_env {
 	char gpu_name[RT_NAME_MAX];
 	int sm_count;
+	int cc;                                 /* compute capability, 10 * major + minor */
+	char driver[RT_VERSION_MAX];            /* "13.0" (cudaDriverGetVersion) */
+	char cuda[RT_VERSION_MAX];              /* runtime, "13.0" */
 	char cublaslt[RT_VERSION_MAX];
 };
 
@@ -58,6 +61,7 @@ struct rt_route {
 	int usable;
 	char why[RT_WHY_MAX];                   /* !usable: why the baseline runs */
 	char note[RT_WHY_MAX];                  /* usable: a caveat on this device, or "" */
+	int lt;                                 /* its plans hold a cuBLASLt step */
 	size_t ws_bytes;                        /* largest plan workspace over its Ms */
 	size_t sync_bytes;                      /* ... and counters (ARG_SYNC) */
 	struct relayout relayout;               /* the prepared weight its plans read */
@@ -66,19 +70,26 @@ struct rt_route {
 	cublasLtMatmulAlgo_t lt_algo;           /* its STEP_LT's algorithm (rt_lt_check) */
 };
 
+/* The room for one table's part of a description: why it was or was
+ * not chosen. */
+#define RT_DESC_MAX 2048
+
 struct gt_context {
 	int device;
 	struct rt_env env;
 	size_t smem_optin;                      /* opt-in shared memory per block */
-	int table_mismatch;                     /* the table was tuned elsewhere */
-	char mismatch[RT_WHY_MAX];              /* ... and how */
+	const struct rt_compiled *tc;           /* the table in use, or NULL */
+	const void *const *kernels;             /* its loaded kernels (rt_kernels_load) */
+	int nkernels;
+	char no_table[RT_WHY_MAX];              /* tc NULL: why every M runs the baseline */
 };
 
 /* --- untuned.c: what ran on the baseline, per shape and M bucket --- */
 
 enum rt_why {
 	RT_WHY_NO_ENTRY,        /* the table has no entry for this M */
-	RT_WHY_UNUSABLE,        /* its entry cannot run here (another GPU, a stale table) */
+	RT_WHY_UNUSABLE,        /* its entry cannot run here (no table for this GPU, a
+				 * cuBLASLt entry of another cuBLASLt version, ...) */
 	RT_WHY_MISALIGNED,      /* x or y not 16-byte aligned */
 	RT_WHY_REFUSED,         /* cuBLASLt refused the entry's algorithm at this M */
 	RT_WHY_N
@@ -86,9 +97,12 @@ enum rt_why {
 #define RT_UNTUNED_BUCKETS (64 + 56 + 22)
 
 /* One weight's counters (or a destroyed shape's sums), in the registry. */
+#define RT_UNTUNED_OFF 4
 struct rt_untuned {
 	struct shape shape;
 	int live;
+	int noff;                               /* why entries are off: the first few */
+	char off[RT_UNTUNED_OFF][RT_WHY_MAX];
 	_Atomic unsigned long n[RT_WHY_N][RT_UNTUNED_BUCKETS];
 	struct rt_untuned *next;
 };
@@ -98,6 +112,10 @@ void rt_untuned_bounds(int b, int *lo, int *hi);
 /* A slot for a weight of shape s when recording is on, else NULL. */
 struct rt_untuned *rt_untuned_open(const struct shape *s);
 void rt_untuned_close(struct rt_untuned *u);
+/* Note why an entry of u's shape is off ("entry 3 (gemv ...): why"),
+ * kept with its counts for gt_untuned_write; a no-op for NULL u, a repeat
+ * or past RT_UNTUNED_OFF notes. */
+void rt_untuned_note_off(struct rt_untuned *u, const char *text);
 static inline void rt_untuned_count(struct rt_untuned *u, int why, int m)
 {
 	if (u)
@@ -106,6 +124,9 @@ static inline void rt_untuned_count(struct rt_untuned *u, int why, int m)
 
 struct gt_weight {
 	int device;
+	const void *const *kernels;             /* its table's loaded kernels */
+	int nkernels;
+	char no_table[RT_WHY_MAX];              /* no table serves it: why, else "" */
 	const void *w;
 	struct shape shape;
 	struct rt_route *routes;                /* table order */
@@ -126,15 +147,13 @@ struct gt_weight {
 	struct rt_untuned *rec;                 /* NULL unless recording (untuned.c) */
 };
 
-/* --- table.c --- */
-
-/* The compiled-in table. */
-const struct gt_table *rt_table(void);
-
-/* --- the table's kernels: cubins built by tools/gt_cubin with the
- * tuner's NVRTC path from runtime/tables/<name>_kernels.cu --- */
+/* --- the compiled-in tables: table.c once per table of TABLES, with
+ * its kernels, cubins built by tools/gt_cubin with the tuner's NVRTC path
+ * from runtime/tables/<name>_kernels.cu --- */
 
 #define RT_MAX_KERNELS 4096
+/* The most tables one library compiles in. */
+#define RT_MAX_TABLES 16
 
 struct rt_cubin {
 	const unsigned char *data;
@@ -142,30 +161,57 @@ struct rt_cubin {
 };
 
 struct rt_kernel_name {
-	int cubin;              /* index into gt_table_cubins[] */
+	int cubin;              /* index into its table's cubins[] */
 	const char *lowered;    /* the kernel's name in that cubin */
 };
 
-extern const struct rt_cubin gt_table_cubins[];           /* ends with { 0, 0 } */
-extern const struct rt_kernel_name gt_table_kernel_names[];
-extern const int gt_table_nkernels;
+/* One compiled-in table with its kernels. */
+struct rt_compiled {
+	const char *path;                       /* its header, as the build named it */
+	const struct gt_table *table;
+	const struct rt_cubin *cubins;          /* ends with { 0, 0 } */
+	const struct rt_kernel_name *names;     /* *nkernels of them */
+	const int *nkernels;
+};
 
-/* kernels.c: the kernels as launchable handles (cudaKernel_t cast to
- * const void *, accepted by cudaLaunchKernel and cudaFuncGetAttributes),
- * valid after rt_kernels_load() returned GT_OK. */
-extern const void *gt_table_kernels[RT_MAX_KERNELS];
-/* Load the cubins once per process (thread-safe); a gt_status. */
-int rt_kernels_load(void);
+/* The tables in the order TABLES named them, ending with NULL (the build
+ * writes the list: runtime/runtime.mk). */
+extern const struct rt_compiled *const rt_compiled_tables[];
+
+/* kernels.c: the kernels of table slot (its index in rt_compiled_tables)
+ * as launchable handles (cudaKernel_t cast to const void *, accepted by
+ * cudaLaunchKernel and cudaFuncGetAttributes), loaded once per process
+ * (thread-safe) into *handles. Returns a gt_status. */
+int rt_kernels_load(int slot, const void *const **handles);
+
+/* --- choose.c: which table serves a device, pure logic --- */
+
+/* The index in tables (NULL-terminated) of the table env's device uses,
+ * or -1 for none. The rule (docs/hopper.md): a table applies when the GPU
+ * name it was tuned on equals the device's and so does its SM count; its
+ * kernels' arch (sm_90a) must also be the device's compute capability;
+ * the first such table in TABLES order is chosen. Versions never decide:
+ * a driver or CUDA difference leaves every entry on, a cuBLASLt difference
+ * turns off that table's cuBLASLt entries only (rt_route_env_check).
+ * When desc is not NULL, writes into it (len bytes) which table is in use
+ * and why each other was not chosen. */
+int rt_table_pick(const struct rt_compiled *const *tables, const struct rt_env *env,
+		  char *desc, size_t len);
+
+/* One table's tuning environment in words ("NVIDIA H200, 132 SMs, CUDA
+ * 13.0, driver 13.0, cuBLASLt 13.1.0, kernels sm_90a; 43 entries"). */
+void rt_table_words(const struct gt_table *t, char *buf, size_t len);
+
+/* Turn route r of table t off when env makes its evidence stale: a route
+ * with a cuBLASLt step (r->lt) is off when the cuBLASLt version differs
+ * from the table's (the reason names both); a template entry (an sm_90a
+ * cubin) stays on whatever the driver or CUDA version. */
+void rt_route_env_check(struct rt_route *r, const struct gt_table *t, const struct rt_env *env);
 
 /* --- dispatch.c: pure logic, no CUDA calls --- */
 
 /* The shape (types.h) of a weight; gt_dtype and enum dtype share values. */
 void rt_shape_init(struct shape *s, int n, int k, gt_dtype w, gt_dtype x, gt_dtype y);
-
-/* 1 when table t was tuned on another GPU, SM count or cuBLASLt version
- * than env (why, len bytes, says how), else 0. */
-int rt_env_mismatch(const struct gt_table *t, const struct rt_env *env, char *why,
-		    size_t len);
 
 /* The routes of the entries of t for shape s, in table order, each
  * checked statically (rt_route_check with nkernels). *out is a calloc'ed
@@ -177,8 +223,9 @@ int rt_routes_collect(const struct gt_table *t, const struct shape *s, int nkern
 /* Check one entry (r->e) against the shape and the compiled kernels:
  * known template, legal parameters, kernel indices in range, and a
  * well-formed launch plan at every M of its range (scanned up to
- * RT_PLAN_SCAN Ms, then at the ends). Sets r->t, r->usable, r->why and
- * r->ws_bytes, the largest plan workspace seen (0 when unusable). */
+ * RT_PLAN_SCAN Ms, then at the ends). Sets r->t, r->usable, r->why,
+ * r->lt (a plan holds a STEP_LT) and r->ws_bytes, the largest plan
+ * workspace seen (0 when unusable). */
 void rt_route_check(struct rt_route *r, const struct shape *s, int nkernels);
 
 /* Mark a route unusable with a formatted reason (a no-op when it already

@@ -3,14 +3,18 @@
 # CFLAGS and PREFIX). Builds the static and shared library from the
 # runtime's sources, the pure plan code it shares with the tuner (plan/tmpl*.c,
 # plan/registry.c, plan/types.c: the same launch plans the tuner timed)
-# and the kernels of one dispatch table, compiled by tools/gt_cubin with
-# the tuner's own NVRTC path and embedded as cubins. Only the gt_ API stays
-# global in the libraries.
+# and the dispatch tables with their kernels, compiled by tools/gt_cubin
+# with the tuner's own NVRTC path and embedded as cubins. Only the gt_ API
+# stays global in the libraries.
 #
 # Knobs:
-#   TABLE   the dispatch table compiled in; its kernels are the same stem
-#           + _kernels.cu   [runtime/tables/h200.h if it exists, else the
-#           test fixture runtime/tables/example.h]
+#   TABLES  the dispatch tables compiled in, one per GPU kind, in the order
+#           gt_context_create tries them (runtime/choose.c: the first whose
+#           GPU name, SM count and arch are the device's); each one's kernels
+#           are the same stem + _kernels.cu, and the build refuses a header
+#           whose kernels_hash is not its kernels file's   [$(TABLE)]
+#   TABLE   one table, when TABLES is not given   [runtime/tables/h200.h if
+#           it exists, else the test fixture runtime/tables/example.h]
 #
 # Targets:
 #   runtime             $(RT_LIB_A) and $(RT_LIB_SO)
@@ -29,7 +33,12 @@
 RT_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 TABLE ?= $(if $(wildcard runtime/tables/h200.h),runtime/tables/h200.h,runtime/tables/example.h)
-RT_TABLE_KERNELS := $(TABLE:.h=_kernels.cu)
+TABLES ?= $(TABLE)
+# Table i of TABLES is slot i (1-based): its objects are table_i.o and
+# table_cubin_i.o, its symbols rt_compiled_i and gt_table_*_i.
+RT_SLOTS := $(shell seq 1 $(words $(TABLES)))
+rt_header = $(word $(1),$(TABLES))
+rt_kernels = $(patsubst %.h,%_kernels.cu,$(word $(1),$(TABLES)))
 
 LD      ?= ld
 OBJCOPY ?= objcopy
@@ -46,7 +55,7 @@ RT_LIB_SO    := $(BUILD)/lib/libgemmtab.so
 RT_ALL_O   := $(RT_OBJ)/gemmtab_all.o
 RT_SYMS    := runtime/gemmtab.sym
 
-RT_C       := $(sort $(wildcard runtime/*.c))
+RT_C       := $(filter-out runtime/table.c,$(sort $(wildcard runtime/*.c)))
 # The registry (plan/registry.c, its lookups in plan/tmpl.c) and every
 # template adapter it lists: pure C by tmpl.h's contract; the shared
 # library's --no-undefined link proves it.
@@ -56,10 +65,12 @@ RT_PURE_C  := $(RT_REGISTRY_C) plan/types.c plan/lt_attrs.c
 # and the cuBLASLt call by algorithm attributes the tuner times (STEP_LT)
 RT_BLAS_C  := blas/lt_call.c
 RT_CU      := $(sort $(wildcard runtime/*.cu))
+RT_TABLE_OBJS := $(RT_OBJ)/table_list.o $(foreach i,$(RT_SLOTS),$(RT_OBJ)/table_$(i).o \
+	$(RT_OBJ)/table_cubin_$(i).o)
 RT_OBJS    := $(RT_C:runtime/%.c=$(RT_OBJ)/%.o) \
 	$(patsubst plan/%.c,$(RT_OBJ)/plan_%.o,$(RT_PURE_C)) \
 	$(RT_BLAS_C:blas/%.c=$(RT_OBJ)/blas_%.o) \
-	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_OBJ)/table_cubin.o
+	$(RT_CU:runtime/%.cu=$(RT_OBJ)/%.cu.o) $(RT_TABLE_OBJS)
 
 RT_CPPFLAGS := -D_GNU_SOURCE -I. -Iruntime -Iplan -Iblas -I$(CUDA_HOME)/include \
 	-DGT_VERSION='"$(GT_VERSION)"'
@@ -86,12 +97,12 @@ RT_EXAMPLE_PREFIX := $(BUILD)/rt-prefix
 
 runtime: $(RT_LIB_A) $(RT_LIB_SO)
 
-# Rebuild the table's objects when TABLE names another file: the stamp
-# holds the name and changes only when it does.
-RT_TABLE_STAMP := $(RT_OBJ)/table-name
+# Rebuild the tables' objects when TABLES names other files: the stamp
+# holds the names and changes only when they do.
+RT_TABLE_STAMP := $(RT_OBJ)/table-names
 $(RT_TABLE_STAMP): rt-force
 	@mkdir -p $(@D)
-	@echo '$(TABLE)' | cmp -s - $@ || echo '$(TABLE)' > $@
+	@echo '$(TABLES)' | cmp -s - $@ || echo '$(TABLES)' > $@
 
 $(RT_OBJ)/%.o: runtime/%.c
 	@mkdir -p $(@D)
@@ -100,11 +111,6 @@ $(RT_OBJ)/%.o: runtime/%.c
 
 # gt_version() says VERSION
 $(RT_OBJ)/status.o: VERSION
-
-$(RT_OBJ)/table.o: runtime/table.c $(TABLE) $(RT_TABLE_STAMP)
-	@mkdir -p $(@D)
-	@echo "  CC      $< ($(TABLE))"
-	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -DGT_TABLE_HEADER='"$(TABLE)"' -c -o $@ $<
 
 $(RT_OBJ)/blas_%.o: blas/%.c
 	@mkdir -p $(@D)
@@ -132,12 +138,53 @@ $(BUILD)/tools/gt_cubin: tools/gt_cubin.c $(RT_CUBIN_TOOL_OBJ)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_CUBIN_TOOL_OBJ) \
 		-L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc -lm
 
-$(RT_OBJ)/table_cubin.c: $(BUILD)/tools/gt_cubin $(RT_TABLE_KERNELS) $(TEMPLATES) $(RT_TABLE_STAMP)
+# A header and its kernels file are one unit: the header names the
+# kernels file's hash, and the build stops on a pair that differs (one
+# file replaced without the other).
+RT_TABLE_CHECK := $(BUILD)/tools/gt_table_check
+$(RT_TABLE_CHECK): runtime/check/gt_table_check.c
 	@mkdir -p $(@D)
-	@echo "  NVRTC   $(RT_TABLE_KERNELS)"
-	$(Q)CUDA_HOME=$(CUDA_HOME) $(BUILD)/tools/gt_cubin $@ $(RT_TABLE_KERNELS) $(BUILD)/jit-cache
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -std=c11 -o $@ $<
 
-$(RT_OBJ)/table_cubin.o: $(RT_OBJ)/table_cubin.c
+# $(call rt_table_rules,SLOT): table SLOT's header object, checked pair,
+# and kernels (the generated symbols renamed per slot).
+define rt_table_rules
+$(RT_OBJ)/table_$(1).checked: $(call rt_header,$(1)) $(call rt_kernels,$(1)) $(RT_TABLE_CHECK)
+	@mkdir -p $$(@D)
+	$(Q)$(RT_TABLE_CHECK) $(call rt_header,$(1)) $(call rt_kernels,$(1)) && touch $$@
+
+$(RT_OBJ)/table_$(1).o: runtime/table.c $(call rt_header,$(1)) $(RT_OBJ)/table_$(1).checked \
+		$(RT_TABLE_STAMP)
+	@mkdir -p $$(@D)
+	@echo "  CC      $$< ($(call rt_header,$(1)))"
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -DGT_TABLE_HEADER='"$(call rt_header,$(1))"' \
+		-DGT_TABLE_SLOT=$(1) -c -o $$@ $$<
+
+$(RT_OBJ)/table_cubin_$(1).c: $(BUILD)/tools/gt_cubin $(call rt_kernels,$(1)) $(TEMPLATES) \
+		$(RT_OBJ)/table_$(1).checked $(RT_TABLE_STAMP)
+	@mkdir -p $$(@D)
+	@echo "  NVRTC   $(call rt_kernels,$(1))"
+	$(Q)CUDA_HOME=$(CUDA_HOME) $(BUILD)/tools/gt_cubin $$@ $(call rt_kernels,$(1)) $(BUILD)/jit-cache
+
+$(RT_OBJ)/table_cubin_$(1).o: $(RT_OBJ)/table_cubin_$(1).c
+	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Dgt_table_cubins=gt_table_cubins_$(1) \
+		-Dgt_table_kernel_names=gt_table_kernel_names_$(1) \
+		-Dgt_table_nkernels=gt_table_nkernels_$(1) -c -o $$@ $$<
+endef
+$(foreach i,$(RT_SLOTS),$(eval $(call rt_table_rules,$(i))))
+
+# The list of the tables, in TABLES order (rt_compiled_tables, rt.h).
+$(RT_OBJ)/table_list.c: $(RT_TABLE_STAMP)
+	@mkdir -p $(@D)
+	$(Q){ echo '/* Generated by runtime/runtime.mk from TABLES="$(TABLES)"; DO NOT EDIT. */'; \
+	  echo '#include "rt.h"'; \
+	  $(foreach i,$(RT_SLOTS),echo 'extern const struct rt_compiled rt_compiled_$(i);';) \
+	  echo 'const struct rt_compiled *const rt_compiled_tables[] = {'; \
+	  $(foreach i,$(RT_SLOTS),echo '	&rt_compiled_$(i),';) \
+	  echo '	0,'; echo '};'; } > $@.tmp && mv $@.tmp $@
+
+$(RT_OBJ)/table_list.o: $(RT_OBJ)/table_list.c
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -c -o $@ $<
 
 # One relocatable object with every symbol but the API made local, so
@@ -198,7 +245,7 @@ $(BUILD)/tests/test_runtime_api: tests/unit/test_runtime_api.c $(RT_LIB_A)
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit -o $@ $< $(RT_LIB_A) $(RT_LDLIBS)
 
 # The dispatch logic is pure C: its test links the unlocalized objects.
-RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(patsubst plan/%.c,$(RT_OBJ)/plan_%.o,$(RT_PURE_C))
+RT_DISPATCH_OBJS := $(RT_OBJ)/dispatch.o $(RT_OBJ)/choose.o $(patsubst plan/%.c,$(RT_OBJ)/plan_%.o,$(RT_PURE_C))
 $(BUILD)/tests/test_runtime_dispatch: tests/unit/test_runtime_dispatch.c $(RT_DISPATCH_OBJS)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -217,13 +264,14 @@ $(BUILD)/tests/gpu_test_runtime_gpu: tests/gpu/test_runtime_gpu.c $(RT_LIB_A) $(
 	$(Q)$(CC) $(RT_CPPFLAGS) $(RT_CFLAGS) -Itests/unit $(TUNER_INC) -o $@ $< $(OBJ)/harness.cu.o \
 		$(RT_LIB_A) $(RT_LDLIBS)
 
-# A test with a table of its own: the runtime's objects without
-# runtime/table.c, made local as in the libraries but for the API and
-# version_text (the test defines rt_table, left undefined here).
+# A test with a table of its own: the runtime's objects without the
+# tables, made local as in the libraries but for the API and version_text
+# (the test defines rt_compiled_tables, left undefined here).
 RT_OWN_TABLE_O := $(RT_OBJ)/own_table.o
-$(RT_OWN_TABLE_O): $(filter-out $(RT_OBJ)/table.o,$(RT_OBJS)) $(RT_SYMS)
+RT_NO_TABLE_OBJS := $(filter-out $(RT_TABLE_OBJS),$(RT_OBJS))
+$(RT_OWN_TABLE_O): $(RT_NO_TABLE_OBJS) $(RT_SYMS)
 	@echo "  LD -r   $@"
-	$(Q)$(LD) -r -o $@.tmp $(filter-out $(RT_OBJ)/table.o,$(RT_OBJS))
+	$(Q)$(LD) -r -o $@.tmp $(RT_NO_TABLE_OBJS)
 	$(Q)$(OBJCOPY) --keep-global-symbols=$(RT_SYMS) --keep-global-symbol=version_text \
 		$@.tmp $@ && rm -f $@.tmp
 $(BUILD)/tests/gpu_test_runtime_lt: tests/gpu/test_runtime_lt.c $(RT_OWN_TABLE_O) $(OBJ)/harness.cu.o

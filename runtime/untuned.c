@@ -79,6 +79,17 @@ static int recording(void)
 	return record_state;
 }
 
+/* Add text to notes (*n of RT_UNTUNED_OFF) unless it is there or full;
+ * under reg_lock. */
+static void add_note(char (*notes)[RT_WHY_MAX], int *n, const char *text)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(notes[i], text))
+			return;
+	if (*n < RT_UNTUNED_OFF)
+		snprintf(notes[(*n)++], RT_WHY_MAX, "%s", text);
+}
+
 struct rt_untuned *rt_untuned_open(const struct shape *s)
 {
 	pthread_mutex_lock(&reg_lock);
@@ -113,6 +124,8 @@ void rt_untuned_close(struct rt_untuned *u)
 		for (int r = 0; r < RT_WHY_N; r++)
 			for (int b = 0; b < RT_UNTUNED_BUCKETS; b++)
 				keep->n[r][b] += atomic_load_explicit(&u->n[r][b], memory_order_relaxed);
+		for (int j = 0; j < u->noff; j++)
+			add_note(keep->off, &keep->noff, u->off[j]);
 		struct rt_untuned **pp = &reg_head;
 		while (*pp != u)
 			pp = &(*pp)->next;
@@ -122,11 +135,23 @@ void rt_untuned_close(struct rt_untuned *u)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+void rt_untuned_note_off(struct rt_untuned *u, const char *text)
+{
+	if (!u || !text || !*text)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	add_note(u->off, &u->noff, text);
+	pthread_mutex_unlock(&reg_lock);
+}
+
 /* The registry's counts summed per shape, shapes in first-seen order:
- * a calloc'ed array (*n of them), each a shape and its sums. */
+ * a calloc'ed array (*n of them), each a shape, its sums and why its
+ * entries were off. */
 struct shape_sum {
 	struct shape shape;
 	unsigned long n[RT_WHY_N][RT_UNTUNED_BUCKETS];
+	int noff;
+	char off[RT_UNTUNED_OFF][RT_WHY_MAX];
 };
 
 static struct shape_sum *sum_shapes(int *count)
@@ -146,6 +171,8 @@ static struct shape_sum *sum_shapes(int *count)
 		for (int r = 0; r < RT_WHY_N; r++)
 			for (int b = 0; b < RT_UNTUNED_BUCKETS; b++)
 				out[i].n[r][b] += atomic_load_explicit(&p->n[r][b], memory_order_relaxed);
+		for (int j = 0; j < p->noff; j++)
+			add_note(out[i].off, &out[i].noff, p->off[j]);
 	}
 	*count = n;
 	return out;
@@ -220,6 +247,12 @@ static void write_shape(FILE *f, const struct shape_sum *s)
 		"%lu with x or y not 16-byte aligned, %lu cuBLASLt refused\n", s->shape.n,
 		s->shape.k, why[RT_WHY_NO_ENTRY], why[RT_WHY_UNUSABLE], why[RT_WHY_MISALIGNED],
 		why[RT_WHY_REFUSED]);
+	for (int i = 0; i < s->noff; i++) {
+		fputs("  # off: ", f);
+		for (const char *c = s->off[i]; *c; c++)
+			fputc(*c == '\n' ? ' ' : *c, f);
+		fputc('\n', f);
+	}
 	if (!lo) {
 		fprintf(f, "  # (only misaligned calls: nothing to tune)\n");
 		return;

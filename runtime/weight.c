@@ -33,7 +33,7 @@ static int combo_supported(gt_dtype w, gt_dtype x, gt_dtype y)
  * weight's device current and the kernels' attributes set; a failing
  * occupancy query leaves no note (it only informs). */
 static void note_cluster_waves(struct rt_route *r, const struct launch_plan *plan,
-			       const struct cudaFuncAttributes *attr)
+			       const struct cudaFuncAttributes *attr, const void *const *kernels)
 {
 	for (int i = 0; i < plan->nsteps && !r->note[0]; i++) {
 		const struct launch_step *st = &plan->steps[i];
@@ -49,7 +49,7 @@ static void note_cluster_waves(struct rt_route *r, const struct launch_plan *pla
 		cfg.blockDim = (dim3){ st->block[0], st->block[1], st->block[2] };
 		cfg.dynamicSmemBytes = st->smem;
 		int fit = 0;
-		if (cudaOccupancyMaxActiveClusters(&fit, gt_table_kernels[r->e->kernel[st->kernel]],
+		if (cudaOccupancyMaxActiveClusters(&fit, kernels[r->e->kernel[st->kernel]],
 						   &cfg) != cudaSuccess) {
 			(void)cudaGetLastError();       /* not sticky: clear it */
 			continue;
@@ -69,7 +69,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 	struct cudaFuncAttributes attr[GT_TABLE_MAX_KERNELS];
 	unsigned dyn[GT_TABLE_MAX_KERNELS] = { 0 };
 	for (int i = 0; i < e->nkernels; i++) {
-		cudaError_t err = cudaFuncGetAttributes(&attr[i], gt_table_kernels[e->kernel[i]]);
+		cudaError_t err = cudaFuncGetAttributes(&attr[i], ctx->kernels[e->kernel[i]]);
 		if (err != cudaSuccess) {
 			(void)cudaGetLastError();       /* not sticky: clear it */
 			rt_route_disable(r, "kernel %d does not load on this device: %s",
@@ -82,7 +82,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 	const int ms[2] = { e->m_lo, e->m_hi };
 	struct launch_plan plan;        /* left at m_hi: the most token tiles */
 	for (int j = 0; j < 2; j++) {
-		if (rt_plan(r, s, ms[j], gt_table_nkernels, SIZE_MAX, &plan)) {
+		if (rt_plan(r, s, ms[j], ctx->nkernels, SIZE_MAX, &plan)) {
 			rt_route_disable(r, "no well-formed launch plan at m=%d", ms[j]);
 			return GT_OK;
 		}
@@ -109,7 +109,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 		}
 	}
 	for (int i = 0; i < e->nkernels; i++) {
-		const cudaKernel_t kernel = (cudaKernel_t)gt_table_kernels[e->kernel[i]];
+		const cudaKernel_t kernel = (cudaKernel_t)ctx->kernels[e->kernel[i]];
 		/* a compiled-in cluster of more than 8 blocks (the router's
 		 * hi/lo cluster at split 16) launches only with this allowed */
 		int status = GT_OK;
@@ -127,7 +127,7 @@ static int route_on_device(const gt_context *ctx, const struct shape *s, struct 
 		if (status != GT_OK)
 			return status;
 	}
-	note_cluster_waves(r, &plan, attr);
+	note_cluster_waves(r, &plan, attr, ctx->kernels);
 	return GT_OK;
 }
 
@@ -211,14 +211,16 @@ static int weight_free(gt_weight *wt)
 static int weight_build(const gt_context *ctx, gt_weight *wt, cudaStream_t stream)
 {
 	size_t ws = 0, sync = 0;
-	int n = rt_routes_collect(rt_table(), &wt->shape, gt_table_nkernels, &wt->routes);
-	if (n < 0)
+	int n = 0;
+	wt->kernels = ctx->kernels;
+	wt->nkernels = ctx->nkernels;
+	if (ctx->tc && (n = rt_routes_collect(ctx->tc->table, &wt->shape, ctx->nkernels,
+					      &wt->routes)) < 0)
 		return GT_ERR_NO_MEMORY;
 	wt->nroutes = n;
 	for (int i = 0; i < n; i++) {
 		struct rt_route *r = &wt->routes[i];
-		if (ctx->table_mismatch)
-			rt_route_disable(r, "%s", ctx->mismatch);
+		rt_route_env_check(r, ctx->tc->table, &ctx->env);
 		if ((uintptr_t)wt->w % RT_VECTOR_ALIGN)
 			rt_route_disable(r, "w is not %d-byte aligned", RT_VECTOR_ALIGN);
 		if (!r->usable)
@@ -256,6 +258,24 @@ static int weight_build(const gt_context *ctx, gt_weight *wt, cudaStream_t strea
 	return status != GT_OK ? status : rt_lt_check(wt);
 }
 
+/* Why the weight's entries are off, for its untuned-shape records. */
+static void note_off(gt_weight *wt)
+{
+	char text[RT_WHY_MAX + 64];
+	if (!wt->rec)
+		return;
+	if (wt->no_table[0])
+		rt_untuned_note_off(wt->rec, wt->no_table);
+	for (int i = 0; i < wt->nroutes; i++) {
+		const struct rt_route *r = &wt->routes[i];
+		if (r->usable)
+			continue;
+		snprintf(text, sizeof(text), "entry %d (%s, m %d-%d): %s", r->index,
+			 r->e->tmpl ? r->e->tmpl : "(null)", r->e->m_lo, r->e->m_hi, r->why);
+		rt_untuned_note_off(wt->rec, text);
+	}
+}
+
 int gt_weight_prepare(gt_context *ctx, const void *w_dev, int n, int k, gt_dtype w,
 		      gt_dtype x, gt_dtype y, gt_weight **out)
 {
@@ -279,6 +299,8 @@ int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dt
 		return GT_ERR_NO_MEMORY;
 	wt->device = ctx->device;
 	wt->w = w_dev;
+	if (!ctx->tc)
+		snprintf(wt->no_table, sizeof(wt->no_table), "%s", ctx->no_table);
 	rt_shape_init(&wt->shape, n, k, w, x, y);
 
 	int saved = 0;
@@ -296,6 +318,7 @@ int gt_weight_prepare_on(gt_context *ctx, const void *w_dev, int n, int k, gt_dt
 		return status;
 	}
 	wt->rec = rt_untuned_open(&wt->shape);     /* NULL unless recording */
+	note_off(wt);
 	*out = wt;
 	return GT_OK;
 }
@@ -327,6 +350,10 @@ int gt_weight_explain(const gt_weight *wt, int m, char *buf, size_t len)
 		buf[0] = '\0';
 	if (!wt || !buf || !len || m <= 0)
 		return GT_ERR_INVALID;
+	if (wt->no_table[0]) {
+		snprintf(buf, len, "m=%d: baseline: %s", m, wt->no_table);
+		return GT_OK;
+	}
 	const struct rt_route *r = rt_route_find(wt->routes, wt->nroutes, m);
 	int live = r && r->usable;
 	rt_explain(&wt->shape, r, m, live ? wt->misaligned_calls : 0, live ? wt->refused_calls : 0,

@@ -1,11 +1,11 @@
 """gemmtab: libgemmtab's tuned decode-time GEMMs from Python.
 
 The C calls need no torch: status_string, table_description,
-library_path. The tensor layer (Linear, prepare, linear, patch) imports
+table_in_use, library_path. The tensor layer (Linear, prepare, linear, patch) imports
 torch on first use."""
 
 from ._lib import GemmtabError, library_path, library_version, record_untuned, stats, \
-    status_string, table_description, write_untuned
+    status_string, table_description, table_in_use, write_untuned
 
 
 def _own_version():
@@ -24,7 +24,7 @@ def _own_version():
 
 __version__ = _own_version()
 
-__all__ = ["GemmtabError", "library_path", "library_version", "status_string", "table_description",
+__all__ = ["GemmtabError", "library_path", "library_version", "status_string", "table_description", "table_in_use",
            "record_untuned", "stats", "write_untuned",
            "Linear", "PatchReport", "prepare", "linear", "patch"]
 

@@ -131,9 +131,26 @@ def library_version():
     return lib().gt_version().decode()
 
 
-def table_description():
-    """Which dispatch table the library has compiled in, and where it was tuned."""
+def table_description(device=None):
+    """Which of the library's compiled-in tables a CUDA device uses, where
+    each was tuned, and why each other was not chosen (gt_table_description).
+    With a device index, the library's context for it is made first (so its
+    choice is the one described); without, the last context's choice, or
+    the tables compiled in before any."""
+    if device is not None:
+        context(device)
     return lib().gt_table_description().decode()
+
+
+def table_in_use(device=None):
+    """The path of the table a CUDA device uses (as the library's build
+    named it, "runtime/tables/h200.h"), or None when no table compiled in is
+    that card's and every M runs the cuBLAS baseline (or, without a device
+    index, when no context has chosen yet)."""
+    d = table_description(device)
+    if not d.startswith("table ") or " in use on " not in d or "; but the kernels of table " in d:
+        return None
+    return d[len("table "):d.index(" in use on ")]
 
 
 def check(status, what, argument=None):

@@ -229,7 +229,9 @@ def patch(model, max_m=512, verbose=True):
         g = Linear.from_linear(mod)
         ms = g.served_ms(max_m)
         if not ms:
-            report.skipped.append((name, f"no table entry for {w.shape[0]} x {w.shape[1]} (cuBLAS either way)"))
+            why = (f"no table entry for {w.shape[0]} x {w.shape[1]}" if _lib.table_in_use(w.device.index)
+                   else "no table compiled in for this GPU (gemmtab.table_description() says why)")
+            report.skipped.append((name, f"{why} (cuBLAS either way)"))
             del g
             continue
         parent = model.get_submodule(name.rpartition(".")[0]) if "." in name else model

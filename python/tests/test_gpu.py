@@ -48,7 +48,11 @@ def rel_err(y, x, w):
 def main():
     dev = torch.device("cuda", 0)
     torch.manual_seed(1)
-    print(f"# {gemmtab.table_description()}")
+    print(f"# {gemmtab.table_description(0)}")
+    d = gemmtab.table_description(0)
+    ok("the description says which table device 0 uses, or that none is its card's",
+       (" in use on " in d and gemmtab.table_in_use(0) is not None)
+       or (d.startswith("no table for ") and gemmtab.table_in_use(0) is None), d)
     for name, n, k, wdt, bound in SHAPES:
         w = (torch.randn(n, k, device=dev) / k ** 0.5).to(wdt)
         lin = gemmtab.Linear.from_weight(w)
@@ -167,7 +171,7 @@ def main():
     else:
         skip("patch swaps the served layer", "the table serves no M of qkv on this GPU")
     ok("patch leaves the 1000 x 2304 layer, saying why",
-       [s[0] for s in rep.skipped] == ["1"] and "no table entry" in rep.skipped[0][1])
+       [s[0] for s in rep.skipped] == ["1"] and "no table" in rep.skipped[0][1], rep.skipped[0][1])
     ok("the patched model computes what it did", ((after - before).norm() / before.norm()).item() <= 2e-2)
     return summary()
 

@@ -33,10 +33,12 @@ static const struct gt_table_entry gt_compiled_entries[] = {
 static const struct gt_table gt_compiled_table = {
 	.generated_by = "hand-written test fixture runtime/tables/example.h (not generated)",
 	.gpu_name = "NVIDIA H200",
+	.arch = "sm_90a",
 	.sm_count = 132,
 	.cuda = "13.0",
 	.cublaslt = "13.1.0",
 	.source_hash = "d29724ef78434826",
+	.kernels_hash = "22b02af68e1a53c7",	/* kernels_hash */
 	.nentries = 3,
 	.entries = gt_compiled_entries,
 };

@@ -318,10 +318,17 @@ static const struct gt_table_entry gt_table_entries[] = {
 static const struct gt_table gt_compiled_table = {
 	"gemmtab emit --db db/h200.db --out runtime/tables/h200.h --incumbent runtime/tables/h200_incumbent.h",	/* generated_by */
 	"NVIDIA H200",	/* gpu_name */
+	"sm_90a",	/* arch */
 	132,	/* sm_count */
+	62914560,	/* l2_bytes */
+	1980, 3201,	/* sm_clock_mhz, mem_clock_mhz */
+	"13.0",	/* driver */
 	"13.0",	/* cuda */
+	"13.0",	/* nvrtc */
+	"13.1.0",	/* cublas */
 	"13.1.0",	/* cublaslt */
 	"5b1b3d3a503ac081",	/* source_hash */
+	"97ed34d459f62789",	/* kernels_hash */
 	67,	/* nentries */
 	gt_table_entries
 };

@@ -17,7 +17,10 @@
  * FAKE_WORKER_FAULT_ONCE=FILE plants one fault on GPU D: its first eval
  * after FILE is gone replies status=fault and exits 3, and FILE is made.
  * FAKE_WORKER_EVAL_US sleeps that long in each eval (the supervisor
- * benchmark's fixed time per evaluation).
+ * benchmark's fixed time per evaluation). FAKE_WORKER_GPU_NAME names the
+ * GPU its env reports ("Fake GPU" by default). FAKE_WORKER_SLOWER=SUBSTR
+ * halves the ratio of every eval whose candidate key contains SUBSTR (a
+ * table entry that no longer wins: gemmtab verify).
  */
 #include "proto.h"
 #include "tmpl.h"
@@ -33,7 +36,8 @@ static void reply_env(void)
 {
 	struct kv_out o;
 	kv_begin(&o, "env");
-	kv_add(&o, "gpu_name", "Fake GPU");
+	const char *name = getenv("FAKE_WORKER_GPU_NAME");
+	kv_add(&o, "gpu_name", name && *name ? name : "Fake GPU");
 	kv_add(&o, "gpu_uuid", "GPU-fake");
 	kv_add(&o, "sm_count", "132");
 	kv_add(&o, "sm_clock_mhz", "1980");
@@ -72,6 +76,25 @@ static double fake_ratio(const struct kv *r)
 	return 0.8 + (double)(h % 100) / 100.0;
 }
 
+/* Whether FAKE_WORKER_SLOWER names r's candidate: a substring of
+ * "TMPL name=value,...", its parameters in the template's order. */
+static int slowed(const struct kv *r)
+{
+	const char *on = getenv("FAKE_WORKER_SLOWER"), *tmpl = kv_get(r, "tmpl");
+	const struct tmpl *t = tmpl ? tmpl_find(tmpl) : NULL;
+	char key[1024];
+	size_t used = 0;
+	if (!on || !*on || !t)
+		return 0;
+	used += (size_t)snprintf(key, sizeof(key), "%s", tmpl);
+	for (int i = 0; i < t->nparams && used < sizeof(key); i++) {
+		const char *v = kv_get(r, t->params[i].name);
+		used += (size_t)snprintf(key + used, sizeof(key) - used, "%c%s=%s", i ? ',' : ' ',
+					 t->params[i].name, v ? v : "");
+	}
+	return strstr(key, on) != NULL;
+}
+
 /* status=ok and made-up figures: base_us as given, the candidate (or the
  * library) fake_ratio(r) times faster, the pairs asked for. A bench's
  * rounds (gemmtab bench --rounds) read the library 10% slower in round 1,
@@ -80,7 +103,8 @@ static double fake_ratio(const struct kv *r)
 static double add_ok_figures(struct kv_out *o, const struct kv *r, double base)
 {
 	static const double round_factor[3] = { 1.0, 0.9, 1.1 };
-	double ratio = fake_ratio(r) * round_factor[kv_get_long(r, "round", 0) % 3];
+	double ratio = fake_ratio(r) * round_factor[kv_get_long(r, "round", 0) % 3] *
+		       (slowed(r) ? 0.5 : 1.0);
 	kv_add(o, "status", "ok");
 	kv_add(o, "err_global", "0.001");
 	kv_add(o, "err_row", "0.002");

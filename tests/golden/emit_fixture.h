@@ -72,10 +72,17 @@ static const struct gt_table_entry gt_table_entries[] = {
 static const struct gt_table gt_compiled_table = {
 	"gemmtab emit --db fixture.db --out emit_fixture.h",	/* generated_by */
 	"NVIDIA H200",	/* gpu_name */
+	"sm_90a",	/* arch */
 	132,	/* sm_count */
+	62914560,	/* l2_bytes */
+	1980, 3201,	/* sm_clock_mhz, mem_clock_mhz */
+	"13.0",	/* driver */
 	"13.0",	/* cuda */
+	"13.0",	/* nvrtc */
+	"13.1.0",	/* cublas */
 	"13.1.0",	/* cublaslt */
 	"fedcba9876543210",	/* source_hash */
+	"932771461cae737e",	/* kernels_hash */
 	7,	/* nentries */
 	gt_table_entries
 };

@@ -1,6 +1,6 @@
 /*
  * test_runtime_lt.c: libgemmtab with a table of this test's own (it links
- * the runtime's objects without runtime/table.c and defines rt_table), on
+ * the runtime's objects without the tables and defines rt_compiled_tables), on
  * an H200. The table holds two cuBLASLt entries for qkv (n 2304, k 8192,
  * bf16): M 33..40 names an algorithm id cuBLASLt does not have, M 41..48
  * the committed table's algorithm 66 (tile 188, split-K 4). Prepare must
@@ -38,18 +38,23 @@ static const struct gt_table_entry entries[] = {
 static char gpu_name[256], cublaslt[32];
 static struct gt_table table = {
 	.generated_by = "test_runtime_lt.c (a test table)",
+	.arch = "sm_90a",
 	.cuda = "13.0",
 	.source_hash = "test",
 	.nentries = 2,
 	.entries = entries,
 };
 
-/* The runtime's compiled-in table, replaced: the device's own name, SM
- * count and cuBLASLt version, so that the table applies. */
-const struct gt_table *rt_table(void)
-{
-	return &table;
-}
+/* The runtime's compiled-in tables, replaced by this one (no kernels of
+ * its own): the device's own name, SM count and cuBLASLt version, set
+ * below, so that the table applies. */
+static const struct rt_cubin no_cubins[] = { { 0, 0 } };
+static const struct rt_kernel_name no_names[] = { { -1, 0 } };
+static const int no_kernels = 0;
+static const struct rt_compiled compiled = {
+	"test_runtime_lt.c", &table, no_cubins, no_names, &no_kernels,
+};
+const struct rt_compiled *const rt_compiled_tables[] = { &compiled, NULL };
 
 static cudaStream_t stream;
 

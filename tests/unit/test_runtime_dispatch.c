@@ -1,6 +1,8 @@
 /*
  * test_runtime_dispatch.c: the runtime's dispatch decisions over a fixture
- * table, without CUDA: a table tuned elsewhere is detected and said so,
+ * table, without CUDA: a device picks the table tuned on its kind (or
+ * none, saying why), a cuBLASLt version change turns off cuBLASLt entries
+ * alone,
  * malformed entries fall back with their reason, each M finds its entry
  * (or none), the workspace covers the largest M of a split-K entry, a
  * zero-block entry names its counters, and
@@ -84,27 +86,67 @@ TEST(shape_takes_the_dtypes)
 	CHECK_INT(s.y, DT_FP32);
 }
 
-TEST(environment_match_and_mismatch)
+/* A device as gt_context_create describes it. */
+static struct rt_env device(const char *name, int sms, const char *lt)
 {
-	struct rt_env env = { "NVIDIA H200", 132, "13.1.0" };
-	char why[RT_WHY_MAX];
-	CHECK_INT(rt_env_mismatch(&table, &env, why, sizeof(why)), 0);
-	CHECK_STR(why, "");
+	struct rt_env e = { .sm_count = sms, .cc = 90 };
+	snprintf(e.gpu_name, sizeof(e.gpu_name), "%s", name);
+	snprintf(e.driver, sizeof(e.driver), "13.0");
+	snprintf(e.cuda, sizeof(e.cuda), "13.0");
+	snprintf(e.cublaslt, sizeof(e.cublaslt), "%s", lt);
+	return e;
+}
 
-	struct rt_env sms = env;
-	sms.sm_count = 114;
-	CHECK_INT(rt_env_mismatch(&table, &sms, why, sizeof(why)), 1);
-	CHECK_STR(why, "table tuned on NVIDIA H200 with 132 SMs and cuBLASLt 13.1.0, this "
-		  "device is NVIDIA H200 with 114 SMs and cuBLASLt 13.1.0");
+TEST(table_pick_by_name_sm_count_and_arch)
+{
+	static const struct gt_table h100 = {
+		.generated_by = "fixture h100", .gpu_name = "NVIDIA H100 80GB HBM3",
+		.arch = "sm_90a", .sm_count = 132, .driver = "12.8", .cuda = "12.8",
+		.cublaslt = "12.8.4", .nentries = 0,
+	};
+	static const struct gt_table h200 = {
+		.generated_by = "fixture h200", .gpu_name = "NVIDIA H200", .arch = "sm_90a",
+		.sm_count = 132, .driver = "13.0", .cuda = "13.0", .cublaslt = "13.1.0",
+		.nentries = 9,
+	};
+	static const struct rt_compiled a = { "t/h100.h", &h100, 0, 0, 0 };
+	static const struct rt_compiled b = { "t/h200.h", &h200, 0, 0, 0 };
+	const struct rt_compiled *const both[] = { &a, &b, NULL };
+	char desc[RT_DESC_MAX];
 
-	struct rt_env gpu = { "NVIDIA H100 80GB HBM3", 132, "13.1.0" };
-	CHECK_INT(rt_env_mismatch(&table, &gpu, why, sizeof(why)), 1);
-	CHECK(strstr(why, "this device is NVIDIA H100 80GB HBM3 with 132 SMs") != NULL);
-
-	struct rt_env lt = env;
-	snprintf(lt.cublaslt, sizeof(lt.cublaslt), "13.0.2");
-	CHECK_INT(rt_env_mismatch(&table, &lt, why, sizeof(why)), 1);
-	CHECK(strstr(why, "and cuBLASLt 13.0.2") != NULL);
+	struct rt_env env = device("NVIDIA H200", 132, "13.2.0");
+	CHECK_INT(rt_table_pick(both, &env, desc, sizeof(desc)), 1);
+	CHECK_STR(desc, "table t/h200.h in use on NVIDIA H200 (132 SMs): tuned on NVIDIA H200, "
+		  "132 SMs, CUDA 13.0, driver 13.0, cuBLASLt 13.1.0, kernels sm_90a; 9 entries; "
+		  "fixture h200; table t/h100.h not chosen: tuned on NVIDIA H100 80GB HBM3, not "
+		  "this NVIDIA H200 (tuned on NVIDIA H100 80GB HBM3, 132 SMs, CUDA 12.8, driver "
+		  "12.8, cuBLASLt 12.8.4, kernels sm_90a; 0 entries; fixture h100)");
+	env = device("NVIDIA H100 80GB HBM3", 132, "13.1.0");
+	CHECK_INT(rt_table_pick(both, &env, NULL, 0), 0);
+	/* a part of the same name with fewer SMs */
+	env = device("NVIDIA H200", 114, "13.1.0");
+	CHECK_INT(rt_table_pick(both, &env, desc, sizeof(desc)), -1);
+	CHECK(strstr(desc, "no table for NVIDIA H200 (114 SMs, compute capability 9.0): every "
+		     "M runs the cuBLAS baseline; table t/h100.h not chosen: tuned on NVIDIA H100 "
+		     "80GB HBM3, not this NVIDIA H200") == desc);
+	CHECK(strstr(desc, "; table t/h200.h not chosen: tuned on NVIDIA H200 with 132 SMs, "
+		     "this one has 114 (") != NULL);
+	/* the same name and SMs on another arch (the cubins are sm_90a) */
+	env = device("NVIDIA H200", 132, "13.1.0");
+	env.cc = 100;
+	CHECK_INT(rt_table_pick(both, &env, desc, sizeof(desc)), -1);
+	CHECK(strstr(desc, "t/h200.h not chosen: its kernels are sm_90a, this device is "
+		     "compute capability 10.0") != NULL);
+	/* two tables for one card: the first listed serves, the other says so */
+	const struct rt_compiled *const twice[] = { &b, &b, NULL };
+	env = device("NVIDIA H200", 132, "13.1.0");
+	CHECK_INT(rt_table_pick(twice, &env, desc, sizeof(desc)), 0);
+	CHECK(strstr(desc, "; table t/h200.h not chosen: t/h200.h, listed earlier, serves it "
+		     "first") != NULL);
+	const struct rt_compiled *const none[] = { NULL };
+	CHECK_INT(rt_table_pick(none, &env, desc, sizeof(desc)), -1);
+	CHECK_STR(desc, "no table for NVIDIA H200 (132 SMs, compute capability 9.0): every M "
+		  "runs the cuBLAS baseline");
 }
 
 TEST(routes_keep_only_the_weights_entries_in_table_order)
@@ -260,6 +302,45 @@ TEST(lt_entries_plan_one_cublaslt_step)
 	free(r);
 }
 
+TEST(versions_turn_off_cublaslt_entries_alone)
+{
+	/* one table with a template entry and a cuBLASLt entry for oproj */
+	static const struct gt_table_entry mixed[] = {
+		{ .n = 8192, .k = 1024, .w = 0, .x = 0, .y = 0, .m_lo = 1, .m_hi = 4,
+		  .tmpl = "gemv", .params = { 16, 4, 8, 1, 1, 0 }, .nkernels = 1,
+		  .kernel = { 0 } },
+	};
+	struct gt_table t = { .gpu_name = "NVIDIA H200", .arch = "sm_90a", .sm_count = 132,
+			      .driver = "13.0", .cuda = "13.0", .cublaslt = "13.1.0",
+			      .nentries = 1, .entries = mixed };
+	struct shape oproj;
+	rt_shape_init(&oproj, 8192, 1024, GT_BF16, GT_BF16, GT_BF16);
+	struct rt_route *r = NULL;
+	/* a template entry stays on under another driver, CUDA and cuBLASLt */
+	struct rt_env env = device("NVIDIA H200", 132, "13.2.0");
+	snprintf(env.driver, sizeof(env.driver), "13.1");
+	snprintf(env.cuda, sizeof(env.cuda), "13.1");
+	CHECK_INT(rt_routes_collect(&t, &oproj, NKERNELS, &r), 1);
+	CHECK_INT(r[0].lt, 0);
+	rt_route_env_check(&r[0], &t, &env);
+	CHECK_INT(r[0].usable, 1);
+	CHECK_STR(r[0].why, "");
+	free(r);
+	/* a cuBLASLt entry: on under the same cuBLASLt, off under another */
+	t.entries = lt_entries;
+	t.nentries = 1;
+	CHECK_INT(rt_routes_collect(&t, &oproj, NKERNELS, &r), 1);
+	CHECK_INT(r[0].lt, 1);
+	struct rt_env same = device("NVIDIA H200", 132, "13.1.0");
+	rt_route_env_check(&r[0], &t, &same);
+	CHECK_INT(r[0].usable, 1);
+	rt_route_env_check(&r[0], &t, &env);
+	CHECK_INT(r[0].usable, 0);
+	CHECK_STR(r[0].why, "a cuBLASLt algorithm chosen under cuBLASLt 13.1.0, this process "
+		  "runs cuBLASLt 13.2.0 (gemmtab verify re-times the table here)");
+	free(r);
+}
+
 TEST(each_m_finds_its_entry)
 {
 	struct shape s = qkv();
@@ -359,7 +440,7 @@ TEST(explain_lines)
 	free(r);
 }
 
-TESTS(T(shape_takes_the_dtypes), T(environment_match_and_mismatch), T(lt_entries_plan_one_cublaslt_step),
+TESTS(T(shape_takes_the_dtypes), T(table_pick_by_name_sm_count_and_arch), T(versions_turn_off_cublaslt_entries_alone), T(lt_entries_plan_one_cublaslt_step),
       T(zblock_entries_name_their_counters),
       T(routes_keep_only_the_weights_entries_in_table_order),
       T(malformed_entries_fall_back_with_their_reason), T(split_k_workspace_covers_the_largest_m),

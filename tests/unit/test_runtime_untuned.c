@@ -142,6 +142,38 @@ TEST(counts_per_shape_and_bucket_survive_destroy)
 	rt_untuned_close(r);
 }
 
+TEST(records_say_why_entries_are_off)
+{
+	struct shape s;
+	rt_shape_init(&s, 8192, 1024, GT_BF16, GT_BF16, GT_BF16);
+	struct rt_untuned *u = rt_untuned_open(&s), *v = rt_untuned_open(&s);
+	CHECK(u != NULL && v != NULL);
+	rt_untuned_note_off(u, "entry 2 (blas_lt, m 8-33): a cuBLASLt algorithm chosen under "
+			    "cuBLASLt 13.1.0, this process runs cuBLASLt 13.2.0");
+	rt_untuned_note_off(u, "entry 2 (blas_lt, m 8-33): a cuBLASLt algorithm chosen under "
+			    "cuBLASLt 13.1.0, this process runs cuBLASLt 13.2.0");   /* once */
+	rt_untuned_note_off(v, "entry 0 (blas_lt, m 1-1): cuBLASLt refused");
+	rt_untuned_close(v);            /* its note folds into the shape's slot */
+	char path[] = "/tmp/gemmtab-untuned-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	CHECK_INT(gt_untuned_write(path), GT_OK);
+	FILE *f = fopen(path, "r");
+	char buf[8192] = { 0 };
+	size_t got = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	CHECK(got > 0);
+	const char *off = "  # off: entry 2 (blas_lt, m 8-33): a cuBLASLt algorithm chosen under "
+			  "cuBLASLt 13.1.0, this process runs cuBLASLt 13.2.0\n";
+	const char *at = strstr(buf, off);
+	CHECK(at != NULL);
+	CHECK(at && strstr(at + 1, off) == NULL);
+	CHECK(strstr(buf, "  # off: entry 0 (blas_lt, m 1-1): cuBLASLt refused\n") != NULL);
+	unlink(path);
+	rt_untuned_close(u);
+}
+
 TEST(a_list_when_every_m_is_its_own_bucket)
 {
 	struct shape s;
@@ -171,4 +203,5 @@ TEST(a_list_when_every_m_is_its_own_bucket)
 }
 
 TESTS(T(buckets_cover_every_m_once_in_order), T(off_records_nothing),
-      T(counts_per_shape_and_bucket_survive_destroy), T(a_list_when_every_m_is_its_own_bucket))
+      T(counts_per_shape_and_bucket_survive_destroy), T(records_say_why_entries_are_off),
+      T(a_list_when_every_m_is_its_own_bucket))

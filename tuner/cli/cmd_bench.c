@@ -756,13 +756,18 @@ static int check_table(const char *path)
 	char *nl = strchr(text, '\n');
 	if (nl)
 		*nl = '\0';
-	/* The description starts with the emit command that generated the
-	 * compiled-in table, up to ';'; the file's first line quotes its own. */
-	const char *desc = gt_table_description();
-	size_t cmd_len = strcspn(desc, ";");
-	char *cmd = xasprintf("`%.*s`", (int)cmd_len, desc);
-	int same = strstr(text, cmd) != NULL;
-	free(cmd);
+	/* The description names the command that generated each table
+	 * compiled in, ended by ';', ')' or the end; the file's first line
+	 * quotes its own between backticks. */
+	const char *desc = gt_table_description(), *hit = NULL;
+	char *open = strchr(text, '`'), *close = open ? strchr(open + 1, '`') : NULL;
+	if (close) {
+		*close = '\0';
+		for (hit = strstr(desc, open + 1); hit; hit = strstr(hit + 1, open + 1))
+			if (strchr(";)", hit[strlen(open + 1)]))
+				break;
+	}
+	int same = hit != NULL;
 	if (!same)
 		error("--table %s is not the table built into this gemmtab (%s); rebuild with "
 		      "make TABLE=%s", path, gt_table_description(), path);

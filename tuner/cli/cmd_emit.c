@@ -71,6 +71,7 @@ struct emit_out {
 	char (*kernels)[TMPL_NAME_MAX]; /* distinct kernel names, sorted */
 	const char **kernel_source;     /* the template file each one is in */
 	int nkernels;
+	char kernels_hash[17];          /* of the kernels file (table_file_kernels_hash) */
 };
 
 /* s inside a C comment: a "*" before "/" is spaced out, control
@@ -85,21 +86,9 @@ static void put_comment(FILE *f, const char *s)
 	}
 }
 
-/* s as a C string literal (quotes, backslashes, '?' against trigraphs and
- * non-printing bytes escaped). */
 static void put_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\' || c == '?')
-			fprintf(f, "\\%c", c);
-		else if (c < ' ' || c >= 0x7f)
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	table_file_put_string(f, s);
 }
 
 /* The command line as typed, for the first line and generated_by; an
@@ -326,19 +315,9 @@ static void write_header(FILE *f, const struct emit_out *o)
 			put_entry(f, &o->entries[i], &o->res[i]);
 		fputs("};\n\n", f);
 	}
-	fputs("static const struct gt_table gt_compiled_table = {\n\t", f);
-	put_string(f, o->cmdline);
-	fputs(",\t/* generated_by */\n\t", f);
-	put_string(f, o->e.gpu_name);
-	fprintf(f, ",\t/* gpu_name */\n\t%d,\t/* sm_count */\n\t", o->e.sm_count);
-	put_string(f, o->e.cuda);
-	fputs(",\t/* cuda */\n\t", f);
-	put_string(f, o->e.cublaslt);
-	fputs(",\t/* cublaslt */\n\t", f);
-	put_string(f, o->e.source_hash);
-	fprintf(f, ",\t/* source_hash */\n\t%d,\t/* nentries */\n\t%s\n};\n\n#endif\n",
-		o->nentries, o->nentries ? "gt_table_entries"
-		: "0\t/* no entry: every M runs the baseline */");
+	table_file_put_decl(f, o->cmdline, &o->e, o->jit.arch, o->kernels_hash, o->nentries,
+			    "gt_table_entries");
+	fputs("\n#endif\n", f);
 }
 
 static void write_kernels(FILE *f, const struct emit_out *o, const char *header_name)
@@ -364,25 +343,19 @@ static void write_kernels(FILE *f, const struct emit_out *o, const char *header_
 	fprintf(f, "};\nextern \"C\" const int gt_table_nkernels = %d;\n", o->nkernels);
 }
 
-/* Render the file with writer into a buffer and write it to path through
- * a temp file and rename. Returns 0 or -1 (message printed). */
-static int write_rendered(const char *path, const struct emit_out *o,
-			  void (*writer)(FILE *, const struct emit_out *, const char *),
-			  const char *arg)
+/* Render the file with writer into a heap buffer (*buf, *len). Returns 0
+ * or -1 (message printed). */
+static int render(const char *path, const struct emit_out *o,
+		  void (*writer)(FILE *, const struct emit_out *, const char *),
+		  const char *arg, char **buf, size_t *len)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int ret = 0;
+	FILE *f = open_memstream(buf, len);
 	if (!f)
 		return error("open_memstream: %s", strerror(errno));
 	writer(f, o, arg);
 	if (fclose(f))
-		ret = error("%s: cannot render: %s", path, strerror(errno));
-	else if (write_file_atomic(path, buf, len))
-		ret = error("cannot write %s: %s", path, strerror(errno));
-	free(buf);
-	return ret;
+		return error("%s: cannot render: %s", path, strerror(errno));
+	return 0;
 }
 
 static void header_writer(FILE *f, const struct emit_out *o, const char *unused)
@@ -402,6 +375,25 @@ static const char *base_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
+}
+
+/* Render the kernels file, then the header naming its hash, and publish
+ * the two as one unit (table_files_publish). Returns 0 or -1. */
+static int write_table(struct emit_out *o, const char *out_path, const char *kernels_path)
+{
+	char *kbuf = NULL, *hbuf = NULL;
+	size_t klen = 0, hlen = 0;
+	int ret = -1;
+	if (render(kernels_path, o, write_kernels, base_of(out_path), &kbuf, &klen))
+		goto cleanup;
+	table_file_kernels_hash(kbuf, klen, o->kernels_hash);
+	if (render(out_path, o, header_writer, NULL, &hbuf, &hlen))
+		goto cleanup;
+	ret = table_files_publish(out_path, hbuf, hlen, kernels_path, kbuf, klen);
+cleanup:
+	free(kbuf);
+	free(hbuf);
+	return ret;
 }
 
 /* The summary on stderr: entries and covered Ms per shape, and the files. */
@@ -510,9 +502,7 @@ static int emit_env(struct db *db, struct emit_out *o, const char *out_path)
 		error("cannot create %s: %s", dir, strerror(errno));
 		goto cleanup;
 	}
-	/* the kernels first: a header never names kernels its file lacks */
-	if (write_rendered(kernels_path, o, write_kernels, base_of(out_path)) ||
-	    write_rendered(out_path, o, header_writer, NULL))
+	if (write_table(o, out_path, kernels_path))
 		goto cleanup;
 	print_summary(o, out_path, kernels_path);
 	ret = 0;

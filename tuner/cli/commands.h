@@ -18,5 +18,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif

@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "time libgemmtab (its compiled-in table) against cuBLAS per docs/workload.md" },
 	{ "report", cmd_report, "per family and M, per load, and the score, from a database" },
 	{ "emit", cmd_emit, "write the C dispatch table (and its kernel list) from a database's retests" },
+	{ "verify", cmd_verify, "time a table's entries again on this GPU; keep what still wins" },
 	{ "merge", cmd_merge, "fold the databases of several sweeps (shards, hosts) into one" },
 	{ "prune", cmd_prune, "drop superseded code's results (and named environments), compact" },
 	{ "migrate", cmd_migrate, "upgrade a database to this gemmtab's schema, in place" },
