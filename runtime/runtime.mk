@@ -12,7 +12,9 @@
 #           gt_context_create tries them (runtime/choose.c: the first whose
 #           GPU name, SM count and arch are the device's); each one's kernels
 #           are the same stem + _kernels.cu, and the build refuses a header
-#           whose kernels_hash is not its kernels file's   [$(TABLE)]
+#           whose kernels_hash is not its kernels file's
+#           [runtime/tables/h200.h runtime/tables/h100.h, those that exist;
+#           $(TABLE) when TABLE is given on the command line]
 #   TABLE   one table, when TABLES is not given   [runtime/tables/h200.h if
 #           it exists, else the test fixture runtime/tables/example.h]
 #
@@ -33,7 +35,14 @@
 RT_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 TABLE ?= $(if $(wildcard runtime/tables/h200.h),runtime/tables/h200.h,runtime/tables/example.h)
+# The committed tables, one per card they were tuned on; TABLE= on the
+# command line builds that one table alone.
+RT_DEFAULT_TABLES := $(wildcard runtime/tables/h200.h runtime/tables/h100.h)
+ifeq ($(origin TABLE),command line)
 TABLES ?= $(TABLE)
+else
+TABLES ?= $(if $(RT_DEFAULT_TABLES),$(RT_DEFAULT_TABLES),$(TABLE))
+endif
 # Table i of TABLES is slot i (1-based): its objects are table_i.o and
 # table_cubin_i.o, its symbols rt_compiled_i and gt_table_*_i.
 RT_SLOTS := $(shell seq 1 $(words $(TABLES)))

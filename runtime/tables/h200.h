@@ -6,7 +6,8 @@
  * retests (>= 100 pairs) beat cuBLAS (median paired ratio > 1); an
  * unmeasured M only inside a span certified by a held-out M (docs/guide.md,
  * gemmtab emit). Every other M runs the cuBLAS baseline. dtypes: 0 bf16,
- * 1 fp32. kernel[] indexes gt_table_kernels[] in h200_kernels.cu.
+ * 1 fp32. kernel[] indexes
+ * gt_table_kernels[] in h200_kernels.cu.
  *
  * Tuned in environment 1 of db/h200.db:
  *   gpu       NVIDIA H200, 132 SMs, SM clock 1980 MHz, memory clock 3201 MHz

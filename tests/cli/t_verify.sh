@@ -13,18 +13,25 @@ mkdir -p "$W"
 expect_exit "a fake sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_tables.yaml \
 	--db "$W/fake.db" --cache "$TMP/cache"
 expect_exit "emit its table: exit 0" 0 "$GEMMTAB" emit --db "$W/fake.db" --out "$W/t.h"
-gemv=$(sed -n 's/^	\/\* qkv, M \([0-9.]*\): gemv \(.*\)$/\1 \2/p' "$W/t.h")
+gemv=$(sed -n 's/^	\/\* qkv, M \([0-9.]*\): gemv \(.*\)$/\1 \2/p' "$W/t.h" | head -n 1)
 range=${gemv%% *} params=${gemv#* }
-check "the table has one gemv entry ($range: $params) among its entries" test -n "$params"
+check "the table has a gemv entry ($range: $params) among its entries" test -n "$params"
 n=$(grep -c '^	/\* qkv, M ' "$W/t.h")
 
 cd "$W"
 expect_exit "verify with nothing planted: exit 0" 0 "$GEMMTAB" verify --table t.h \
 	--cache "$TMP/cache" --out same.h
 check "every entry kept ($n)" grep -qx "verify: $n entries: $n keep, 0 slower (0 by more than 3%), 0 unusable" "$TMP/out"
-check "each entry timed at its ends and one M inside" \
-	grep -q "^entry [0-9]*: qkv, M $range: gemv $params: keep: M ${range%..*} [0-9.]* \[[0-9.]*, [0-9.]*\], M [0-9]* [0-9.]* \[[0-9.]*, [0-9.]*\], M ${range#*..} " "$TMP/out"
+check "an entry of one M timed there" \
+	grep -q "^entry [0-9]*: qkv, M $range: gemv $params: keep: M $range [0-9.]* \[[0-9.]*, [0-9.]*\]" "$TMP/out"
 check "the device line names the GPU it ran on" grep -q '^this GPU (device 0): Fake GPU (132 SMs)' "$TMP/out"
+# the gemv entry widened by hand to a range (emit serves one M there):
+# timed at both ends and one M inside
+sed -e "s/^\(	\/\* qkv, M \)$range: gemv/\13..$range: gemv/" -e "s/^\(	{ 2304, 8192, 0, 0, 0, \)$range, $range, \"gemv\"/\13, $range, \"gemv\"/" t.h >wide.h
+check "(the gemv entry widened to 3..$range)" grep -q "^	{ 2304, 8192, 0, 0, 0, 3, $range, \"gemv\"" wide.h
+expect_exit "verify of the widened table: exit 0" 0 "$GEMMTAB" verify --table wide.h --cache "$TMP/cache"
+check "a range's entry is timed at its ends and one M inside" \
+	grep -Eq "^entry [0-9]+: qkv, M 3..$range: gemv $params: keep: M 3 [0-9.]+ \[[0-9.]+, [0-9.]+\], M [4-$((range - 1))] [0-9.]+ \[[0-9.]+, [0-9.]+\], M $range [0-9.]+" "$TMP/out"
 # --out with every entry kept: the table as it was but for what names its origin
 diff t.h same.h | grep '^[<>]' | sed 's/^\(.\) .*\(generated_by\|kernels_hash\|DO NOT EDIT\|gt_table_kernels\[\] in\).*/\1 \2/' >"$TMP/d"
 printf '%s\n' '< DO NOT EDIT' '< gt_table_kernels[] in' '< generated_by' '< kernels_hash' \
@@ -39,12 +46,12 @@ FAKE_WORKER_SLOWER="gemv $params" expect_exit "verify with the gemv entry plante
 check "it is reported slower, with its ratios and the 3% loss" \
 	grep -q "^entry [0-9]*: qkv, M $range: gemv $params: slower: M ${range%..*} 0\.[0-9]* .*(worst 0\.[0-9]*, loses by more than 3%)$" "$TMP/out"
 check "the others are kept" grep -qx "verify: $n entries: $((n - 1)) keep, 1 slower (1 by more than 3%), 0 unusable" "$TMP/out"
-check "--out drops it" bash -c "! grep -q ': gemv ' pruned.h"
+check "--out drops it" bash -c "! grep -qF ': gemv $params' pruned.h"
 check "... keeps the others" test "$(grep -c '^	/\* qkv, M ' pruned.h)" = $((n - 1))
 expect_line "... counts them" pruned.h "	$((n - 1)),	/* nentries */"
 check "... recounts the coverage without its range" bash -c \
 	"grep -A1 '^ \*   qkv (n 2304' pruned.h | tail -n 1 | grep -qv ', $range'"
-check "... and its kernels file lists no gemv kernel" bash -c "! grep -q gemv_kernel pruned_kernels.cu"
+check "... and its kernels file lists one gemv kernel fewer" test "$(grep -c gemv_kernel pruned_kernels.cu)" = $(($(grep -c gemv_kernel t_kernels.cu) - 1))
 expect_exit "the pruned pair passes the library build's check" 0 \
 	"$OLDPWD/build/tools/gt_table_check" pruned.h pruned_kernels.cu
 cd "$OLDPWD"
@@ -63,7 +70,7 @@ FAKE_WORKER_DIE_ON="gemv $params" expect_exit "verify with the gemv entry's work
 check "it is reported unusable, saying why" \
 	grep -q "^entry [0-9]*: qkv, M $range: gemv $params: unusable: M ${range%..*} fault: the worker died" "$TMP/out"
 check "the others are still timed and kept" grep -qx "verify: $n entries: $((n - 1)) keep, 0 slower (0 by more than 3%), 1 unusable" "$TMP/out"
-check "--out drops it" bash -c "! grep -q ': gemv ' '$W/dead.h'"
+check "--out drops it" bash -c "! grep -qF ': gemv $params' '$W/dead.h'"
 
 expect_exit "no --table: exit 2" 2 "$GEMMTAB" verify
 check "... naming it" grep -q -- "--table" "$TMP/err"

@@ -293,7 +293,8 @@ static void write_header(FILE *f, const struct emit_out *o)
 	      " * retests (>= " STR(EMIT_MIN_PAIRS) " pairs) beat cuBLAS (median paired ratio > 1); an\n"
 	      " * unmeasured M only inside a span certified by a held-out M (docs/guide.md,\n"
 	      " * gemmtab emit). Every other M runs the cuBLAS baseline. dtypes: 0 bf16,\n"
-	      " * 1 fp32. kernel[] indexes gt_table_kernels[] in ", f);
+	      " * 1 fp32. kernel[] indexes\n"
+	      " * gt_table_kernels[] in ", f);
 	put_comment(f, o->kernels_name);
 	fputs(".\n *\n", f);
 	put_env(f, o);
