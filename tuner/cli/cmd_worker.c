@@ -17,7 +17,7 @@ static const char worker_usage[] = "usage: gemmtab worker [--device N | --count]
 
 /* The GPU of --device N (0 without it); -1 after --help, which prints
  * the usage, and after --count, which prints "devices N", the GPUs the
- * CUDA runtime sees (0 when it cannot start). */
+ * CUDA runtime sees (0, then why, when it sees none). */
 static int parse_device(int argc, char **argv)
 {
 	long device = 0;
@@ -25,12 +25,17 @@ static int parse_device(int argc, char **argv)
 		const char *v = NULL;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("%s\n  (internal: gemmtab sweep, bench and probe start it and talk "
-			       "to it over a pipe; tuner/sweep/proto.h has the protocol)\n", worker_usage);
+			       "to it over a pipe; tuner/proto/proto.h has the protocol)\n", worker_usage);
 			return -1;
 		}
 		if (!strcmp(argv[i], "--count")) {
-			/* the supervisor's question for sweep --devices */
-			printf("devices %d\n", gpu_count());
+			/* the supervisor's question (it runs no CUDA itself):
+			 * "devices N", and why there is none when N is 0 */
+			char why[256];
+			if (gpu_available(why, sizeof(why)))
+				printf("devices %d\n", gpu_count());
+			else
+				printf("devices 0 %s\n", why);
 			return -1;
 		}
 		if (!strcmp(argv[i], "--device") && i + 1 < argc)
