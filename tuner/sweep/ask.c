@@ -145,10 +145,9 @@ static char *eval_request(struct sweep *sw, int ti, int m, const char *phase, in
 /* Kill and start again the calling thread's worker (only its GPU's). */
 static void restart_worker(struct sweep *sw)
 {
-	(void)sw;
 	worker_kill(&sweep_dev->w);
 	sweep_dev->w.restarts++;
-	if (worker_start(&sweep_dev->w, sweep_dev->device))
+	if (sweep_start_worker(sw, sweep_dev))
 		die("cannot restart the worker of GPU %d", sweep_dev->device);
 }
 

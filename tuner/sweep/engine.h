@@ -7,6 +7,10 @@
  * worker's reply runs under sweep_lock, so the supervisor's state and its
  * one database connection are used by one thread at a time; sweep_dev is
  * the GPU of the calling thread (the first GPU's in the main thread).
+ * Workers are started by the main thread only (sweep_start_worker): the
+ * kernel kills a worker when the thread that forked it ends (its death
+ * signal, PR_SET_PDEATHSIG, follows the forking thread), and the main
+ * thread outlives every phase.
  */
 #ifndef GT_SWEEP_ENGINE_H
 #define GT_SWEEP_ENGINE_H
@@ -34,6 +38,9 @@ struct dev {
 	int cl_shape, cl_m;
 	long long cl_cand;       /* -1: a baseline */
 	const char *cl_phase;
+	int want_start;          /* its phase thread waits for the main thread to
+				  * start its worker (sweep_start_worker) */
+	int start_rc;            /* worker_start's answer to that */
 };
 
 /* The statuses a result row may carry, "other" last. */
@@ -65,6 +72,9 @@ struct sweep {
 	int *reached;            /* per shape, 2 * MAX_MS: the Ms its retests reached */
 	int *nreached;
 	int stopped;             /* it passed: the rest is left to a rerun */
+	pthread_t main_thread;   /* the thread that starts workers */
+	pthread_cond_t wake;     /* a start asked or done, a phase thread done */
+	int running;             /* a phase's threads still draining */
 };
 
 extern pthread_mutex_t sweep_lock;
@@ -121,6 +131,9 @@ void sweep_ranges(struct sweep *sw, const char *family);
 void sweep_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
 		 const void *items, size_t size, int n);
 void sweep_points(struct sweep *sw, const char *family, int from);
+/* Start v's worker (worker_start) in the main thread, which outlives the
+ * calling phase thread; called holding sweep_lock. Returns 0 or -1. */
+int sweep_start_worker(struct sweep *sw, struct dev *v);
 
 /* estimate.c: the plan, the estimate and the dry run */
 long sweep_planned_retests(const struct sweep *sw, const char *family, int from);

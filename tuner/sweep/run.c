@@ -210,6 +210,8 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
 	for (int d = 0; d < o->ndev; d++)
 		sw.devs[d].device = o->devices[d];
 	sweep_dev = &sw.devs[0];
+	sw.main_thread = pthread_self();
+	pthread_cond_init(&sw.wake, NULL);
 	/* one sweep (or prune) of a database at a time (lock.h) */
 	if (db_lock_take(sw.db_path, "sweep", &lock))
 		goto out;
@@ -223,6 +225,7 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
 	db_close(sw.db);
 	pthread_mutex_unlock(&sweep_lock);
 out:
+	pthread_cond_destroy(&sw.wake);
 	db_lock_drop(&lock);
 	free(sw.shape_id);
 	free(sw.devs);

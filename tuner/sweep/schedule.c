@@ -16,7 +16,9 @@
  * next free GPU (in the main thread when there is one GPU). Items of one
  * phase are independent of each other; a phase ends when every GPU is
  * done with its last item, so what a phase reads (the retests of the one
- * before) is complete. Called and returns holding sweep_lock. */
+ * before) is complete. Called and returns holding sweep_lock, in the
+ * main thread, which starts the workers the phase's threads ask for
+ * (sweep_start_worker) while they run. */
 struct phase {
 	struct sweep *sw;
 	void (*fn)(struct sweep *sw, const void *item);
@@ -44,8 +46,43 @@ static void *phase_main(void *arg)
 	sweep_dev = t->dev;
 	pthread_mutex_lock(&sweep_lock);
 	phase_drain(t->p);
+	t->p->sw->running--;
+	pthread_cond_broadcast(&t->p->sw->wake);
 	pthread_mutex_unlock(&sweep_lock);
 	return NULL;
+}
+
+/* The main thread while a phase's threads run: it starts the workers
+ * they ask for (sweep_start_worker) until every thread is done. Holds
+ * sweep_lock but while it waits. */
+static void serve_starts(struct sweep *sw)
+{
+	while (sw->running > 0) {
+		int served = 0;
+		for (int d = 0; d < sw->ndev; d++) {
+			struct dev *v = &sw->devs[d];
+			if (!v->want_start)
+				continue;
+			v->start_rc = worker_start(&v->w, v->device);
+			v->want_start = 0;
+			served = 1;
+		}
+		if (served)
+			pthread_cond_broadcast(&sw->wake);
+		else
+			pthread_cond_wait(&sw->wake, &sweep_lock);
+	}
+}
+
+int sweep_start_worker(struct sweep *sw, struct dev *v)
+{
+	if (pthread_equal(pthread_self(), sw->main_thread))
+		return worker_start(&v->w, v->device);
+	v->want_start = 1;
+	pthread_cond_broadcast(&sw->wake);
+	while (v->want_start)
+		pthread_cond_wait(&sw->wake, &sweep_lock);
+	return v->start_rc;
 }
 
 void sweep_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
@@ -59,12 +96,15 @@ void sweep_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
 	}
 	pthread_t *th = xmalloc(sizeof(*th) * (size_t)sw->ndev);
 	struct phase_thread *pt = xmalloc(sizeof(*pt) * (size_t)sw->ndev);
-	pthread_mutex_unlock(&sweep_lock);
+	/* the threads wait for sweep_lock until serve_starts waits */
+	sw->running = sw->ndev;
 	for (int d = 0; d < sw->ndev; d++) {
 		pt[d] = (struct phase_thread){ &p, &sw->devs[d] };
 		if (pthread_create(&th[d], NULL, phase_main, &pt[d]))
 			die("cannot start a thread for GPU %d", sw->devs[d].device);
 	}
+	serve_starts(sw);
+	pthread_mutex_unlock(&sweep_lock);
 	for (int d = 0; d < sw->ndev; d++)
 		pthread_join(th[d], NULL);
 	pthread_mutex_lock(&sweep_lock);
