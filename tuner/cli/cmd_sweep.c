@@ -54,9 +54,11 @@ static const char usage_text[] =
 	"                    (exit status 3: stopped; the same command resumes)\n";
 
 /* The GPUs --devices names ("all", or a list such as 0,2-3) into
- * devs[] (*ndev of them); --device N (one) without it. Returns 0, or 2 after a usage
- * error. */
-static int pick_devices(const char *list, int device, int device_given, int *devs, int *ndev)
+ * devs[] (*ndev of them); --device N (one) without it. A dry run
+ * (dry_run) checks the list against the GPUs a worker sees where it sees
+ * any, else only its form. Returns 0, or 2 after a usage error. */
+static int pick_devices(const char *list, int device, int device_given, int dry_run,
+			int *devs, int *ndev)
 {
 	if (!list) {
 		*ndev = 1;
@@ -68,6 +70,8 @@ static int pick_devices(const char *list, int device, int device_given, int *dev
 	int count = worker_device_count();
 	if (count < 0)
 		return 2;
+	if (dry_run && count == 0)
+		count = OPT_MAX_DEVICE + 1;     /* no GPU here: the form alone */
 	int want[OPT_MAX_DEVICE + 1] = { 0 };
 	if (!strcmp(list, "all")) {
 		for (int d = 0; d < count && d <= OPT_MAX_DEVICE; d++)
@@ -191,6 +195,8 @@ static int engine_options(const struct sweep_args *a, struct sweep_opts *o,
 			  char *since_now, size_t len)
 {
 	o->retest = !a->no_retest;
+	if (a->strict && !a->dry_run)
+		return usage_error("sweep", usage_text, "--strict checks a plan: it needs --dry-run");
 	if (a->limit && duration_parse(a->limit, &o->limit_s))
 		return usage_error("sweep", usage_text, "--time-limit: '%s' is not a duration "
 				   "(90, 90s, 45m, 8h or 2d)", a->limit);
@@ -253,10 +259,12 @@ int cmd_sweep(int argc, char **argv)
 		return 2;   /* the space (or --family) asks for what cannot be built */
 	}
 	if (a.dry_run) {
-		rc = sweep_dry_run(&sp, &tl, &o, a.strict);
+		if (!(rc = pick_devices(a.devices, a.device < 0 ? 0 : a.device, a.device >= 0, 1,
+					devs, &o.ndev)))
+			rc = sweep_dry_run(&sp, &tl, &o, a.strict);
 	} else if (worker_device_check("sweep")) {
 		rc = 1;
-	} else if (!(rc = pick_devices(a.devices, a.device < 0 ? 0 : a.device, a.device >= 0,
+	} else if (!(rc = pick_devices(a.devices, a.device < 0 ? 0 : a.device, a.device >= 0, 0,
 				       devs, &o.ndev))) {
 		o.devices = devs;
 		rc = sweep_run(&sp, &tl, &o);

@@ -44,6 +44,25 @@ static void allowed_formats(long mask, char *buf, size_t len)
 				       !i ? "" : i + 1 == n ? " or " : ", ", names[i]);
 }
 
+/* Whether v is a plain decimal number: an optional '-', digits, and (when
+ * fraction) at most one '.' among them; no sign '+', blank, exponent, hex
+ * or name (strtod alone takes "0x10", " 5" and "1e3"). */
+static int decimal_word(const char *v, int fraction)
+{
+	int digits = 0, dots = 0;
+	if (*v == '-')
+		v++;
+	for (; *v; v++) {
+		if (*v >= '0' && *v <= '9')
+			digits++;
+		else if (*v == '.' && fraction && !dots)
+			dots++;
+		else
+			return 0;
+	}
+	return digits > 0;
+}
+
 /* Check v for option o and store it through o->dst. Returns NULL, or what
  * is wrong with it ("is not a valid number") in why[len]. */
 static const char *store_value(const struct opt *o, const char *v, char *why, size_t len)
@@ -56,6 +75,8 @@ static const char *store_value(const struct opt *o, const char *v, char *why, si
 		return NULL;
 	case OPTION_INT:
 	case OPTION_DOUBLE: {
+		if (!decimal_word(v, o->kind == OPTION_DOUBLE))
+			return "is not a valid number";
 		double x = o->kind == OPTION_INT ? strtol(v, &end, 10) : strtod(v, &end);
 		if (errno || end == v || *end || !isfinite(x))
 			return "is not a valid number";
