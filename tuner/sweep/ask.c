@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,17 @@ static void claim(int si, long long cand, int m, const char *phase)
 	sweep_dev->cl_cand = cand;
 	sweep_dev->cl_m = m;
 	sweep_dev->cl_phase = phase;
+}
+
+void sweep_write_failed(const struct sweep *sw, const char *what)
+{
+	struct rlimit lim;
+	char why[96] = "";
+	if (!getrlimit(RLIMIT_FSIZE, &lim) && lim.rlim_cur != RLIM_INFINITY)
+		snprintf(why, sizeof(why), " (a file may grow to %llu bytes here: ulimit -f)",
+			 (unsigned long long)lim.rlim_cur);
+	die("cannot record %s in %s%s; stopping: what is recorded stands, and the same "
+	    "command resumes", what, sw->db_path, why);
 }
 
 /* Whether --time-limit has passed: then nothing more is asked of the
@@ -92,8 +104,7 @@ int sweep_record(struct sweep *sw, int ti, int m, const char *phase, const struc
 	}
 	count_status(sw, status);
 	if (db_record_result(sw->db, sw->env_id, sw->shape_id[t->shape], sw->cand_id[ti], &row))
-		die("cannot record a result in %s; stopping so nothing is measured twice",
-		    sw->db_path);
+		sweep_write_failed(sw, "a result");
 	return 0;
 }
 
@@ -276,13 +287,14 @@ void sweep_baseline(struct sweep *sw, int si, int m)
 		return;
 	}
 	sweep_dev->busy = 0;
-	if (!strcmp(r.op, "baseline"))
-		db_record_baseline(sw->db, sw->env_id, sw->shape_id[si], m,
-				   kv_get_double(&r, "cublas_us", -1),
-				   kv_get_double(&r, "cublaslt_us", -1),
-				   kv_get_double(&r, "ratio", -1), kv_get(&r, "lt_algo"),
-				   sweep_dev->device);
-	else
+	if (!strcmp(r.op, "baseline")) {
+		if (db_record_baseline(sw->db, sw->env_id, sw->shape_id[si], m,
+				       kv_get_double(&r, "cublas_us", -1),
+				       kv_get_double(&r, "cublaslt_us", -1),
+				       kv_get_double(&r, "ratio", -1), kv_get(&r, "lt_algo"),
+				       sweep_dev->device))
+			sweep_write_failed(sw, "a baseline");
+	} else
 		warning("baseline %s m=%d: %s", s->family, m,
 			kv_get(&r, "reason") ? kv_get(&r, "reason") : r.op);
 	kv_free(&r);

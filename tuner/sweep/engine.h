@@ -103,6 +103,10 @@ enum call_result sweep_ask(struct sweep *sw, char *req, double deadline, struct 
 void sweep_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs);
 void sweep_baseline(struct sweep *sw, int si, int m);
 void sweep_baseline_if_missing(struct sweep *sw, int si, int m);
+/* Die after a failed write of what to the database, naming it, and the
+ * file-size limit when there is one (the sweep stops: nothing is
+ * measured twice, and what was committed stands). */
+_Noreturn void sweep_write_failed(const struct sweep *sw, const char *what);
 
 /* climb.c: the cuBLASLt search */
 int sweep_lt_step(struct sweep *sw, const char *family, int step);

@@ -18,7 +18,7 @@ void sweep_load_shape_ids(struct sweep *sw)
 	sw->shape_id = xcalloc((size_t)sw->sp->nshapes, sizeof(long long));
 	for (int si = 0; si < sw->sp->nshapes; si++)
 		if (db_shape_id(sw->db, &sw->sp->shapes[si], &sw->shape_id[si]))
-			die("%s: cannot record shapes", sw->db_path);
+			sweep_write_failed(sw, "the shapes");
 }
 
 /* Task i's candidate id from its code key (codekey.h), recorded as what
@@ -41,7 +41,7 @@ static void resolve_id(struct sweep *sw, int i)
 	 * a lookup when report reads 24,000 cuBLASLt candidates) */
 	if (db_candidate_id(sw->db, t->cand.tmpl->stem, t->key, code, &sw->cand_id[i]) ||
 	    db_record_variant(sw->db, t->cand.tmpl->stem, t->key, shape, text, sw->cand_id[i]))
-		die("%s: cannot record candidates", sw->db_path);
+		sweep_write_failed(sw, "the candidates");
 	int r = db_has_result(sw->db, sw->env_id, shape, sw->cand_id[i], t->m, "screen", NULL);
 	if (r < 0)
 		die("%s: cannot read results", sw->db_path);

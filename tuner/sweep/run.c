@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,11 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
 	struct db_lock lock = { -1 };
 	struct env_info env;
 	int rc = 1;
+	/* a file-size limit (ulimit -f) fails the write that passes it, with
+	 * EFBIG, so it is reported like any write error, naming the file
+	 * (SIGXFSZ's default would end the sweep without a word); the
+	 * workers and compile processes inherit it */
+	signal(SIGXFSZ, SIG_IGN);
 	sw.started = now_seconds();
 	sw.stop_at = o->limit_s > 0 ? sw.started + o->limit_s : 0;
 	utc_now_ms(sw.run_id, sizeof(sw.run_id));
