@@ -16,12 +16,14 @@ expect_exit "sweep missing space file: exit 2" 2 "$GEMMTAB" sweep --space "$TMP/
 check "missing file is named" grep -q "$TMP/none.yaml" "$TMP/err"
 expect_exit "compile bad --jobs: exit 2" 2 "$GEMMTAB" compile --space x.yaml --jobs 0
 expect_exit "probe unknown option: exit 2" 2 "$GEMMTAB" probe --frob 1
-# numbers are plain decimals: strtod alone would take hex, exponents and blanks
-for bad in 0x10 1e1 ' 5' +5 inf nan 5s; do
+# numbers are plain decimals: strtod alone would take hex, blanks and signs
+for bad in 0x10 0x1p4 ' 5' +5 inf nan 5s 1e 1e+ . -; do
 	expect_exit "sweep --deadline '$bad': exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run --deadline "$bad"
 	expect_line "--deadline '$bad' is named" "$TMP/err" "gemmtab sweep: --deadline: '$bad' is not a valid number"
 done
-expect_exit "sweep --deadline 2.5: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run --deadline 2.5
+for good in 2.5 16 1e1 2.5E+1; do
+	expect_exit "sweep --deadline $good: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run --deadline "$good"
+done
 expect_exit "sweep --jobs 0x2: exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --dry-run --jobs 0x2
 # --strict judges a plan: without --dry-run it is refused before anything runs
 expect_exit "sweep --strict without --dry-run: exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/strict.db" --strict

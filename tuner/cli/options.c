@@ -45,14 +45,14 @@ static void allowed_formats(long mask, char *buf, size_t len)
 }
 
 /* Whether v is a plain decimal number: an optional '-', digits, and (when
- * fraction) at most one '.' among them; no sign '+', blank, exponent, hex
- * or name (strtod alone takes "0x10", " 5" and "1e3"). */
+ * fraction) at most one '.' among them and an exponent (e-9, E+3); no
+ * sign '+', blank, hex or name (strtod alone takes "0x10", " 5", "inf"). */
 static int decimal_word(const char *v, int fraction)
 {
 	int digits = 0, dots = 0;
 	if (*v == '-')
 		v++;
-	for (; *v; v++) {
+	for (; *v && *v != 'e' && *v != 'E'; v++) {
 		if (*v >= '0' && *v <= '9')
 			digits++;
 		else if (*v == '.' && fraction && !dots)
@@ -60,7 +60,21 @@ static int decimal_word(const char *v, int fraction)
 		else
 			return 0;
 	}
-	return digits > 0;
+	if (!digits)
+		return 0;
+	if (!*v)
+		return 1;
+	if (!fraction)
+		return 0;
+	v++;
+	if (*v == '-' || *v == '+')
+		v++;
+	if (!*v)
+		return 0;
+	for (; *v; v++)
+		if (*v < '0' || *v > '9')
+			return 0;
+	return 1;
 }
 
 /* Check v for option o and store it through o->dst. Returns NULL, or what
