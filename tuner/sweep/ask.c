@@ -153,6 +153,39 @@ static char *eval_request(struct sweep *sw, int ti, int m, const char *phase, in
 	return line;
 }
 
+/* The main thread while a phase's threads run: it starts the workers
+ * they ask for (sweep_start_worker) until every thread is done. Holds
+ * sweep_lock but while it waits. */
+void sweep_serve_starts(struct sweep *sw)
+{
+	while (sw->running > 0) {
+		int served = 0;
+		for (int d = 0; d < sw->ndev; d++) {
+			struct dev *v = &sw->devs[d];
+			if (!v->want_start)
+				continue;
+			v->start_rc = worker_start(&v->w, v->device);
+			v->want_start = 0;
+			served = 1;
+		}
+		if (served)
+			pthread_cond_broadcast(&sw->wake);
+		else
+			pthread_cond_wait(&sw->wake, &sweep_lock);
+	}
+}
+
+int sweep_start_worker(struct sweep *sw, struct dev *v)
+{
+	if (pthread_equal(pthread_self(), sw->main_thread))
+		return worker_start(&v->w, v->device);
+	v->want_start = 1;
+	pthread_cond_broadcast(&sw->wake);
+	while (v->want_start)
+		pthread_cond_wait(&sw->wake, &sweep_lock);
+	return v->start_rc;
+}
+
 /* Kill and start again the calling thread's worker (only its GPU's). */
 static void restart_worker(struct sweep *sw)
 {
@@ -211,6 +244,8 @@ void sweep_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 	int wst = 0;
 	claim(t->shape, sw->cand_id[ti], m, phase);
 	sweep_dev->evals++;
+	if (!sw->evals_started)
+		sw->evals_started = now_seconds();
 	enum call_result cr = sweep_ask(sw, eval_request(sw, ti, m, phase, pairs), deadline, &r, &wst);
 	char first[64] = "";
 	if (cr == CALL_DIED) {
@@ -261,7 +296,8 @@ void sweep_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 	sw->evals_done++;
 	char label[64];
 	snprintf(label, sizeof(label), "%s %s m=%d", phase, sw->sp->shapes[t->shape].family, m);
-	progress_show(label, sw->evals_done, sw->evals_total, sw->started);
+	progress_show(label, sw->evals_done, sw->evals_total,
+		      sw->evals_started ? sw->evals_started : now_seconds());
 }
 
 /* Ask the worker for the cuBLAS / cuBLASLt baselines at (shape, m). */
@@ -275,6 +311,8 @@ void sweep_baseline(struct sweep *sw, int si, int m)
 		return;
 	claim(si, -1, m, "baseline");
 	sweep_dev->evals++;
+	if (!sw->evals_started)
+		sw->evals_started = now_seconds();
 	kv_begin(&o, "baseline");
 	kv_addf(&o, "id", "%d", si);
 	kv_add_shape(&o, s, m);

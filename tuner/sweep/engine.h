@@ -75,6 +75,10 @@ struct sweep {
 	pthread_t main_thread;   /* the thread that starts workers */
 	pthread_cond_t wake;     /* a start asked or done, a phase thread done */
 	int running;             /* a phase's threads still draining */
+	int dry;                 /* a dry run: no GPU, no database written */
+	double evals_started;    /* when the first request went out: the
+				  * progress clock (the compile before is not
+				  * the evals' rate) */
 };
 
 extern pthread_mutex_t sweep_lock;
@@ -103,6 +107,12 @@ enum call_result sweep_ask(struct sweep *sw, char *req, double deadline, struct 
 void sweep_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs);
 void sweep_baseline(struct sweep *sw, int si, int m);
 void sweep_baseline_if_missing(struct sweep *sw, int si, int m);
+/* Start v's worker (worker_start) in the main thread, which outlives the
+ * calling phase thread; called holding sweep_lock. Returns 0 or -1. */
+int sweep_start_worker(struct sweep *sw, struct dev *v);
+/* The main thread while a phase's threads run: start the workers they
+ * ask for until every thread is done (sw->running 0). */
+void sweep_serve_starts(struct sweep *sw);
 /* Die after a failed write of what to the database, naming it, and the
  * file-size limit when there is one (the sweep stops: nothing is
  * measured twice, and what was committed stands). */
@@ -116,6 +126,7 @@ struct cand_task *sweep_point_tasks(const struct sweep *sw, int si, int m, int *
 int sweep_point_task(const struct cand_task *pt, int n, long long cand);
 int sweep_retest_ms(const struct shape *s, int m, int *out);
 int sweep_point_new_tasks(const struct sweep *sw, int si, int m, int from);
+int sweep_point_runnable(const struct sweep *sw, int si, int m, int from);
 int sweep_leaders(struct sweep *sw, int si, int q, const char *phase,
 		  const struct cand_task *tasks, int n, int max, int *ti,
 		  char (*runs)[DB_RUN_MAX]);
@@ -135,9 +146,6 @@ void sweep_ranges(struct sweep *sw, const char *family);
 void sweep_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
 		 const void *items, size_t size, int n);
 void sweep_points(struct sweep *sw, const char *family, int from);
-/* Start v's worker (worker_start) in the main thread, which outlives the
- * calling phase thread; called holding sweep_lock. Returns 0 or -1. */
-int sweep_start_worker(struct sweep *sw, struct dev *v);
 
 /* estimate.c: the plan, the estimate and the dry run */
 long sweep_planned_retests(const struct sweep *sw, const char *family, int from);
@@ -145,6 +153,12 @@ long sweep_shape_runnable(const struct sweep *sw, int si);
 void sweep_say_no_candidate(const struct sweep *sw, int si, const char *on);
 int sweep_print_plan(const struct sweep *sw, const char *family);
 int sweep_print_resume(const struct sweep *sw, const char *family);
+
+/* coverage.c: per shape (of family only, when given), one line of the
+ * templates of the space with their candidates there, or why they have
+ * none. Returns how many times a template gets none at a shape of its
+ * dtypes (what --strict refuses). */
+int sweep_print_coverage(const struct sweep *sw, const char *family);
 
 /* ids.c: the database ids of shapes and candidates */
 void sweep_load_shape_ids(struct sweep *sw);

@@ -14,11 +14,12 @@
 #include <string.h>
 
 /* The most retest evals a sweep runs: retest_top finalists at every M
- * sweep_retest_ms() names, for each tuned M of each shape (of family only, when
- * given); from a later cuBLASLt step (tasks from index from on), only
- * as many finalists as it added at a point, up to retest_top. The
- * progress total and the --dry-run estimate both use it; what sweep_settle()
- * measures again is not in it (the total grows as it runs). */
+ * sweep_retest_ms() names, for each tuned M of each shape (of family
+ * only, when given), or as many as the point has candidates to run (from
+ * a later cuBLASLt step, tasks from index from on: what it added). The
+ * progress total and the --dry-run estimate both use it; what
+ * sweep_settle() measures again is not in it (the total grows as it
+ * runs). */
 long sweep_planned_retests(const struct sweep *sw, const char *family, int from)
 {
 	long n = 0;
@@ -29,11 +30,9 @@ long sweep_planned_retests(const struct sweep *sw, const char *family, int from)
 			continue;
 		for (int j = 0; j < s->n_ms; j++) {
 			int top = sw->sp->sweep.retest_top;
-			if (from) {
-				const int added = sweep_point_new_tasks(sw, si, s->ms[j], from);
-				if (added < top)
-					top = added;
-			}
+			const int run = sweep_point_runnable(sw, si, s->ms[j], from);
+			if (run < top)
+				top = run;
 			n += (long)top * sweep_retest_ms(s, s->ms[j], ms);
 		}
 	}
@@ -90,7 +89,8 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 			}
 			if (c == 0)
 				continue;
-			printf("%-16s %5d %10ld %8ld\n", s->family, s->ms[j], c, p);
+			/* candidates: what the sweep runs; pruned: the rest */
+			printf("%-16s %5d %10ld %8ld\n", s->family, s->ms[j], c - p, p);
 			total += c;
 			pruned += p;
 		}

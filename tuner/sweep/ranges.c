@@ -47,22 +47,31 @@ int sweep_anchor_covers(const struct shape *s, int j, int m)
 }
 
 /* The most retests the range phase runs (range_top finalists of every
- * anchor at every M it covers) over the range shapes (of family only,
- * when given), and in *baselines the Ms it times baselines at. */
+ * anchor at every M it covers, or as many as the anchor has candidates
+ * to run) over the range shapes (of family only, when given), and in
+ * *baselines the Ms it times baselines at (those some finalist covers). */
 long sweep_planned_range(const struct sweep *sw, const char *family, long *baselines)
 {
 	long n = 0;
+	int fin[MAX_MS];
 	*baselines = 0;
 	for (int si = 0; si < sw->sp->nshapes; si++) {
 		const struct shape *s = &sw->sp->shapes[si];
 		if (!shape_is_range(s) || (family && strcmp(family, s->family)))
 			continue;
+		for (int j = 0; j < s->n_ms; j++) {
+			const int run = sweep_point_runnable(sw, si, s->ms[j], 0);
+			fin[j] = run < sw->sp->sweep.range_top ? run : sw->sp->sweep.range_top;
+		}
 		int *ms;
 		const int nms = sweep_range_ms(s, &ms);
-		for (int i = 0; i < nms; i++)
+		for (int i = 0; i < nms; i++) {
+			long at = 0;
 			for (int j = 0; j < s->n_ms; j++)
-				n += sweep_anchor_covers(s, j, ms[i]) ? sw->sp->sweep.range_top : 0;
-		*baselines += nms;
+				at += sweep_anchor_covers(s, j, ms[i]) ? fin[j] : 0;
+			n += at;
+			*baselines += at > 0;
+		}
 		free(ms);
 	}
 	return n;

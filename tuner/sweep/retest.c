@@ -74,6 +74,20 @@ int sweep_point_new_tasks(const struct sweep *sw, int si, int m, int from)
 	return n;
 }
 
+/* How many candidates shape si can run at m from task index from on:
+ * its tasks there not pruned statically, and in a dry run the cuBLASLt
+ * proposals the GPU would add (lt.top per orientation at a bf16 shape). */
+int sweep_point_runnable(const struct sweep *sw, int si, int m, int from)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	int n = 0;
+	for (int i = from; i < sw->tl->n; i++)
+		n += sw->tl->t[i].shape == si && sw->tl->t[i].m == m && !sw->tl->t[i].pruned;
+	if (sw->dry && sw->sp->lt.top && s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16)
+		n += sw->sp->lt.top * sw->sp->lt.norients;
+	return n;
+}
+
 /* sweep_retest() pages through a point's screens this many at a time: a resumed
  * database holds the screens of template code that has changed since
  * (not this sweep's to retest), which may outrank all of the current

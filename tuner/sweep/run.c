@@ -20,14 +20,18 @@
 int sweep_dry_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o,
 		  int strict)
 {
-	struct sweep sw = { .sp = sp, .tl = tl, .db_path = o->db_path, .retest = o->retest };
+	struct sweep sw = {
+		.sp = sp, .tl = tl, .db_path = o->db_path, .retest = o->retest, .dry = 1,
+	};
 	int empty = sweep_print_plan(&sw, o->family);
-	int rc = strict && empty ? 1 : 0;
+	int missing = sweep_print_coverage(&sw, o->family);
+	if (strict && (empty || missing))
+		fprintf(stderr, "gemmtab sweep: --strict: %d shapes get no candidate; %d times a "
+			"template gets none at a shape of its dtypes (the lines 'templates at' "
+			"say why)\n", empty, missing);
 	if (sweep_print_resume(&sw, o->family))
-		rc = 1;
-	if (rc)
-		fprintf(stderr, "gemmtab sweep: --strict: %d shapes get no candidate\n", empty);
-	return rc;
+		return 1;
+	return strict && (empty || missing);
 }
 
 /* Start every GPU's worker and read its environment into *env (the

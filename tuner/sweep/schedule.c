@@ -52,39 +52,6 @@ static void *phase_main(void *arg)
 	return NULL;
 }
 
-/* The main thread while a phase's threads run: it starts the workers
- * they ask for (sweep_start_worker) until every thread is done. Holds
- * sweep_lock but while it waits. */
-static void serve_starts(struct sweep *sw)
-{
-	while (sw->running > 0) {
-		int served = 0;
-		for (int d = 0; d < sw->ndev; d++) {
-			struct dev *v = &sw->devs[d];
-			if (!v->want_start)
-				continue;
-			v->start_rc = worker_start(&v->w, v->device);
-			v->want_start = 0;
-			served = 1;
-		}
-		if (served)
-			pthread_cond_broadcast(&sw->wake);
-		else
-			pthread_cond_wait(&sw->wake, &sweep_lock);
-	}
-}
-
-int sweep_start_worker(struct sweep *sw, struct dev *v)
-{
-	if (pthread_equal(pthread_self(), sw->main_thread))
-		return worker_start(&v->w, v->device);
-	v->want_start = 1;
-	pthread_cond_broadcast(&sw->wake);
-	while (v->want_start)
-		pthread_cond_wait(&sw->wake, &sweep_lock);
-	return v->start_rc;
-}
-
 void sweep_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
 		      const void *items, size_t size, int n)
 {
@@ -96,14 +63,14 @@ void sweep_phase(struct sweep *sw, void (*fn)(struct sweep *, const void *),
 	}
 	pthread_t *th = xmalloc(sizeof(*th) * (size_t)sw->ndev);
 	struct phase_thread *pt = xmalloc(sizeof(*pt) * (size_t)sw->ndev);
-	/* the threads wait for sweep_lock until serve_starts waits */
+	/* the threads wait for sweep_lock until sweep_serve_starts waits */
 	sw->running = sw->ndev;
 	for (int d = 0; d < sw->ndev; d++) {
 		pt[d] = (struct phase_thread){ &p, &sw->devs[d] };
 		if (pthread_create(&th[d], NULL, phase_main, &pt[d]))
 			die("cannot start a thread for GPU %d", sw->devs[d].device);
 	}
-	serve_starts(sw);
+	sweep_serve_starts(sw);
 	pthread_mutex_unlock(&sweep_lock);
 	for (int d = 0; d < sw->ndev; d++)
 		pthread_join(th[d], NULL);
