@@ -4,6 +4,8 @@
  * thread's GPU (sweep_dev), with the worker restarted after a timeout, a
  * fault or a death, and each result committed as it arrives. Two GPUs
  * never time the same (shape, candidate, M, phase) at once (claimed).
+ * Workers are started by the main thread, for a phase thread too
+ * (sweep_start_worker, sweep_serve_starts; engine.h says why).
  */
 #include "engine.h"
 #include "tasks.h"

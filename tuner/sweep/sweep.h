@@ -12,9 +12,6 @@
 #include "space.h"
 #include "tasks.h"
 
-/* The most GPUs one sweep drives (--devices). */
-#define SWEEP_MAX_DEVICES 256
-
 /* What the command line asked of a sweep. */
 struct sweep_opts {
 	const char *space;              /* the space's path, for messages */
