@@ -49,6 +49,19 @@ rows "$TMP/fault.db" "$TMP/fault.rows"
 check "every other screen as over 1 GPU" test "$(diff <(grep '|screen|' "$TMP/fake-1.rows") \
 	<(grep '|screen|' "$TMP/fault.rows") | grep -c '^[<>]')" = 2
 
+# a worker restarted in a phase thread outlives that thread (the death
+# signal follows the forking thread, so the main thread starts workers):
+# the fault on GPU 1 comes in phase 1, and the later phases still have
+# its new worker, so no baseline is lost and it restarts once
+rm -f "$TMP/once1"
+FAKE_WORKER_DEVICES=2 FAKE_WORKER_FAULT_DEVICE=1 FAKE_WORKER_FAULT_ONCE=$TMP/once1 expect_exit \
+	"range, a fault on GPU 1 of 2: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/range.yaml \
+	--db "$TMP/restart.db" --cache "$cache" --devices all
+check "every baseline, as over 1 GPU" test "$(sqlite3 "$TMP/restart.db" "SELECT count(*) FROM baseline")" = \
+	"$(sqlite3 "$TMP/range-1.db" "SELECT count(*) FROM baseline")"
+check "GPU 1's worker restarted once" grep -q '^sweep: GPU 1: [0-9]* evals and baselines, 1 worker restarts$' "$TMP/err"
+check "no request went unanswered" bash -c "! grep -q 'no reply from the worker' '$TMP/err'"
+
 # device lists
 expect_exit "--devices 0,4 of 4: exit 2" 2 "$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$TMP/x.db" --devices 0,4
 check "names the GPU that is not there" grep -q "there is no GPU 4 (4 visible: 0..3)" "$TMP/err"

@@ -1,6 +1,9 @@
 # CLI: sweep --dry-run parses, enumerates and prunes without a GPU, prints
-# per-(family, m) counts and an estimate, and writes no database; over a
-# database of an earlier sweep it says how many screens that holds.
+# per-(family, m) counts (candidates it runs, pruned apart), an estimate
+# (0 for a space where nothing runs), per shape the templates with
+# candidates and why the others have none (--strict fails where one of a
+# shape's dtypes has none), and writes no database; over a database of an
+# earlier sweep it says how many screens that holds.
 # the tests' gemmtab: it also registers the test-only template planted
 # (tests/spaces/planted.yaml loads only there)
 GEMMTAB=${GEMMTAB:-$(cd "$(dirname "$0")/../.." && pwd)/build/tests/gemmtab}
@@ -13,13 +16,39 @@ for space in search_spaces/tiny.yaml search_spaces/quick.yaml search_spaces/h200
 	check "$space: estimate line" grep -qE '^estimate: compile [0-9]+ s' "$TMP/out"
 	check "$space: no database written" test ! -e "$TMP/x.db"
 done
-# the total equals the sum of the per-row counts
-expect_exit "dry run of quick.yaml again: exit 0" 0 "$GEMMTAB" sweep --space search_spaces/quick.yaml --dry-run
-cp "$TMP/out" "$TMP/q"
-sum=$(awk 'NF == 4 && $2 ~ /^[0-9]+$/ { s += $3 } END { print s }' "$TMP/q")
-total=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/q")
-check "quick: total $total equals the per-row sum $sum" test -n "$total" -a "$sum" = "$total"
+# the total equals the sum of the per-row counts, candidates and pruned
+for space in tiny quick; do
+	expect_exit "dry run of $space.yaml again: exit 0" 0 "$GEMMTAB" sweep --space search_spaces/$space.yaml --dry-run
+	cp "$TMP/out" "$TMP/q"
+	sum=$(awk 'NF == 4 && $2 ~ /^[0-9]+$/ { s += $3 + $4 } END { print s }' "$TMP/q")
+	total=$(sed -n 's/^total: \([0-9]*\) candidates.*/\1/p' "$TMP/q")
+	check "$space: total $total equals the per-row sum $sum" test -n "$total" -a "$sum" = "$total"
+	cp "$TMP/q" "$TMP/$space.q"
+done
 check "quick: every family present" bash -c "for f in qkv oproj pooler unpooler unpooler_slice router; do grep -q \"^\$f \" '$TMP/q' || exit 1; done"
+cp "$TMP/tiny.q" "$TMP/q"
+# the candidates column is what the sweep runs: tiny's router prunes 2 of 8
+# gemv candidates at m 1 (4 of 16 in all), and the column says 6
+check "tiny: the router's candidates column leaves its pruned out" grep -qE '^t_router +1 +6 +2$' "$TMP/q"
+check "tiny: so the columns sum to the screens the estimate counts" \
+	grep -q "^estimate: .*GPU [0-9]* s ($(awk 'NF == 4 && $2 ~ /^[0-9]+$/ { s += $3 } END { print s }' "$TMP/q") screens" "$TMP/q"
+# per shape, which templates get candidates there, and why the others not
+check "tiny: the templates at each shape" grep -qx 'templates at t_bf16 (n 256, k 1024): gemv 14; mma_skinny 56; mma_frag 4' "$TMP/q"
+check "tiny: a template not of a shape's dtypes says so" grep -qx 'templates at t_router (n 64, k 1024): gemv 14; mma_skinny none (not its dtypes); mma_frag none (not its dtypes)' "$TMP/q"
+expect_exit "tiny --strict: exit 0 (every template has candidates where it takes the dtypes)" 0 \
+	"$GEMMTAB" sweep --space search_spaces/tiny.yaml --dry-run --strict
+# a template that takes a shape's dtypes and gets no candidate there fails
+# --strict, though the shape has others; the line says why
+{ cat search_spaces/tiny.yaml; echo '      - "k % 3 == 0"'; } >"$TMP/nofrag.yaml"   # mma_frag's last
+expect_exit "mma_frag ruled out at both shapes, --strict: exit 1" 1 "$GEMMTAB" sweep --space "$TMP/nofrag.yaml" --dry-run --strict
+check "the line names the constraint that rules it out" grep -q "^templates at t_bf16 (n 256, k 1024): gemv 14; mma_skinny 56; mma_frag NONE: mma_frag ([0-9]* points): '.*k % 3 == 0' rejects" "$TMP/out"
+check "--strict says how many" grep -qx "gemmtab sweep: --strict: 0 shapes get no candidate; 1 times a template gets none at a shape of its dtypes (the lines 'templates at' say why)" "$TMP/err"
+expect_exit "without --strict: exit 0" 0 "$GEMMTAB" sweep --space "$TMP/nofrag.yaml" --dry-run
+# a space where nothing runs estimates nothing: no screens, no retests, no
+# ranges (the ranges' finalists and baselines come from candidates)
+printf 'shapes:\n  - {family: q, n: 4096, k: 4096, w: bf16, x: bf16, y: bf16, tol: 1e-2, m: 1..512, anchors: [1, 8, 64, 256]}\ntemplates:\n  gemv:\n    params: {warps: [4], rows: [1], tokens: [1], unroll: [1], split: [1], cache: [default]}\n    constraints: ["n > 100000"]\n' >"$TMP/empty.yaml"
+expect_exit "an empty space: exit 0" 0 "$GEMMTAB" sweep --space "$TMP/empty.yaml" --dry-run
+expect_line "it estimates 0" "$TMP/out" "estimate: compile 0 s at 100/s; GPU 0 s (0 screens of 10 pairs, up to 0 retests of 100 pairs; in a database of earlier runs, up to as many again to compare each M within this run)"
 # a misspelled family is an error, with or without a cublaslt section
 expect_exit "--family qvk on h200.yaml: exit 2 (bad input)" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --family qvk --dry-run
 check "--family qvk: the error names the family and the space" \

@@ -1,7 +1,9 @@
 # CLI: the include graph keeps the layout's boundaries (runtime/ includes
 # nothing of tuner/, tuner/ only runtime/gemmtab.h of runtime/, plan/ and
 # templates/ only their own files) and has no circle, and no .c file calls
-# round back to itself through others (tests/cli/includes.py).
+# round back to itself through others, and tuner/'s stages keep their
+# order: cli -> sweep -> db, emit -> db, nothing below calls up, the sweep
+# reaches the worker only through its process (tests/cli/includes.py).
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
@@ -25,5 +27,24 @@ mkdir -p "$TMP/tree2" && cp -r tuner runtime plan blas templates "$TMP/tree2/"
 printf 'int rt_planted(void) { return rt_device_leave(0); }\n' >>"$TMP/tree2/runtime/status.c"
 (cd "$TMP/tree2" && python3 "$OLDPWD/tests/cli/includes.py" >out 2>&1)
 check "and a planted call circle" grep -q "^call circle: runtime/context.c <-> .*runtime/status.c calls rt_device_leave" "$TMP/tree2/out"
+# and a stage crossing: space/ including db/ (up), the worker calling the
+# sweep, the supervisor calling the worker's CUDA code
+mkdir -p "$TMP/tree3" && cp -r tuner runtime plan blas templates "$TMP/tree3/"
+echo '#include "db.h"' >>"$TMP/tree3/tuner/space/expr.c"
+printf 'int planted_up(void) { return sweep_keep_shard(0, 0, 1); }\n' >>"$TMP/tree3/tuner/worker/stats.c"
+printf 'int planted_cuda(void) { char w[8]; return gpu_available(w, 8); }\n' \
+	>>"$TMP/tree3/tuner/sweep/shard.c"
+(cd "$TMP/tree3" && python3 "$OLDPWD/tests/cli/includes.py" >out 2>&1)
+rc=$?
+check "a planted crossing fails the check" test "$rc" = 1
+check "an include up is found" grep -qx "tuner/space/expr.c includes tuner/db/db.h: space/ may not reach db/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
+check "a call up is found" grep -qx "tuner/worker/stats.c calls sweep_keep_shard of tuner/sweep/shard.c: worker/ may not reach sweep/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
+check "the supervisor calling CUDA code is found" grep -qx "tuner/sweep/shard.c calls gpu_available of tuner/worker/gpu.c: sweep/ may not reach worker/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
+check "three crossings, no more" grep -qx "3 findings" "$TMP/tree3/out"
+# a new stage folder must be placed in the order
+mkdir -p "$TMP/tree3/tuner/extra"
+printf '#include "db.h"\n' >"$TMP/tree3/tuner/extra/extra.c"
+(cd "$TMP/tree3" && python3 "$OLDPWD/tests/cli/includes.py" >out 2>&1)
+check "a stage not in the order is named" grep -q "^tuner/extra/extra.c includes tuner/db/db.h: tuner/extra/ is no stage" "$TMP/tree3/out"
 
 finish

@@ -318,4 +318,25 @@ FAKE_WORKER_LT_TRUNCATED=1 FAKE_WORKER_LOG=$TMP/lt_trunc.log expect_exit \
 check "it says the lists were full" grep -q "the worker's list of variants is full" "$TMP/err"
 check "4 requests again" test "$(grep -c '^lt_algos' "$TMP/lt_trunc.log")" = 4
 check "none of them seeds_only" bash -c "! grep -q seeds_only '$TMP/lt_trunc.log'"
+# a file-size limit (ulimit -f): the write that passes it fails and is
+# reported, naming the database and the limit (SIGXFSZ ended the sweep
+# without a word); what was committed stands, and the same command then
+# resumes to the table an unlimited sweep gives
+db=$TMP/fsize.db
+expect_exit "range under ulimit -f 420: exit 1" 1 bash -c 'ulimit -f 420 && exec "$@"' limited \
+	"$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$db" --cache "$cache"
+check "the write error names the file and the limit" grep -q "^gemmtab: fatal: cannot record .* in $db (a file may grow to 430080 bytes here: ulimit -f); stopping" "$TMP/err"
+check "the database is whole" test "$(sqlite3 "$db" "PRAGMA integrity_check")" = ok
+sqlite3 "$db" "SELECT id, recorded_at, ratio FROM result" >"$TMP/fsize.before"
+check "some results were committed" test -s "$TMP/fsize.before"
+expect_exit "the same sweep without the limit: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$db" --cache "$cache"
+sqlite3 "$db" "SELECT id, recorded_at, ratio FROM result WHERE id <= $(wc -l <"$TMP/fsize.before")" >"$TMP/fsize.after"
+test_cmp "the committed rows are still there" "$TMP/fsize.before" "$TMP/fsize.after"
+expect_exit "an unlimited sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$TMP/fsize-ref.db" --cache "$cache"
+for d in fsize fsize-ref; do
+	"$GEMMTAB" emit --db "$TMP/$d.db" --out "$TMP/$d.h" --cache "$cache" 2>/dev/null
+	grep -v "$d" "$TMP/$d.h" >"$TMP/$d.entries"
+done
+check "its table has entries" test "$(grep -c '^	{' "$TMP/fsize.entries")" -gt 100
+test_cmp "and is the unlimited sweep's" "$TMP/fsize-ref.entries" "$TMP/fsize.entries"
 finish

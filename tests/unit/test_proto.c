@@ -1,5 +1,5 @@
 /*
- * test_proto.c: the worker protocol's lines (tuner/sweep/proto.c): a request
+ * test_proto.c: the worker protocol's lines (tuner/proto/proto.c): a request
  * built with kv_add round-trips through kv_parse with its escapes, and
  * kv_send_tail writes a field longer than a kv_out holds, which kv_parse
  * reads back whole, while refusing what it cannot write unescaped.

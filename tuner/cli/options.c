@@ -44,6 +44,39 @@ static void allowed_formats(long mask, char *buf, size_t len)
 				       !i ? "" : i + 1 == n ? " or " : ", ", names[i]);
 }
 
+/* Whether v is a plain decimal number: an optional '-', digits, and (when
+ * fraction) at most one '.' among them and an exponent (e-9, E+3); no
+ * sign '+', blank, hex or name (strtod alone takes "0x10", " 5", "inf"). */
+static int decimal_word(const char *v, int fraction)
+{
+	int digits = 0, dots = 0;
+	if (*v == '-')
+		v++;
+	for (; *v && *v != 'e' && *v != 'E'; v++) {
+		if (*v >= '0' && *v <= '9')
+			digits++;
+		else if (*v == '.' && fraction && !dots)
+			dots++;
+		else
+			return 0;
+	}
+	if (!digits)
+		return 0;
+	if (!*v)
+		return 1;
+	if (!fraction)
+		return 0;
+	v++;
+	if (*v == '-' || *v == '+')
+		v++;
+	if (!*v)
+		return 0;
+	for (; *v; v++)
+		if (*v < '0' || *v > '9')
+			return 0;
+	return 1;
+}
+
 /* Check v for option o and store it through o->dst. Returns NULL, or what
  * is wrong with it ("is not a valid number") in why[len]. */
 static const char *store_value(const struct opt *o, const char *v, char *why, size_t len)
@@ -56,6 +89,8 @@ static const char *store_value(const struct opt *o, const char *v, char *why, si
 		return NULL;
 	case OPTION_INT:
 	case OPTION_DOUBLE: {
+		if (!decimal_word(v, o->kind == OPTION_DOUBLE))
+			return "is not a valid number";
 		double x = o->kind == OPTION_INT ? strtol(v, &end, 10) : strtod(v, &end);
 		if (errno || end == v || *end || !isfinite(x))
 			return "is not a valid number";

@@ -14,7 +14,9 @@ enum opt_kind {
 	OPTION_STRING,          /* --name VALUE; dst const char **, the word itself */
 	OPTION_INT,             /* --name N; dst int *, a decimal integer in [min, max]
 				 * (a range inside int's) */
-	OPTION_DOUBLE,          /* --name X; dst double *, a finite number in [min, max] */
+	OPTION_DOUBLE,          /* --name X; dst double *, a decimal number in [min, max]
+				 * (digits with an optional '-', '.' and exponent;
+				 * no hex, '+', blank, inf or nan) */
 	OPTION_FORMAT,          /* --name F; dst enum table_format *: text, csv or md,
 				 * those max allows (a mask of 1 << TABLE_*; 0: all) */
 	OPTION_ARG,             /* a positional word, in table order; dst const char ** */

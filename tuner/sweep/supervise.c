@@ -5,7 +5,6 @@
  * way back to a usable GPU is to end the process that owns the context.
  */
 #include "supervise.h"
-#include "gpu.h"
 #include "util.h"
 #include "db.h"
 #include "jit.h"
@@ -267,9 +266,13 @@ void kv_add_shape(struct kv_out *o, const struct shape *s, int m)
 	kv_addf(o, "m", "%d", m);
 }
 
-int worker_device_count(void)
+/* How many GPUs `gemmtab worker --count` sees, and in why (len bytes)
+ * what it says when it sees none; -1 when it cannot be asked (message in
+ * why). */
+static int count_devices(char *why, size_t len)
 {
 	int p[2];
+	snprintf(why, len, "cannot ask a worker");
 	if (pipe(p))
 		return error("pipe: %s", strerror(errno));
 	pid_t pid = fork();
@@ -285,7 +288,7 @@ int worker_device_count(void)
 		exec_worker("--count", NULL);
 	}
 	close(p[1]);
-	char buf[64] = "";
+	char buf[320] = "";
 	size_t got = 0;
 	ssize_t k;
 	while (got < sizeof(buf) - 1 && (k = read(p[0], buf + got, sizeof(buf) - 1 - got)) != 0) {
@@ -296,19 +299,31 @@ int worker_device_count(void)
 		got += (size_t)k;
 	}
 	buf[got] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
 	close(p[0]);
-	int st = 0, n = -1;
+	int st = 0, n = -1, at = 0;
 	waitpid(pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) || sscanf(buf, "devices %d", &n) != 1 || n < 0)
-		return error("cannot count the GPUs: `gemmtab worker --count` said '%.40s'", buf);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || sscanf(buf, "devices %d%n", &n, &at) != 1 ||
+	    n < 0) {
+		snprintf(why, len, "`gemmtab worker --count` said '%.40s'", buf);
+		return -1;
+	}
+	snprintf(why, len, "%s", buf[at] == ' ' ? buf + at + 1 : "the CUDA runtime sees none");
 	return n;
+}
+
+int worker_device_count(void)
+{
+	char why[320];
+	int n = count_devices(why, sizeof(why));
+	return n < 0 ? error("cannot count the GPUs: %s", why) : n;
 }
 
 int worker_device_check(const char *cmd)
 {
-	char why[256];
+	char why[320];
 	const char *fake = getenv("GEMMTAB_WORKER");
-	if ((fake && *fake) || gpu_available(why, sizeof(why)))
+	if ((fake && *fake) || count_devices(why, sizeof(why)) > 0)
 		return 0;
 	fprintf(stderr, "gemmtab %s: no CUDA device: %s\n", cmd, why);
 	return 1;

@@ -1,7 +1,8 @@
 /*
- * worker.h: what the request handlers of `gemmtab worker` (cmd_worker.c,
- * worker_rt.c) share, defined in request.c: replies, request fields, the
- * per-(shape, M) bench. Only worker files include this.
+ * worker.h: the worker's entry (worker_serve, serve.c), its request
+ * handlers (req_eval.c, req_blas.c, req_env.c, worker_rt.c) and what they
+ * share, defined in request.c: replies, request fields, the per-(shape, M)
+ * bench. Included by the worker's files and by cli/cmd_worker.c.
  */
 #ifndef GT_WORKER_H
 #define GT_WORKER_H
@@ -22,6 +23,24 @@
 #define MAX_M (1 << 16)
 #define MAX_DIM (1 << 20)
 #define MAX_WEIGHT_BYTES ((size_t)8 << 30)
+
+/* Pairs of a baseline request that names none. */
+#define WORKER_DEFAULT_PAIRS 10
+
+/*
+ * GEMMTAB_CHECK_ONLY=1 in the worker's environment (read once, at start):
+ * validate candidates against the FP64 reference and time nothing, so no
+ * cuBLAS kernel runs in the process (compute-sanitizer's racecheck fails
+ * inside cuBLAS's own kernels on the H200: tests/gpu/t_sanitizer.sh).
+ * Results are "ok" with errors and no times, baselines all NaN: a
+ * database for that run only.
+ */
+extern int worker_check_only;
+
+/* Open GPU device and answer requests from stdin until "quit", end of
+ * input or the supervisor's exit; returns 0 (dies when the GPU does not
+ * open). */
+int worker_serve(int device);
 
 /* Why a request was malformed. */
 struct why {
@@ -52,6 +71,13 @@ uint64_t worker_seed_of(const struct kv *r, const struct shape *s, int m, const 
 int worker_ready_bench(struct gpu *g, const struct shape *s, int m, uint64_t seed,
 		       struct bench **out);
 
+/* The handlers, one per request op (proto.h): each replies one line. */
+void worker_handle_eval(struct gpu *g, const struct kv *r);
+void worker_handle_baseline(struct gpu *g, const struct kv *r);
+void worker_handle_lt_algos(struct gpu *g, const struct kv *r);
+void worker_handle_env(struct gpu *g, const struct kv *r);
+void worker_handle_overhead(struct gpu *g, const struct kv *r);
+void worker_handle_floor(struct gpu *g, const struct kv *r);
 /* "rt": validate and time libgemmtab's gt_linear against the baseline
  * (worker_rt.c). */
 void worker_handle_rt(struct gpu *g, const struct kv *r);

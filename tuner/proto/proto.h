@@ -3,7 +3,9 @@
  * "op key=value key=value ...". Values are percent-encoded (space, '%',
  * '=', newline, tab), so any string travels. The supervisor writes requests
  * to the worker's stdin and reads replies from its stdout; the worker's
- * stderr is passed through.
+ * stderr is passed through. It sits below both of its users, the sweep
+ * (tuner/sweep/supervise.c) and the worker (tuner/worker/), so neither
+ * includes the other.
  *
  * Requests (supervisor -> worker) and their replies:
  *

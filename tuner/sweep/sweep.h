@@ -1,0 +1,46 @@
+/*
+ * sweep.h: the search, behind two entries. sweep_run measures a space's
+ * tasks on one worker per GPU into a database: screens, retests, settles,
+ * the M ranges and the cuBLASLt climb, every result committed as it
+ * arrives (the only database writer). sweep_dry_run prints what a sweep
+ * would do and its cost estimate, touching no GPU and writing nothing.
+ */
+#ifndef GT_SWEEP_H
+#define GT_SWEEP_H
+
+#include "jit.h"
+#include "space.h"
+#include "tasks.h"
+
+/* What the command line asked of a sweep. */
+struct sweep_opts {
+	const char *space;              /* the space's path, for messages */
+	const char *family;             /* only this family (NULL: all) */
+	const char *db_path;
+	int retest;                     /* 0: screen only (--no-retest) */
+	const char *retest_since;       /* redo retests older than this UTC time */
+	double limit_s;                 /* --time-limit in seconds (0: none) */
+	const int *devices;             /* the GPUs, ndev of them */
+	int ndev;
+	struct jit_options jit;
+};
+
+/* Sweep tasks tl of space sp as o asks, on o->ndev GPUs, into o->db_path
+ * (created if absent, locked while it runs). sp and tl stay the
+ * caller's; tl may be rebuilt for the GPU's own figures. Returns 0, 1 on
+ * an error (message printed), or 3 when --time-limit stopped it (what is
+ * recorded stands; the same command resumes). */
+int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o);
+
+/* Print the plan of tasks tl of sp (per point counts, the estimate, and,
+ * when o->db_path exists, what it holds already). Returns 0, or 1 when
+ * the database cannot be read or strict is set and some shape gets no
+ * candidate (message printed). */
+int sweep_dry_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o,
+		  int strict);
+
+/* Keep only shard i of n of sp's shapes (--shard I/N), split by a hash of
+ * each shape (the same on every host); returns how many are left. */
+int sweep_keep_shard(struct space *sp, int i, int n);
+
+#endif
