@@ -335,7 +335,7 @@ test_cmp "the committed rows are still there" "$TMP/fsize.before" "$TMP/fsize.af
 expect_exit "an unlimited sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$TMP/fsize-ref.db" --cache "$cache"
 for d in fsize fsize-ref; do
 	"$GEMMTAB" emit --db "$TMP/$d.db" --out "$TMP/$d.h" --cache "$cache" 2>/dev/null
-	grep -v "$d" "$TMP/$d.h" >"$TMP/$d.entries"
+	grep -v -e "$d" -e "/\* kernels_hash \*/" "$TMP/$d.h" >"$TMP/$d.entries"
 done
 check "its table has entries" test "$(grep -c '^	{' "$TMP/fsize.entries")" -gt 100
 test_cmp "and is the unlimited sweep's" "$TMP/fsize-ref.entries" "$TMP/fsize.entries"
