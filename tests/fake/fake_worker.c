@@ -108,9 +108,10 @@ static double fake_floor_us(const char *family, double bytes)
  * vary list) each at 150 made-up cluster ids, 100 and up: a reply longer
  * than a kv_out holds, sent as the worker sends it; with seeds, each seed
  * and a variant of it (its cluster id plus 1000); with seeds_only=1 the
- * proposals without their variants; for orientation 1 (row) one record a
- * value short, which the supervisor must refuse. FAKE_WORKER_LT_TRUNCATED
- * set: every reply without seeds_only says truncated=1. */
+ * proposals without their variants; for orientation 1 (row) no algorithm,
+ * or with FAKE_WORKER_LT_MALFORMED set one record a value short, which the
+ * supervisor must refuse. FAKE_WORKER_LT_TRUNCATED set: every reply
+ * without seeds_only says truncated=1. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
@@ -127,8 +128,10 @@ static void reply_lt_algos(const struct kv *r)
 			used += (size_t)snprintf(text + used, sizeof(text) - used, __VA_ARGS__); \
 	} while (0)
 	if (kv_get_long(r, "orient", 0) == 1) {
-		ADD("66,13,35,3,2,0,1,0");
-		count = 1;
+		if (getenv("FAKE_WORKER_LT_MALFORMED")) {
+			ADD("66,13,35,3,2,0,1,0");
+			count = 1;
+		}
 	} else {
 		for (long i = 0; i < max && i < 3; i++, count++)
 			ADD("%s66,%ld,35,%ld,2,0,1,0,%ld", i ? ";" : "", 10 + i, 1 + m % 3, i);
