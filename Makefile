@@ -216,11 +216,30 @@ $(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a $(RT_LIB_A)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
 
-# A worker without a GPU for the CPU tests of the supervisor (GEMMTAB_WORKER).
-$(BUILD)/tests/fake_worker: tests/fake/fake_worker.c $(BUILD)/libtuner.a
+# A worker without a GPU for the CPU tests of the supervisor (GEMMTAB_WORKER),
+# with its modelled GPU (tests/fake/gpumodel.c, FAKE_WORKER_MODEL), and the
+# model's truth beside it (fake_truth: the best candidate and the baseline
+# at every M, and a table's regret against them).
+FAKE_MODEL_C := tests/fake/gpumodel.c tests/fake/gpumodel.h
+$(BUILD)/tests/fake_worker: tests/fake/fake_worker.c tests/fake/model_mode.c \
+		tests/fake/model_mode.h $(FAKE_MODEL_C) $(BUILD)/libtuner.a
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtuner.a -lm
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/fake -o $@ $(filter %.c,$^) $(BUILD)/libtuner.a -lm
+
+$(BUILD)/tests/fake_truth: tests/fake/truth.c $(FAKE_MODEL_C) $(BUILD)/libtuner.a $(RT_LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/fake -o $@ $(filter %.c,$^) $(BUILD)/libtuner.a \
+		$(RT_LIB_A) $(LDLIBS)
+
+# A stand-in for libnvrtc (LD_PRELOAD) that "compiles" every name at once
+# into a small cubin of its own: make bench-search sweeps spaces of
+# thousands of instantiations on the fake worker without NVRTC's minutes.
+$(BUILD)/tests/fake_nvrtc.so: tests/fake/fake_nvrtc.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.cuh
 	@mkdir -p $(@D)
@@ -228,6 +247,7 @@ $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.
 	$(Q)$(NVCC) -cubin $(NVCC_GENCODE) -o $@ $<
 
 tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker \
+	$(BUILD)/tests/fake_truth $(BUILD)/tests/fake_nvrtc.so \
 	$(BUILD)/tests/gemmtab runtime-tests runtime-tests-gpu \
 	$(RT_EXAMPLE) fuzz-build $(BUILD)/bench/host_cost
 

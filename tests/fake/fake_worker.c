@@ -18,7 +18,14 @@
  * after FILE is gone replies status=fault and exits 3, and FILE is made.
  * FAKE_WORKER_EVAL_US sleeps that long in each eval (the supervisor
  * benchmark's fixed time per evaluation).
+ *
+ * FAKE_WORKER_MODEL=h200 or h100 replaces the made-up figures with a
+ * modelled GPU (model_mode.c, gpumodel.h): env, evals, baselines, the
+ * probes and cuBLASLt's algorithms follow each candidate's time curve,
+ * and FAKE_WORKER_GPU_LOG=FILE gets the GPU seconds of every request.
+ * gemmtab bench's rt requests keep the made-up figures.
  */
+#include "model_mode.h"
 #include "proto.h"
 #include "tmpl.h"
 #include "util.h"
@@ -215,6 +222,8 @@ static int planted_device_fault(void)
 	return 1;
 }
 
+static int model;       /* FAKE_WORKER_MODEL names a profile */
+
 static void reply_eval(const struct kv *r)
 {
 	const char *id = kv_get(r, "id"), *tmpl = kv_get(r, "tmpl");
@@ -235,7 +244,12 @@ static void reply_eval(const struct kv *r)
 		kv_send(&o, stdout);
 		exit(3);
 	}
-	add_ok_figures(&o, r, 10.0);
+	if (!model)
+		add_ok_figures(&o, r, 10.0);
+	else if (model_eval_figures(r, &o)) {
+		kv_add(&o, "status", "launch_error");
+		kv_add(&o, "reason", "fake worker: no model of this candidate");
+	}
 	kv_add(&o, "regs", "40");
 	kv_add(&o, "local_bytes", "0");
 	kv_add(&o, "smem", "0");
@@ -260,6 +274,13 @@ int main(int argc, char **argv)
 	if (device >= ndev) {
 		fprintf(stderr, "fake_worker: no device %d (%d visible)\n", device, ndev);
 		return 2;
+	}
+	const char *profile = getenv("FAKE_WORKER_MODEL");
+	if (profile && *profile) {
+		if (model_init(profile))
+			die("fake worker: FAKE_WORKER_MODEL=%s: not h200 or h100, or "
+			    "FAKE_WORKER_GPU_LOG cannot be opened", profile);
+		model = 1;
 	}
 	const long eval_us = getenv("FAKE_WORKER_EVAL_US") ? atol(getenv("FAKE_WORKER_EVAL_US")) : 0;
 	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
@@ -294,7 +315,19 @@ int main(int argc, char **argv)
 			fclose(log);
 		}
 		struct kv_out o;
-		if (!strcmp(r.op, "env")) {
+		if (model && !strcmp(r.op, "env")) {
+			model_reply_env();
+		} else if (model && !strcmp(r.op, "lt_algos")) {
+			model_reply_lt_algos(&r);
+		} else if (model && !strcmp(r.op, "baseline") &&
+			   !(baseline_fault && kv_get(&r, "family") &&
+			     !strcmp(kv_get(&r, "family"), baseline_fault))) {
+			model_reply_baseline(&r);
+		} else if (model && !strcmp(r.op, "overhead")) {
+			model_reply_overhead(&r);
+		} else if (model && !strcmp(r.op, "floor")) {
+			model_reply_floor(&r);
+		} else if (!strcmp(r.op, "env")) {
 			reply_env();
 		} else if (!strcmp(r.op, "lt_algos")) {
 			reply_lt_algos(&r);
