@@ -15,6 +15,8 @@
 #   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
 #   make install    gemmtab, libgemmtab.{a,so}, gemmtab.h, gemmtab.pc under PREFIX
 #   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
+#   make bench-search  the search's modelled GPU seconds and its table's regret
+#                   against the modelled GPU's truth on three spaces (no GPU)
 #   make db-pack     gzip db/h200.db into db/h200.db.gz (the tracked copy)
 #   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
 #   make clean
@@ -227,6 +229,9 @@ $(BUILD)/tests/fake_worker: tests/fake/fake_worker.c tests/fake/model_mode.c \
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/fake -o $@ $(filter %.c,$^) $(BUILD)/libtuner.a -lm
 
+# test_gpumodel compiles the model in
+$(BUILD)/tests/test_gpumodel: $(FAKE_MODEL_C)
+
 $(BUILD)/tests/fake_truth: tests/fake/truth.c $(FAKE_MODEL_C) $(BUILD)/libtuner.a $(RT_LIB_A)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -272,6 +277,13 @@ endif
 bench-supervisor: all tests
 	@bash bench/supervisor.sh
 
+# the search on the fake worker's modelled GPU (a benchmark, not a test; no
+# GPU): per space its modelled GPU seconds, evals and pairs, and its table's
+# regret against the model's truth at every M of 1..512 (bench/search.sh;
+# SEARCH_ARGS passes --search dense|new|both, --spaces LIST, --model h100)
+bench-search: all $(BUILD)/tests/fake_worker $(BUILD)/tests/fake_truth $(BUILD)/tests/fake_nvrtc.so
+	@bash bench/search.sh $(SEARCH_ARGS)
+
 # libgemmtab's host cost outside graphs (a benchmark; needs a GPU):
 # gt_weight_prepare of the six reference weights, gt_linear's host time
 # per call against cublasGemmEx's
@@ -289,7 +301,7 @@ tune: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host db-pack
+.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host bench-search db-pack
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

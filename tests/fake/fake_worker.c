@@ -22,7 +22,8 @@
  * FAKE_WORKER_MODEL=h200 or h100 replaces the made-up figures with a
  * modelled GPU (model_mode.c, gpumodel.h): env, evals, baselines, the
  * probes and cuBLASLt's algorithms follow each candidate's time curve,
- * and FAKE_WORKER_GPU_LOG=FILE gets the GPU seconds of every request.
+ * and FAKE_WORKER_GPU_LOG=FILE gets the GPU seconds of every request, a
+ * line "op family m pairs seconds" each.
  * gemmtab bench's rt requests keep the made-up figures.
  */
 #include "model_mode.h"

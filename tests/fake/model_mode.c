@@ -4,7 +4,7 @@
  * curves against the modelled cuBLAS, the baseline, the overhead and floor
  * probes, cuBLASLt's named algorithms, and the GPU seconds every request
  * would cost (costmodel.h), appended to FAKE_WORKER_GPU_LOG as
- * "op family m seconds" lines.
+ * "op family m pairs seconds" lines ("-" where a request has none).
  */
 #include "model_mode.h"
 
@@ -40,9 +40,9 @@ static void account(const struct kv *r, double seconds)
 	if (gpu_log < 0)
 		return;
 	char line[256];
-	const char *fam = kv_get(r, "family"), *m = kv_get(r, "m");
-	int n = snprintf(line, sizeof(line), "%s %s %s %.9f\n", r->op, fam ? fam : "-",
-			 m ? m : "-", seconds);
+	const char *fam = kv_get(r, "family"), *m = kv_get(r, "m"), *pairs = kv_get(r, "pairs");
+	int n = snprintf(line, sizeof(line), "%s %s %s %s %.9f\n", r->op, fam ? fam : "-",
+			 m ? m : "-", pairs ? pairs : "-", seconds);
 	if (write(gpu_log, line, (size_t)n) != n)
 		die("fake worker: cannot write FAKE_WORKER_GPU_LOG");
 }

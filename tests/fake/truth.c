@@ -1,9 +1,8 @@
 /*
  * truth.c: fake_truth, what the modelled GPU (gpumodel.h) knows and a
  * search can only estimate: at every M of every shape of a space, the
- * best candidate the space admits there (its templates' grids under its
- * constraints, and the cuBLASLt algorithms the fake worker names there)
- * and the baseline; and, given a table gemmtab emit wrote, its regret
+ * best candidate a table could serve there (build_truth) and the
+ * baseline; and, given a table gemmtab emit wrote, its regret
  * against that truth over the space's workload at every M.
  *
  *   fake_truth --space FILE [--model h200|h100] [--m-max M]
@@ -34,32 +33,63 @@ struct best {
 	char key[600];
 };
 
-struct visit {
-	const struct gpu_profile *g;
-	struct best *b;
+/* A shape's candidates, each once: an array and an open-addressing index
+ * of it (slot: index + 1, 0 empty). */
+struct pool {
+	struct candidate *c;
+	int n, cap;
+	int *slot;
+	size_t nslots;
 };
+
+static uint64_t cand_hash(const struct candidate *c)
+{
+	return hash_bytes(hash_str(HASH_INIT, c->tmpl->stem), c->params,
+			  (size_t)c->tmpl->nparams * sizeof(long));
+}
+
+static int same(const struct candidate *a, const struct candidate *b)
+{
+	return a->tmpl == b->tmpl &&
+	       !memcmp(a->params, b->params, (size_t)a->tmpl->nparams * sizeof(long));
+}
+
+static void pool_add(struct pool *p, const struct candidate *c)
+{
+	if (2 * (size_t)(p->n + 1) > p->nslots) {
+		p->nslots = p->nslots ? 2 * p->nslots : 1024;
+		free(p->slot);
+		p->slot = xcalloc(p->nslots, sizeof(int));
+		for (int i = 0; i < p->n; i++) {
+			size_t h = cand_hash(&p->c[i]) & (p->nslots - 1);
+			while (p->slot[h])
+				h = (h + 1) & (p->nslots - 1);
+			p->slot[h] = i + 1;
+		}
+	}
+	size_t h = cand_hash(c) & (p->nslots - 1);
+	for (; p->slot[h]; h = (h + 1) & (p->nslots - 1))
+		if (same(&p->c[p->slot[h] - 1], c))
+			return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 1024;
+		p->c = xrealloc(p->c, (size_t)p->cap * sizeof(*p->c));
+	}
+	p->c[p->n] = *c;
+	p->slot[h] = ++p->n;
+}
 
 static void visit_cand(void *ctx, const struct shape *s, int m, const struct candidate *c,
 		       const char *reason)
 {
-	struct visit *v = ctx;
-	if (reason)
-		return;
-	double us = gpumodel_kernel_us(v->g, s, c, m);
-	if (us < v->b->us) {
-		char params[512];
-		v->b->us = us;
-		snprintf(v->b->key, sizeof(v->b->key), "%s %s", c->tmpl->stem,
-			 candidate_key(c, params, sizeof(params)));
-	}
+	(void)s, (void)m;
+	if (!reason)
+		pool_add(ctx, c);
 }
 
 struct lt_visit {
-	const struct gpu_profile *g;
-	const struct shape *s;
-	int m;
 	long orient;
-	struct best *b;
+	struct pool *p;
 };
 
 static void visit_lt(void *ctx, const long *a)
@@ -67,14 +97,12 @@ static void visit_lt(void *ctx, const long *a)
 	struct lt_visit *v = ctx;
 	struct candidate c = { tmpl_find("blas_lt"), { v->orient } };
 	memcpy(&c.params[1], a, GPUMODEL_LT_ATTRS * sizeof(long));
-	struct visit cv = { v->g, v->b };
-	visit_cand(&cv, v->s, v->m, &c, NULL);
+	pool_add(v->p, &c);
 }
 
 /* The cuBLASLt algorithms the fake worker names at (s, m) for sp's
- * cublaslt section, timed into b. */
-static void best_lt(const struct gpu_profile *g, const struct space *sp, const struct shape *s,
-		    int m, struct best *b)
+ * cublaslt section, into p. */
+static void add_lt(const struct space *sp, const struct shape *s, int m, struct pool *p)
 {
 	const struct lt_search *lt = &sp->lt;
 	if (!lt->top || s->w != DT_BF16 || s->x != DT_BF16 || s->y != DT_BF16)
@@ -85,12 +113,30 @@ static void best_lt(const struct gpu_profile *g, const struct space *sp, const s
 		if (strstr(lt->vary, space_lt_vary_names[i]))
 			vary |= 1 << i;
 	for (int o = 0; o < lt->norients; o++) {
-		struct lt_visit v = { g, s, m, lt->orient[o], b };
+		struct lt_visit v = { lt->orient[o], p };
 		for (int i = 0; i < lt->top && i < 8; i++) {
 			long a[GPUMODEL_LT_ATTRS];
 			gpumodel_lt_proposal(s, m, (int)lt->orient[o], i, a);
 			gpumodel_lt_variants(a, lt->splitk, lists ? lt->nsplitk : 0, vary, visit_lt, &v);
 		}
+	}
+}
+
+static void best_of(const struct gpu_profile *g, const struct shape *s, int m,
+		    const struct pool *p, struct best *b)
+{
+	int at = -1;
+	for (int i = 0; i < p->n; i++) {
+		const double us = gpumodel_kernel_us(g, s, &p->c[i], m);
+		if (us < b->us) {
+			b->us = us;
+			at = i;
+		}
+	}
+	if (at >= 0) {
+		char params[512];
+		snprintf(b->key, sizeof(b->key), "%s %s", p->c[at].tmpl->stem,
+			 candidate_key(&p->c[at], params, sizeof(params)));
 	}
 }
 
@@ -108,20 +154,37 @@ static int shape_has_m(const struct shape *s, int m)
 }
 
 /* truth[si * (m_max + 1) + m]: the best candidate at (shape si, m), us
- * HUGE_VAL where the shape has no such M or no candidate. */
+ * HUGE_VAL where the shape has no such M or no candidate. A table may
+ * serve any candidate of the shape at any M (the sweep times finalists
+ * away from the Ms that admitted them), so the best at m is over every
+ * candidate the shape's grids admit at any of its Ms, the cuBLASLt
+ * algorithms named at its tuned Ms, and those named at m. */
 static struct best *build_truth(const struct gpu_profile *g, const struct space *sp, int m_max)
 {
 	struct best *t = xcalloc((size_t)sp->nshapes * (size_t)(m_max + 1), sizeof(*t));
-	for (int si = 0; si < sp->nshapes; si++)
+	for (int si = 0; si < sp->nshapes; si++) {
+		const struct shape *s = &sp->shapes[si];
+		struct pool all = { 0 };
+		for (int m = 1; m <= m_max; m++)
+			if (shape_has_m(s, m))
+				space_enumerate(sp, s, m, visit_cand, &all);
+		for (int i = 0; i < s->n_ms; i++)
+			add_lt(sp, s, s->ms[i], &all);
 		for (int m = 1; m <= m_max; m++) {
 			struct best *b = &t[(size_t)si * (size_t)(m_max + 1) + (size_t)m];
 			b->us = HUGE_VAL;
-			if (!shape_has_m(&sp->shapes[si], m))
+			if (!shape_has_m(s, m))
 				continue;
-			struct visit v = { g, b };
-			space_enumerate(sp, &sp->shapes[si], m, visit_cand, &v);
-			best_lt(g, sp, &sp->shapes[si], m, b);
+			struct pool here = { 0 };
+			add_lt(sp, s, m, &here);
+			best_of(g, s, m, &all, b);
+			best_of(g, s, m, &here, b);
+			free(here.c);
+			free(here.slot);
 		}
+		free(all.c);
+		free(all.slot);
+	}
 	return t;
 }
 
