@@ -244,28 +244,68 @@ static double lt_factor(const struct shape *s, long orient, const char *what, lo
 
 /* cuBLASLt's kernels as cuBLAS's (no wave loss), M padded to the tile's
  * tokens, a read efficiency and a compute share of their own per tile and
- * orientation, a reduction step with split-K; stages, custom option and
- * cluster shape each a few per cent either way. */
-static double lt_us(const struct gpu_profile *g, const struct shape *s, int m, long orient,
-		    const long *a)
+ * orientation, a reduction step with split-K; the orientation a few per
+ * cent either way. Stages, custom option and cluster shape multiply it
+ * by factors of their own (lt_factor), so the best of any combination of
+ * them is the product of the best of each. */
+static double lt_core_us(const struct gpu_profile *g, const struct shape *s, int m, long orient,
+			 long tile, long splitk)
 {
-	const long ti = a[1] - LT_TILE0;
-	if (ti < 0 || ti >= LT_NTILES || a[3] < 1)
+	const long ti = tile - LT_TILE0;
+	if (ti < 0 || ti >= LT_NTILES || splitk < 1)
 		return gpumodel_cublas_us(g, s, m) * 1.5;
-	const uint64_t h = hash_long(hash_long(HASH_INIT, orient), a[1]);
+	const uint64_t h = hash_long(hash_long(HASH_INIT, orient), tile);
 	const double wbytes = (double)s->n * s->k * dtype_size(s->w);
 	const double eff = fmin(0.97, cublas_eff(m) * band(s, hash_str(h, "mem"), 0.95, 1.14));
-	const double pull = fmin(1.0, (double)ceil_div(s->n, lt_tiles[ti][1]) * a[3] /
+	const double pull = fmin(1.0, (double)ceil_div(s->n, lt_tiles[ti][1]) * splitk /
 					   (0.5 * g->sm_count));
 	const double mem = (wbytes + (double)m * (s->k + s->n) * 2) / (g->bw * eff * pull) * 1e6;
 	const long mpad = ceil_div(m, lt_tiles[ti][0]) * lt_tiles[ti][0];
 	const double comp = 2.0 * mpad * s->n * s->k /
 			    (g->tc_flops * 0.78 * band(s, hash_str(h, "tc"), 0.93, 1.05)) * 1e6;
 	double t = 1.8 + fmax(mem, comp) + fmin(mem, comp) / 3;
-	if (a[3] > 1)
-		t += g->step_us + 8.0 * a[3] * m * s->n / g->bw * 1e6;
-	return t * lt_factor(s, orient, "orient", 0) * lt_factor(s, orient, "stages", a[2]) *
+	if (splitk > 1)
+		t += g->step_us + 8.0 * splitk * m * s->n / g->bw * 1e6;
+	return t * lt_factor(s, orient, "orient", 0);
+}
+
+static double lt_us(const struct gpu_profile *g, const struct shape *s, int m, long orient,
+		    const long *a)
+{
+	return lt_core_us(g, s, m, orient, a[1], a[3]) * lt_factor(s, orient, "stages", a[2]) *
 	       lt_factor(s, orient, "custom", a[6]) * lt_factor(s, orient, "cluster", a[8]);
+}
+
+/* The smallest factor of attribute what over its values when varied,
+ * else at v. */
+static double lt_factor_min(const struct shape *s, long orient, const char *what, int varied,
+			    long first, long count, long v)
+{
+	if (!varied)
+		return lt_factor(s, orient, what, v);
+	double f = HUGE_VAL;
+	for (long x = first; x < first + count; x++)
+		f = fmin(f, lt_factor(s, orient, what, x));
+	return f;
+}
+
+double gpumodel_lt_closure_us(const struct gpu_profile *g, const struct shape *s, int m,
+			      int orient, const long *a, const int *splitk, int nsplitk, int vary)
+{
+	const int vt = vary & GPUMODEL_LT_VARY_TILE;
+	double core = HUGE_VAL;
+	for (long tile = vt ? LT_TILE0 : a[1]; tile < (vt ? LT_TILE0 + LT_NTILES : a[1] + 1); tile++) {
+		core = fmin(core, lt_core_us(g, s, m, orient, tile, a[3]));
+		for (int i = 0; i < nsplitk; i++)
+			core = fmin(core, lt_core_us(g, s, m, orient, tile, splitk[i]));
+	}
+	return core *
+	       lt_factor_min(s, orient, "stages", vary & GPUMODEL_LT_VARY_STAGES, LT_STAGES0,
+			     LT_NSTAGES, a[2]) *
+	       lt_factor_min(s, orient, "custom", vary & GPUMODEL_LT_VARY_CUSTOM, 0, LT_NCUSTOM,
+			     a[6]) *
+	       lt_factor_min(s, orient, "cluster", vary & GPUMODEL_LT_VARY_CLUSTER, 0, LT_NCLUSTER,
+			     a[8]);
 }
 
 double gpumodel_kernel_us(const struct gpu_profile *g, const struct shape *s,

@@ -67,5 +67,11 @@ void gpumodel_lt_proposal(const struct shape *s, int m, int orient, int i, long 
  * splitk[0..nsplitk) it lacks, then at every value of each attribute in
  * vary (a GPUMODEL_LT_VARY_* mask) it lacks. Returns how many it named. */
 int gpumodel_lt_variants(const long *seed, const int *splitk, int nsplitk, int vary,
-			 void (*fn)(void *ctx, const long *a), void *ctx);
+			 void (*fn)(void *ctx, const long *a), void *ctx);/* The best time of any combination of a's values and those a climb
+ * reaches from it: every split-K count of splitk[0..nsplitk) and a's own,
+ * and every value of each attribute in vary (at once, not one at a time:
+ * a climb of seeded steps varies its winners again). */
+double gpumodel_lt_closure_us(const struct gpu_profile *g, const struct shape *s, int m,
+			      int orient, const long *a, const int *splitk, int nsplitk, int vary);
+
 #endif

@@ -122,6 +122,40 @@ static void add_lt(const struct space *sp, const struct shape *s, int m, struct 
 	}
 }
 
+/* With seeded climbs (vary_seeds), a sweep may reach any combination of
+ * the varied attributes from a proposal named where the variants are
+ * asked (its tuned Ms from vary_min_m on): the best such at m into b. */
+static void best_climb(const struct gpu_profile *g, const struct space *sp, const struct shape *s,
+		       int m, struct best *b)
+{
+	const struct lt_search *lt = &sp->lt;
+	if (!lt->top || !lt->vary_seeds || !lt_varies(lt) || s->w != DT_BF16 || s->x != DT_BF16 ||
+	    s->y != DT_BF16)
+		return;
+	int vary = 0;
+	for (int i = 0; space_lt_vary_names[i]; i++)
+		if (strstr(lt->vary, space_lt_vary_names[i]))
+			vary |= 1 << i;
+	for (int j = 0; j <= s->n_ms; j++) {
+		const int from = j < s->n_ms ? s->ms[j] : m;
+		if (lt->vary_min_m && from < lt->vary_min_m)
+			continue;
+		for (int o = 0; o < lt->norients; o++)
+			for (int i = 0; i < lt->top && i < 8; i++) {
+				long a[GPUMODEL_LT_ATTRS];
+				gpumodel_lt_proposal(s, from, (int)lt->orient[o], i, a);
+				const double us = gpumodel_lt_closure_us(g, s, m, (int)lt->orient[o], a,
+									 lt->splitk, lt->nsplitk, vary);
+				if (us < b->us) {
+					b->us = us;
+					snprintf(b->key, sizeof(b->key),
+						 "blas_lt climbed from m=%d's proposal %d (orient %ld)",
+						 from, i, lt->orient[o]);
+				}
+			}
+	}
+}
+
 static void best_of(const struct gpu_profile *g, const struct shape *s, int m,
 		    const struct pool *p, struct best *b)
 {
@@ -158,7 +192,8 @@ static int shape_has_m(const struct shape *s, int m)
  * serve any candidate of the shape at any M (the sweep times finalists
  * away from the Ms that admitted them), so the best at m is over every
  * candidate the shape's grids admit at any of its Ms, the cuBLASLt
- * algorithms named at its tuned Ms, and those named at m. */
+ * algorithms named at its tuned Ms, those named at m, and those a climb
+ * reaches (best_climb). */
 static struct best *build_truth(const struct gpu_profile *g, const struct space *sp, int m_max)
 {
 	struct best *t = xcalloc((size_t)sp->nshapes * (size_t)(m_max + 1), sizeof(*t));
@@ -179,6 +214,7 @@ static struct best *build_truth(const struct gpu_profile *g, const struct space 
 			add_lt(sp, s, m, &here);
 			best_of(g, s, m, &all, b);
 			best_of(g, s, m, &here, b);
+			best_climb(g, sp, s, m, b);
 			free(here.c);
 			free(here.slot);
 		}

@@ -11,9 +11,9 @@
  *       + pairs * (COST_PAIR_S + COST_REPLAY * (t_base + t_cand))
  *
  * The constants are a least-squares fit of the gaps between consecutive
- * results of one sweep run in db/h200.db (39,682 ok evals of 10 and 200
- * pairs; rms 4.8 ms, dominated by compile pauses under 1 s); rerun it with
- * the query in docs/guide.md ("The modelled GPU").
+ * ok results of one sweep run in db/h200.db (39,682 evals of 10 and 200
+ * pairs, gaps under 1 s; rms 4.8 ms); rerun it with the query in
+ * docs/guide.md ("The fake worker and the modelled GPU").
  */
 #ifndef GT_COSTMODEL_H
 #define GT_COSTMODEL_H
