@@ -316,18 +316,11 @@ int main(int argc, char **argv)
 			fclose(log);
 		}
 		struct kv_out o;
-		if (model && !strcmp(r.op, "env")) {
-			model_reply_env();
-		} else if (model && !strcmp(r.op, "lt_algos")) {
-			model_reply_lt_algos(&r);
-		} else if (model && !strcmp(r.op, "baseline") &&
-			   !(baseline_fault && kv_get(&r, "family") &&
-			     !strcmp(kv_get(&r, "family"), baseline_fault))) {
-			model_reply_baseline(&r);
-		} else if (model && !strcmp(r.op, "overhead")) {
-			model_reply_overhead(&r);
-		} else if (model && !strcmp(r.op, "floor")) {
-			model_reply_floor(&r);
+		const char *fam = kv_get(&r, "family");
+		const int planted_baseline_fault = !strcmp(r.op, "baseline") && baseline_fault &&
+						   fam && !strcmp(fam, baseline_fault);
+		if (model && !planted_baseline_fault && model_reply(&r)) {
+			/* answered by the modelled GPU */
 		} else if (!strcmp(r.op, "env")) {
 			reply_env();
 		} else if (!strcmp(r.op, "lt_algos")) {
@@ -381,8 +374,7 @@ int main(int argc, char **argv)
 				 kv_get_long(&r, "m", 1));
 			kv_add(&o, "explain", ex);
 			kv_send(&o, stdout);
-		} else if (!strcmp(r.op, "baseline") && baseline_fault && kv_get(&r, "family") &&
-			   !strcmp(kv_get(&r, "family"), baseline_fault)) {
+		} else if (planted_baseline_fault) {
 			kv_begin(&o, "error");
 			kv_add(&o, "id", kv_get(&r, "id"));
 			kv_add(&o, "status", "fault");

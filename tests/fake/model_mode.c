@@ -47,7 +47,7 @@ static void account(const struct kv *r, double seconds)
 		die("fake worker: cannot write FAKE_WORKER_GPU_LOG");
 }
 
-void model_reply_env(void)
+static void model_reply_env(void)
 {
 	struct kv_out o;
 	kv_begin(&o, "env");
@@ -133,7 +133,7 @@ int model_eval_figures(const struct kv *r, struct kv_out *o)
 	return 0;
 }
 
-void model_reply_baseline(const struct kv *r)
+static void model_reply_baseline(const struct kv *r)
 {
 	struct shape s;
 	struct kv_out o;
@@ -157,7 +157,7 @@ void model_reply_baseline(const struct kv *r)
 	account(r, costmodel_eval_s((int)kv_get_long(r, "pairs", 1), b, lt, s.n, s.k, m));
 }
 
-void model_reply_overhead(const struct kv *r)
+static void model_reply_overhead(const struct kv *r)
 {
 	struct kv_out o;
 	kv_begin(&o, "overhead");
@@ -166,7 +166,7 @@ void model_reply_overhead(const struct kv *r)
 	account(r, costmodel_pairs_s((int)kv_get_long(r, "pairs", 1), 2 * 3.5));
 }
 
-void model_reply_floor(const struct kv *r)
+static void model_reply_floor(const struct kv *r)
 {
 	struct kv_out o;
 	const double bytes = kv_get_double(r, "bytes", 0), us = bytes / prof.bw * 1e6;
@@ -214,7 +214,7 @@ static int vary_mask(const char *list)
 	return mask;
 }
 
-void model_reply_lt_algos(const struct kv *r)
+static void model_reply_lt_algos(const struct kv *r)
 {
 	struct shape s;
 	struct kv_out o;
@@ -249,4 +249,21 @@ void model_reply_lt_algos(const struct kv *r)
 	free(t.buf);
 	/* the heuristic and cublasLtMatmulAlgoCheck run on the host */
 	account(r, 0);
+}
+
+int model_reply(const struct kv *r)
+{
+	if (!strcmp(r->op, "env"))
+		model_reply_env();
+	else if (!strcmp(r->op, "lt_algos"))
+		model_reply_lt_algos(r);
+	else if (!strcmp(r->op, "baseline"))
+		model_reply_baseline(r);
+	else if (!strcmp(r->op, "overhead"))
+		model_reply_overhead(r);
+	else if (!strcmp(r->op, "floor"))
+		model_reply_floor(r);
+	else
+		return 0;
+	return 1;
 }
