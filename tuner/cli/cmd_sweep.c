@@ -734,9 +734,9 @@ static int leaders(struct sweep *sw, int si, int q, const char *phase,
 }
 
 /* Compare like with like at shape si's M q: emit ranks the retests there
- * by ratio, and ratios a lease apart differ by more than the candidates
- * do (measured on an H200: retests two leases apart put qkv at 1 on the
- * slower of two kernels). Where this run has retested anything at
+ * by ratio, and ratios taken on two machines or hours apart differ by more
+ * than the candidates do (on an H200, retests of two runs put qkv at 1 on
+ * the slower of two kernels). Where this run has retested anything at
  * q, or where the best retest_top retests of the current code there come
  * from different runs (a sweep stopped half way, say), each of those not
  * measured by this run is measured again now, replacing its row. Decided
