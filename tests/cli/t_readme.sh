@@ -2,8 +2,8 @@
 # a GPU follows it: its search space and its commands, taken from the
 # README itself, run in order through the fake worker. Only the paths move
 # into a temp folder (my.yaml, my.db, runtime/tables/my.h, the install
-# prefix, and BUILD for `make TABLE=...`, so the tree's own build is left
-# as it is); `./linear` needs a real device and is built, not run. Then
+# prefix, the cubin cache of sweep and emit, and BUILD for `make
+# TABLE=...`, so the tree's own build and .cache are left as they are); `./linear` needs a real device and is built, not run. Then
 # its init command on a test model's config, its queries on the
 # walk-through's database, and its sweep-time table against the dry runs
 # it cites. The README is at most 200 lines, puts the no-GPU path before
@@ -12,6 +12,8 @@
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
 R=README.md
+had_cache=0
+[ -e .cache ] && had_cache=1
 section() { awk '/^## Tune your own model/ { s = 1; next } s && /^## / { exit } s' "$R"; }
 
 section | awk '/^```yaml/ { y = 1; next } y && /^```/ { exit } y' >"$TMP/my.yaml"
@@ -26,7 +28,8 @@ check "and its commands (sweep, report, emit, make, bench, install, cc)" \
 sed -e "s|runtime/tables/my\.h|$TMP/my.h|g" -e "s|my\.yaml|$TMP/my.yaml|g" \
 	-e "s|my\.db|$TMP/my.db|g" -e "s|\$HOME/opt/gemmtab|$TMP/prefix|g" \
 	-e "s|^make \(.*\)|env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \1 BUILD=$TMP/build|" \
-	-e "s|-o linear |-o $TMP/linear |" "$TMP/cmds" >"$TMP/run"
+	-e "s|-o linear |-o $TMP/linear |" \
+	-e "s#^build/bin/gemmtab \(sweep\|emit\) #build/bin/gemmtab \1 --cache $TMP/cache #" "$TMP/cmds" >"$TMP/run"
 made=0
 : >"$TMP/seen"
 while IFS= read -r cmd; do
@@ -94,4 +97,5 @@ check "its fake worker is the one make tests builds" \
 	bash -c "grep -q '^    export GEMMTAB_WORKER=\$PWD/build/tests/fake_worker$' '$R' && test -x build/tests/fake_worker"
 check "every command is spelled build/bin/gemmtab" bash -c "! grep -nE '(^    |\`)gemmtab ' '$R'"
 check "no overnight runs or 8-hour limits" bash -c "! grep -nE 'overnight|--time-limit 8h' '$R'"
+[ $had_cache = 1 ] || check "no cubin cache left in the tree (.cache)" test ! -e .cache
 finish
