@@ -11,8 +11,9 @@
 # Targets:
 #   make            build build/bin/gemmtab
 #   make test       CPU-only tests (what CI runs); ends "N passed, N failed"
-#   make test-gpu   GPU tests; needs an H200 (run through the device tool)
-#   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
+#   make test-gpu   GPU tests; needs a Hopper GPU (sm_90a)
+#   make tune       build, sweep search_spaces/quick.yaml on GPU 0 (a Hopper card)
+#                   into build/tune.db (untracked), report it
 #   make install    gemmtab, libgemmtab.{a,so}, gemmtab.h, gemmtab.pc under PREFIX
 #   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
 #   make bench-search  the search's modelled GPU seconds and its table's regret

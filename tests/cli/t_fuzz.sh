@@ -11,8 +11,11 @@ if [ ! -x "$F/fuzz_space" ] || [ ! -x "$F/fuzz_db" ]; then
 fi
 seeds() {   # TARGET DIR...: run every seed once, into $TMP/TARGET.log
 	local t=$1; shift
-	"$F/fuzz_$t" -runs=0 -timeout=60 "$@" >"$TMP/$t.log" 2>&1
+	# -artifact_prefix: a seed libFuzzer finds slow is written as
+	# slow-unit-<sha1> into $TMP, not into the tree
+	"$F/fuzz_$t" -runs=0 -timeout=60 -artifact_prefix="$TMP/$t-" "$@" >"$TMP/$t.log" 2>&1
 }
+touch "$TMP/start"
 for t in space db; do
 	case $t in
 	space) dirs="search_spaces tests/spaces"; n=$(find search_spaces tests/spaces -type f | wc -l) ;;
@@ -24,4 +27,6 @@ for t in space db; do
 	check "fuzz_$t: it read the $n seeds" grep -qE "INFO: +$n files found|seed corpus: files: $n " "$TMP/$t.log"
 	grep -E '^#[0-9]+.*(INITED|DONE)' "$TMP/$t.log" | tail -n 1 | sed 's/^/    /'
 done
+check "nothing written into the tree (no new slow-unit-* or crash-* file here)" \
+	test -z "$(find . -maxdepth 1 -newer "$TMP/start" -name '*-unit-*' -o -maxdepth 1 -newer "$TMP/start" -name 'crash-*')"
 finish

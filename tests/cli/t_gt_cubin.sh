@@ -2,7 +2,7 @@
 # the tuner's NVRTC path) compiles each kernel from the template file its
 # line in the kernels file names, as gemmtab emit writes it: a reduce
 # kernel whose name does not start with its template's stem
-# (mma_splitk_reduce, run 16 in docs/notes.md), a second adapter of one
+# (mma_splitk_reduce, run 16 in lab/notes.md), a second adapter of one
 # file (mma_hilo_kernel lives in mma_skinny.cuh), a gemv kernel; it
 # refuses a file that is no template's source, and a line out of order.
 . "$(dirname "$0")/lib.sh"

@@ -74,8 +74,8 @@ check "none left older than the time" \
 FAKE_WORKER_LOG=$TMP/requests expect_exit "the same time again: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake.yaml --db "$db" --cache "$cache" --retest-since "$since"
 check "measures nothing" test "$(grep -c '^eval ' "$TMP/requests")" = 0
-# retests are compared within one run (cmd_sweep.c settle(); docs/notes.md
-# run 220: retests two leases apart chose the slower kernel): every row a
+# retests are compared within one run (cmd_sweep.c settle(): retests of
+# two runs on two machines chose the slower kernel): every row a
 # sweep records carries its run; in a copy, every retest made an earlier
 # run's and one never retested screen made qkv 1's best: at each M its
 # retests reach (1, 2, 7, 8) the best two are measured again, the router

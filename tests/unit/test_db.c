@@ -134,7 +134,7 @@ TEST(reopen_is_idempotent)
 	free(path);
 }
 
-/* A sweep resumed on another unit of the same GPU (the next lent H200)
+/* A sweep resumed on another unit of the same GPU (another H200)
  * keeps its env, so nothing is measured twice; other software does not. */
 TEST(env_ignores_the_unit)
 {

@@ -384,7 +384,7 @@ TEST(quick_space)
 	check_workload(&sp, loads, 4);
 	CHECK(sp.sweep.retest_pairs >= 100);
 	/* a grid sized for one GPU run: every (shape, M) has candidates, none
-	 * more than 600 (run 2 in docs/notes.md: 5152 in all, 43 s) */
+	 * more than 600 (run 2 in lab/notes.md: 5152 in all, 43 s) */
 	for (int i = 0; i < sp.nshapes; i++)
 		for (int j = 0; j < sp.shapes[i].n_ms; j++) {
 			long n = space_enumerate(&sp, &sp.shapes[i], sp.shapes[i].ms[j], NULL, NULL);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# tools/device_h200.sh: the H200 work of the every-M re-tune, in two
+# lab/device_h200.sh: the H200 work of the every-M re-tune, in two
 # device calls of at most 10 minutes each, with one step here between them.
 #
-#   bash tools/device_h200.sh prep      (here) make tests, then pack the GPU
+#   bash lab/device_h200.sh prep      (here) make tests, then pack the GPU
 #       test programs into build/gpu/pack.tgz and compile the default
 #       space's cubins into build/gpu/cache.tar.xz (11,267 instantiations:
 #       ~11 min on 2 cores, 216 MB, 9 MB packed), which the sweep would
 #       otherwise compile on the device (~110 s of its time)
-#   bash tools/device_h200.sh call1     (device; carry build/bin, build/lib,
+#   bash lab/device_h200.sh call1     (device; carry build/bin, build/lib,
 #       build/examples, build/rt-prefix, build/jit-cache, build/gpu,
 #       build/bench) make test-gpu, the host cost (build/bench/host_cost),
 #       gemmtab.Linear in a graph (bench/python_graph.py), then the sweep
@@ -20,10 +20,10 @@
 #       db/h200.db --out runtime/tables/h200.h --incumbent
 #       runtime/tables/h200_incumbent.h` (cp runtime/tables/h200.h
 #       runtime/tables/h200_incumbent.h first), make, then
-#       `tools/ab_bench.sh prep HEAD` (a: the new table, b: the committed
-#       one) and `bash tools/device_h200.sh prep` again (the GPU test
+#       `lab/ab_bench.sh prep HEAD` (a: the new table, b: the committed
+#       one) and `bash lab/device_h200.sh prep` again (the GPU test
 #       programs now carry the new table)
-#   bash tools/device_h200.sh call2     (device; carry the same and build/ab)
+#   bash lab/device_h200.sh call2     (device; carry the same and build/ab)
 #       the runtime's GPU test of the new table, the A/B of the two tables over
 #       every M to 64 and every 4th above (AB_ROUNDS, 2), and the new
 #       table's contract bench (bench/h200.md's method); under $OUT the
@@ -78,7 +78,7 @@ call1)
 		exit 0 ;;
 	esac
 	test_gpu
-	DB=db/h200.db bash tools/device_run.sh host pygraph 2>&1 | tee "$OUT/log.txt"
+	DB=db/h200.db bash lab/device_run.sh host pygraph 2>&1 | tee "$OUT/log.txt"
 	# a database an earlier call1 brought back (cp OUT/h200.db.gz build/gpu/)
 	# is resumed, not the tracked one
 	if [ -f build/gpu/h200.db.gz ]; then
@@ -94,7 +94,7 @@ call1)
 	left=$((${CALL_S:-520} - (SECONDS - T0)))
 	echo "sweep for $left s" | tee -a "$OUT/log.txt"
 	DB=db/h200.db CACHE_DIR=/tmp/gt-cache/cache SWEEP_S=$left \
-		bash tools/device_run.sh sweep search_spaces/h200.yaml 2>&1 | tee -a "$OUT/log.txt"
+		bash lab/device_run.sh sweep search_spaces/h200.yaml 2>&1 | tee -a "$OUT/log.txt"
 	rm -f "$OUT/gpu.txt"
 	echo "done ($((SECONDS - T0)) s)" ;;
 call2)
@@ -107,14 +107,14 @@ call2)
 	timeout 120 build/tests/gpu_test_runtime_gpu >"$OUT/runtime_gpu.log" 2>&1
 	echo "gpu_test_runtime_gpu exit $? ($((SECONDS - T0)) s)"; tail -n 2 "$OUT/runtime_gpu.log"
 	rounds=${AB_ROUNDS:-2}
-	BENCH_ARGS="--range-step 4" OUT=/tmp/ab timeout 280 bash tools/ab_bench.sh run "$rounds" 2>&1 |
+	BENCH_ARGS="--range-step 4" OUT=/tmp/ab timeout 280 bash lab/ab_bench.sh run "$rounds" 2>&1 |
 		tail -n 6 | tee "$OUT/log.txt"
 	cp /tmp/ab/scores.txt /tmp/ab/a_"$rounds".md /tmp/ab/b_"$rounds".md "$OUT/" 2>/dev/null
-	BENCH_S=$((570 - (SECONDS - T0))) ROUNDS=3 bash tools/device_run.sh bench 2>&1 | tee -a "$OUT/log.txt"
+	BENCH_S=$((570 - (SECONDS - T0))) ROUNDS=3 bash lab/device_run.sh bench 2>&1 | tee -a "$OUT/log.txt"
 	cat "$OUT/bench.txt" >>"$OUT/log.txt"
 	rm -f "$OUT/gpu.txt" "$OUT/floors.txt" "$OUT/bench.txt"
 	echo "done ($((SECONDS - T0)) s)" ;;
 *)
-	echo "usage: tools/device_h200.sh prep | call1 | call2" >&2
+	echo "usage: lab/device_h200.sh prep | call1 | call2" >&2
 	exit 2 ;;
 esac

@@ -1,7 +1,7 @@
-# CLI: tools/ab_points.sh pairs two bench reports point by point, tells
+# CLI: lab/ab_points.sh pairs two bench reports point by point, tells
 # the points that run the same kernel from those that do not, and takes
 # the median ratio over the same-kernel ones; refuses a missing file.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tests/cli/lib.sh"
 
 # two made-up reports in gemmtab bench's md layout (with a floor_frac
 # column in the first, none in the second: both layouts are read)
@@ -31,7 +31,7 @@ base="baseline (cublasGemmEx bf16, compute 32F): no table entry covers m=2"
 	row qkv2 12 1.00 "$k1"
 	row pooler 8 5.00 "$k1"
 } >"$TMP/b.md"
-expect_exit "two reports: exit 0" 0 bash tools/ab_points.sh "$TMP/a.md" "$TMP/b.md"
+expect_exit "two reports: exit 0" 0 bash lab/ab_points.sh "$TMP/a.md" "$TMP/b.md"
 check "a point only one report has is left out" bash -c "! grep -q '^oproj\|^pooler' '$TMP/out'"
 check "qkv 8: the same kernel, a/b 1.100" grep -qE '^qkv +8 +a +4.40 +b +4.00 +a/b 1.100 +same ' "$TMP/out"
 check "qkv 2: both the baseline's own call count as the same" \
@@ -44,11 +44,11 @@ check "qkv2 12 paired too (keys sorted as join reads them)" grep -qE '^qkv2 +12 
 # them: the median is neither the middle one unsorted nor the largest
 expect_line "the median over the 3 same-kernel points" "$TMP/out" \
 	"same kernel at 3 points: median a/b 1.100 ($TMP/a.md against $TMP/b.md)"
-expect_exit "a missing report: exit 1" 1 bash tools/ab_points.sh "$TMP/a.md" "$TMP/none.md"
-expect_line "it names the file" "$TMP/err" "tools/ab_points.sh: cannot read $TMP/none.md"
+expect_exit "a missing report: exit 1" 1 bash lab/ab_points.sh "$TMP/a.md" "$TMP/none.md"
+expect_line "it names the file" "$TMP/err" "lab/ab_points.sh: cannot read $TMP/none.md"
 echo "score: 1.5" >"$TMP/none.txt"
-expect_exit "a report with no point row: exit 1" 1 bash tools/ab_points.sh "$TMP/a.md" "$TMP/none.txt"
+expect_exit "a report with no point row: exit 1" 1 bash lab/ab_points.sh "$TMP/a.md" "$TMP/none.txt"
 expect_line "it names the file" "$TMP/err" \
-	"tools/ab_points.sh: no row of $TMP/none.txt reads as a bench report's point"
-expect_exit "one argument: exit 2" 2 bash tools/ab_points.sh "$TMP/a.md"
+	"lab/ab_points.sh: no row of $TMP/none.txt reads as a bench report's point"
+expect_exit "one argument: exit 2" 2 bash lab/ab_points.sh "$TMP/a.md"
 finish

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/device_retune.sh DEPS [CACHE.tgz]: one device call that re-tunes the
+# lab/device_retune.sh DEPS [CACHE.tgz]: one device call that re-tunes the
 # default table end to end on the H200: sweep search_spaces/h200.yaml into
 # a fresh db/h200.db, emit runtime/tables/h200.h, rebuild libgemmtab and
 # gemmtab there, and bench the library. With VALIDATE_MMA=1 it first runs
@@ -33,7 +33,7 @@
 # the tree as it is.
 set -u
 cd "$(dirname "$0")/.."
-DEPS=$(cd "${1:?usage: tools/device_retune.sh DEPS [CACHE.tgz]}" && pwd) || exit 2
+DEPS=$(cd "${1:?usage: lab/device_retune.sh DEPS [CACHE.tgz]}" && pwd) || exit 2
 OUT=${OUT:-out}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 export C_INCLUDE_PATH=$DEPS/include

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/device_run.sh: everything one device call does, in order, on the
+# lab/device_run.sh: everything one device call does, in order, on the
 # H200 machine, over a tree built here (build/ carried). Steps:
 #   test-gpu        make test-gpu PREBUILT=1
 #   probe           gemmtab probe into $DB
@@ -13,8 +13,8 @@
 #                   e.g. "--range-step 4"): $ROUNDS rounds (3), floor
 #                   fractions from a probe of this machine ($FLOORS, probed
 #                   on first use) and --paired
-#   ab              tools/ab_bench.sh run $AB_ROUNDS (4): this tree's table
-#                   against the one `tools/ab_bench.sh prep REF` put in
+#   ab              lab/ab_bench.sh run $AB_ROUNDS (4): this tree's table
+#                   against the one `lab/ab_bench.sh prep REF` put in
 #                   build/ab (carry build/ab), packed into ab.tgz;
 #                   BENCH_ARGS (e.g. "--range-step 4") goes to its benches
 #   host            build/bench/host_cost (make bench-host's program)
@@ -84,7 +84,7 @@ shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$CACHE_XZ"; } | 
 			--paired --format md --out "$OUT/h200.md" >"$OUT/bench.txt" 2>&1
 		tail -n 12 "$OUT/h200.md" ;;
 	ab) ab=$(mktemp -d)
-		OUT=$ab bash tools/ab_bench.sh run "${AB_ROUNDS:-4}" && cat "$ab/scores.txt"
+		OUT=$ab bash lab/ab_bench.sh run "${AB_ROUNDS:-4}" && cat "$ab/scores.txt"
 		tar czf "$OUT/ab.tgz" -C "$ab" . ;;
 	*) echo "device_run: unknown step $step" >&2 ;;
 	esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tools/ab_points.sh A.md B.md: two `gemmtab bench --format md` reports
-# (tools/ab_bench.sh's a_N.md and b_N.md, say) point by point: for each
+# lab/ab_points.sh A.md B.md: two `gemmtab bench --format md` reports
+# (lab/ab_bench.sh's a_N.md and b_N.md, say) point by point: for each
 # family and M both measured, the library's time in each, their ratio
 # (a over b), and whether both ran the same kernel (the same template and
 # parameters, or both the baseline's own call) or each its own. Then the
@@ -8,11 +8,11 @@
 # alike, a ratio away from 1 is the process or the machine, not the
 # table.
 #
-#   bash tools/ab_points.sh docs/runs/run177/a_1.md docs/runs/run177/b_1.md
+#   bash lab/ab_points.sh docs/runs/run177/a_1.md docs/runs/run177/b_1.md
 set -eu
-[ $# -eq 2 ] || { echo "usage: tools/ab_points.sh A.md B.md" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: lab/ab_points.sh A.md B.md" >&2; exit 2; }
 for f in "$1" "$2"; do
-	[ -r "$f" ] || { echo "tools/ab_points.sh: cannot read $f" >&2; exit 1; }
+	[ -r "$f" ] || { echo "lab/ab_points.sh: cannot read $f" >&2; exit 1; }
 done
 
 # "family:M", lib_us and the kernel of each per-point row (second cell a
@@ -44,7 +44,7 @@ points "$1" >"$T/a"
 points "$2" >"$T/b"
 for f in "$1:a" "$2:b"; do
 	if [ ! -s "$T/${f##*:}" ]; then
-		echo "tools/ab_points.sh: no row of ${f%:*} reads as a bench report's point" >&2
+		echo "lab/ab_points.sh: no row of ${f%:*} reads as a bench report's point" >&2
 		exit 1
 	fi
 done

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# tools/ab_bench.sh: two dispatch tables benched against each other on one
+# lab/ab_bench.sh: two dispatch tables benched against each other on one
 # machine, alternately, so that what differs between leases (one table's
 # score moves about 1% from one lent machine to the next) does not decide
 # between them.
 #
-#   bash tools/ab_bench.sh prep REF     (here) build REF (a branch or
+#   bash lab/ab_bench.sh prep REF     (here) build REF (a branch or
 #       commit) in a git worktree and put both gemmtab binaries, each with
 #       its own table compiled into its library, with their table headers
 #       and search spaces under build/ab/a (this tree) and build/ab/b (REF)
-#   bash tools/ab_bench.sh run [N [SPACE]]  (on the device, carry build/ab)
+#   bash lab/ab_bench.sh run [N [SPACE]]  (on the device, carry build/ab)
 #       one probe into a scratch database, then N rounds (default 3) of one
 #       bench of a and one of b, in alternating order, each with floor
 #       fractions; under $OUT: scores.txt (a line per round), probe.txt,
@@ -17,7 +17,7 @@
 #       from the repository root; REF's gemmtab must read it too) benches
 #       only those families and Ms, on both sides (a bisection of what a
 #       table's process does to the others);
-#       tools/ab_points.sh then compares two reports point by point.
+#       lab/ab_points.sh then compares two reports point by point.
 #       BENCH_ARGS (e.g. "--range-step 4 --rounds 2") goes to every bench
 #       of both sides
 set -eu
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 
 case "${1:-}" in
 prep)
-	ref=${2:?usage: tools/ab_bench.sh prep REF}
+	ref=${2:?usage: lab/ab_bench.sh prep REF}
 	tmp=$(mktemp -d)
 	wt=$tmp/tree
 	# the worktree goes whatever happens to the builds
@@ -90,7 +90,7 @@ run)
 	tar czf "$OUT/ab_runs.tgz" -C "$W" .
 	;;
 *)
-	echo "usage: tools/ab_bench.sh prep REF | run [N [SPACE]]" >&2
+	echo "usage: lab/ab_bench.sh prep REF | run [N [SPACE]]" >&2
 	exit 2
 	;;
 esac
