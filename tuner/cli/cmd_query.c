@@ -1,7 +1,8 @@
 /*
  * cmd_query.c: `gemmtab query`: run read-only SQL, or one of the canned
  * questions, against a results database and print the rows as text, CSV,
- * Markdown or one JSON document.
+ * Markdown or one JSON document, from a database that passed
+ * PRAGMA integrity_check.
  */
 #include "commands.h"
 #include "db.h"
@@ -125,8 +126,13 @@ int cmd_query(int argc, char **argv)
 	if (c && c->takes_top)
 		sql = xasprintf(c->sql, top >= 0 ? top : DEFAULT_TOP);
 	ret = 1;
+	/* a damaged file answers wrongly: check it before any answer */
 	if (db_open_read(path, &db))
 		goto cleanup;
+	if (db_integrity(db)) {
+		db_close(db);
+		goto cleanup;
+	}
 	ret = db_query_print(db, sql ? sql : c ? c->sql : query, format) ? 1 : 0;
 	db_close(db);
 cleanup:

@@ -546,23 +546,86 @@ static void sql_pkey(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* How a command opens a database. */
 enum open_mode {
-	OPEN_CREATE,    /* a sweep or probe: create, WAL, migrate */
-	OPEN_WRITE,     /* prune: an existing file, its journal mode kept, migrate */
+	OPEN_CREATE,    /* a sweep, probe or merge: create, migrate, WAL */
+	OPEN_WRITE,     /* prune, migrate: an existing file, migrate, WAL */
 	OPEN_READ,      /* report, query, emit, bench: read only, never migrated */
 	OPEN_READ_OLD,  /* merge: the same, an older schema too (read to be copied) */
 };
 
-/* 1 when a non-empty PATH-wal file sits beside path (committed results an
- * immutable reader would miss). */
-static int has_wal(const char *path)
+/* 1 when a non-empty file PATH-suffix sits beside path: committed
+ * results in a -wal file, or a -journal an immutable reader would ignore. */
+static int has_side_file(const char *path, const char *suffix)
 {
-	char *wal = xasprintf("%s-wal", path);
-	FILE *f = fopen(wal, "rb");
+	char *side = xasprintf("%s-%s", path, suffix);
+	FILE *f = fopen(side, "rb");
 	int nonempty = f && fgetc(f) != EOF;
 	if (f)
 		fclose(f);
-	free(wal);
+	free(side);
 	return nonempty;
+}
+
+/* The first read of a read-only connection, which takes the shared lock
+ * (waiting out a writer's for the busy timeout) and meets any hot journal.
+ * Where the file cannot be read as it is (a WAL database whose -shm
+ * cannot be made: a read-only folder or mount), it is reopened immutable,
+ * but only when nothing beside it holds data the file alone lacks: an
+ * immutable reader ignores locks and journals. Returns 0 or -1 (message
+ * printed). */
+static int open_readable(struct db *db, const char *path, int flags)
+{
+	int rc = sqlite3_exec(db->h, "PRAGMA user_version", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	int code = sqlite3_extended_errcode(db->h);
+	if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
+		return db_error(db, path);
+	if (code == SQLITE_READONLY_ROLLBACK || has_side_file(path, "journal"))
+		return error("DB: %s: its hot journal %s-journal holds a write that never "
+			     "committed (its writer was killed); nothing read: run `gemmtab "
+			     "migrate --db %s`, which rolls it back, or copy both files to a "
+			     "folder you can write and read the copy", path, path, path);
+	if (has_side_file(path, "wal"))
+		return error("DB: %s cannot be read here (%s): committed results wait in its "
+			     "-wal file, which only a reader that may write beside it folds in; "
+			     "copy %s and %s-wal to a folder you can write and read the copy",
+			     path, sqlite3_errmsg(db->h), path, path);
+	sqlite3_close(db->h);
+	char *uri = sqlite3_mprintf("file:%q?immutable=1", path);
+	rc = sqlite3_open_v2(uri, &db->h, flags | SQLITE_OPEN_URI, NULL);
+	sqlite3_free(uri);
+	if (rc != SQLITE_OK)
+		return db->h ? db_error(db, path) : error("DB: %s: out of memory", path);
+	return 0;
+}
+
+/* Checks of a reader's database: ours, not empty, and (unless old_ok) of
+ * this schema. Returns 0 or -1 (message printed). */
+static int check_readable(struct db *db, const char *path, int old_ok)
+{
+	int version = check_version(db);
+	if (version < 0)
+		return -1;
+	if (version == 0)
+		return error("DB: %s is empty, not a gemmtab database", path);
+	if (version < (int)ARRAY_SIZE(migrations) && !old_ok)
+		return error("DB: %s has schema %d, older than this gemmtab's %zu: run `gemmtab "
+			     "migrate --db %s` to upgrade it", path, version,
+			     ARRAY_SIZE(migrations), path);
+	return 0;
+}
+
+/* The settings of every connection, before its first statement: extended
+ * codes, the busy timeout (a reader waits out a writer's lock, then reads
+ * what was committed), gemmtab_pkey(). Returns 0 or -1. */
+static int connection_setup(struct db *db, const char *path)
+{
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	if (sqlite3_create_function(db->h, "gemmtab_pkey", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    NULL, sql_pkey, NULL, NULL) != SQLITE_OK)
+		return db_error(db, path);
+	return 0;
 }
 
 static int open_db(const char *path, enum open_mode mode, struct db **out)
@@ -576,26 +639,6 @@ static int open_db(const char *path, enum open_mode mode, struct db **out)
 	if (old_ok)
 		mode = OPEN_READ;
 	int rc = sqlite3_open_v2(path, &db->h, flags, NULL);
-	if (rc == SQLITE_OK && mode == OPEN_READ) {
-		/* a file on a read-only mount (or of a read-only directory, with
-		 * a WAL database) cannot be read as it is: read it immutable,
-		 * unless committed results wait in a -wal file beside it */
-		sqlite3_extended_result_codes(db->h, 1);
-		int readable = sqlite3_exec(db->h, "PRAGMA user_version", NULL, NULL, NULL) == SQLITE_OK;
-		if (!readable && has_wal(path)) {
-			error("DB: %s cannot be read here (%s): committed results wait in its -wal "
-			      "file, which only a reader that may write beside it folds in; copy "
-			      "%s and %s-wal to a folder you can write and read the copy",
-			      path, sqlite3_errmsg(db->h), path, path);
-			goto fail;
-		}
-		if (!readable) {
-			sqlite3_close(db->h);
-			char *uri = sqlite3_mprintf("file:%q?immutable=1", path);
-			rc = sqlite3_open_v2(uri, &db->h, flags | SQLITE_OPEN_URI, NULL);
-			sqlite3_free(uri);
-		}
-	}
 	if (rc != SQLITE_OK) {
 		if (!db->h)
 			error("DB: %s: out of memory", path);
@@ -603,38 +646,30 @@ static int open_db(const char *path, enum open_mode mode, struct db **out)
 			db_error(db, path);
 		goto fail;
 	}
-	sqlite3_extended_result_codes(db->h, 1);
-	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
-	if (sqlite3_create_function(db->h, "gemmtab_pkey", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-				    NULL, sql_pkey, NULL, NULL) != SQLITE_OK) {
-		db_error(db, path);
-		goto fail;
-	}
-	if (exec(db, "PRAGMA foreign_keys = ON", path))
+	if (connection_setup(db, path))
 		goto fail;
 	if (mode == OPEN_READ) {
-		int version = check_version(db);
-		if (version < 0)
+		/* an immutable reopen is a new connection: set it up again */
+		sqlite3 *first = db->h;
+		if (open_readable(db, path, flags) ||
+		    (db->h != first && connection_setup(db, path)) ||
+		    exec(db, "PRAGMA foreign_keys = ON", path) ||
+		    check_readable(db, path, old_ok))
 			goto fail;
-		if (version == 0) {
-			error("DB: %s is empty, not a gemmtab database", path);
-			goto fail;
-		}
-		if (version < (int)ARRAY_SIZE(migrations) && !old_ok) {
-			error("DB: %s has schema %d, older than this gemmtab's %zu: run `gemmtab "
-			      "migrate --db %s` to upgrade it", path, version,
-			      ARRAY_SIZE(migrations), path);
-			goto fail;
-		}
 		*out = db;
 		return 0;
 	}
-	/* WAL for a sweep: readers and the recording sweep do not block each
-	 * other; with WAL, synchronous=NORMAL still survives a process kill.
-	 * A database opened to prune or migrate keeps its journal mode. */
-	if ((mode == OPEN_CREATE && exec(db, "PRAGMA journal_mode = WAL", path)) ||
+	/* WAL for every database gemmtab writes (docs/guide.md says why):
+	 * readers and the recording writer do not block each other, a reader
+	 * never sees a write that was not committed, and a killed writer
+	 * leaves no hot journal; with WAL, synchronous=NORMAL still survives a
+	 * process kill. The first read of a read-write connection rolls back
+	 * a hot journal a killed writer of a rollback-journal file left; the
+	 * mode changes only once the file proved to be ours. */
+	if (exec(db, "PRAGMA foreign_keys = ON", path) ||
 	    exec(db, "PRAGMA synchronous = NORMAL", path) ||
-	    migrate(db))
+	    migrate(db) ||
+	    exec(db, "PRAGMA journal_mode = WAL", path))
 		goto fail;
 	*out = db;
 	return 0;
@@ -1091,6 +1126,12 @@ static int col_shape(sqlite3_stmt *st, char family[FAMILY_MAX], int *n, int *k,
 		col_text(st, 3 + i, dt[i], sizeof(dt[i]));
 	if (dtype_parse(dt[0], w) || dtype_parse(dt[1], x) || dtype_parse(dt[2], y))
 		return error("DB: shape %s has an unknown dtype", family);
+	if (sqlite3_column_type(st, 1) != SQLITE_INTEGER || *n < 1 ||
+	    sqlite3_column_type(st, 2) != SQLITE_INTEGER || *k < 1)
+		return error("DB: shape %s has n '%s' and k '%s', not integers above 0: not a "
+			     "shape gemmtab writes (the database is damaged); nothing trusted",
+			     family, (const char *)sqlite3_column_text(st, 1),
+			     (const char *)sqlite3_column_text(st, 2));
 	return 0;
 }
 
@@ -1279,6 +1320,29 @@ int db_floors(struct db *db, long long env, struct floor_row **out)
 	int n;
 	*out = env_rows(db, ST_FLOORS, env, "floors", sizeof(**out), read_floor_row, &n);
 	return n;
+}
+
+int db_check_content(struct db *db)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "SELECT id FROM env ORDER BY id", -1, &st, NULL))
+		return db_error(db, db->path);
+	int rc, bad = 0;
+	while (!bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long env = sqlite3_column_int64(st, 0);
+		struct best_row *best = NULL;
+		struct retest_row *rt = NULL;
+		struct floor_row *fl = NULL;
+		bad = db_best_rows(db, env, &best) < 0 || db_retest_rows(db, env, &rt) < 0 ||
+		      db_floors(db, env, &fl) < 0;
+		free(best);
+		free(rt);
+		free(fl);
+	}
+	if (!bad && rc != SQLITE_DONE)
+		bad = db_error(db, db->path);
+	sqlite3_finalize(st);
+	return bad ? -1 : 0;
 }
 
 /* Print one prepared statement's rows as a table. Returns 0 or -1. */
@@ -1522,8 +1586,8 @@ fail:
 
 int db_compact(struct db *db)
 {
-	return exec(db, "PRAGMA journal_mode = DELETE", db->path) ||
-	       exec(db, "VACUUM", db->path) ? -1 : 0;
+	return exec(db, "VACUUM", db->path) ||
+	       exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", db->path) ? -1 : 0;
 }
 
 int db_schema_latest(void)
@@ -1572,17 +1636,49 @@ static int unused_pages(struct db *db)
 	return 0;
 }
 
+/* A private temporary copy of db's file (SQLite's "" database: in memory,
+ * spilled to a temporary file when large), into *copy. SQLite leaves the
+ * CHECK constraints out of the schema of a read-only connection, so its
+ * integrity_check skips them there; a writable copy has them. Returns 0
+ * or -1 (message printed). */
+static int writable_copy(struct db *db, sqlite3 **copy)
+{
+	sqlite3_backup *b = NULL;
+	int rc = sqlite3_open_v2("", copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK && (b = sqlite3_backup_init(*copy, "main", db->h, "main"))) {
+		rc = sqlite3_backup_step(b, -1);
+		rc = sqlite3_backup_finish(b) == SQLITE_OK && rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	if (rc == SQLITE_OK && b)
+		return 0;
+	error("DB: %s fails PRAGMA integrity_check (a copy to check it could not be made: %s); "
+	      "nothing trusted: restore it from a copy, or rebuild it with a sweep", db->path,
+	      *copy ? sqlite3_errmsg(*copy) : "out of memory");
+	sqlite3_close(*copy);
+	*copy = NULL;
+	return -1;
+}
+
 int db_integrity(struct db *db)
 {
+	sqlite3 *h = db->h, *copy = NULL;
+	if (sqlite3_db_readonly(db->h, "main") == 1) {
+		if (writable_copy(db, &copy))
+			return -1;
+		h = copy;
+	}
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->h, "PRAGMA integrity_check(1)", -1, &st, NULL))
-		return db_error(db, "integrity_check");
+	if (sqlite3_prepare_v2(h, "PRAGMA integrity_check(1)", -1, &st, NULL)) {
+		error("DB: %s: integrity_check: %s", db->path, sqlite3_errmsg(h));
+		sqlite3_close(copy);
+		return -1;
+	}
 	int rc = sqlite3_step(st);
 	const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
 	int ok = r && !strcmp(r, "ok");
 	if (!ok) {
 		char finding[512];
-		snprintf(finding, sizeof(finding), "%s", r ? r : sqlite3_errmsg(db->h));
+		snprintf(finding, sizeof(finding), "%s", r ? r : sqlite3_errmsg(h));
 		for (char *c = finding; *c; c++)
 			if (*c == '\n')
 				*c = ' ';
@@ -1590,6 +1686,7 @@ int db_integrity(struct db *db)
 		      "a copy, or rebuild it with a sweep", db->path, finding);
 	}
 	sqlite3_finalize(st);
+	sqlite3_close(copy);
 	return ok ? unused_pages(db) : -1;
 }
 

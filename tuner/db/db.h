@@ -63,12 +63,17 @@ void result_row_clear(struct result_row *r);
  * as "gemmtab: error: DB: ..."). Refuses a file that is not a gemmtab
  * database and one whose schema is newer than this binary knows. */
 int db_open(const char *path, struct db **out);
-/* The same, but a missing file is an error instead of a new database and
- * the file keeps its journal mode (prune, migrate). */
+/* The same, but a missing file is an error instead of a new database
+ * (prune, migrate). Both roll back a hot journal a killed writer left and
+ * leave the file in WAL mode. */
 int db_open_existing(const char *path, struct db **out);
-/* For readers (report, query, emit, bench): read only (immutable on a
- * read-only mount when no -wal file holds results), never created, never
- * migrated: an older schema is refused with "run gemmtab migrate". */
+/* For readers (report, query, emit, bench): read only, never created,
+ * never migrated: an older schema is refused with "run gemmtab migrate".
+ * The busy timeout is set before the first read, so a writer's lock is
+ * waited out, never read through; a hot journal (a killed writer's
+ * uncommitted write) is refused, naming the command that rolls it back.
+ * A WAL file on a read-only folder or mount is read immutable, only when
+ * no -wal or -journal file beside it holds what the file lacks. */
 int db_open_read(const char *path, struct db **out);
 /* db_open_read, but an older schema is opened too (to be copied). */
 int db_open_read_any(const char *path, struct db **out);
@@ -129,10 +134,17 @@ struct best_row;
 int db_best_rows_current(struct db *db, long long env, const struct db_pair *cur, long n,
 			 struct best_row **out);
 /* PRAGMA integrity_check: 0, or -1 with a message naming the check and
- * its first finding. */
+ * its first finding. On a read-only connection it checks a private
+ * writable copy, since SQLite leaves CHECK constraints out of a read-only
+ * schema. */
 int db_integrity(struct db *db);
-/* VACUUM, and leave the file in rollback-journal mode (what a read-only
- * clone can open). Returns 0 or -1. */
+/* The checks emit's and report's reads make of every row they trust (an M
+ * of 1..65536, figures finite and above 0, known dtypes, N and K above
+ * 0), run over every environment's best and retest rows and floors.
+ * Returns 0 or -1 (message naming the row and the check). */
+int db_check_content(struct db *db);
+/* VACUUM, then fold the -wal file into the database (the file alone holds
+ * every row: what a copy or a read-only clone needs). Returns 0 or -1. */
 int db_compact(struct db *db);
 
 int db_record_variant(struct db *db, const char *tmpl, const char *params, long long shape,
