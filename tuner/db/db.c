@@ -570,8 +570,8 @@ static int has_side_file(const char *path, const char *suffix)
  * Where the file cannot be read as it is (a WAL database whose -shm
  * cannot be made: a read-only folder or mount), it is reopened immutable,
  * but only when nothing beside it holds data the file alone lacks: an
- * immutable reader ignores locks and journals. Returns 0 or -1 (message
- * printed). */
+ * immutable reader ignores locks and journals. Returns 0, 1 (reopened
+ * immutable: a new connection), or -1 (message printed). */
 static int open_readable(struct db *db, const char *path, int flags)
 {
 	int rc = sqlite3_exec(db->h, "PRAGMA user_version", NULL, NULL, NULL);
@@ -596,7 +596,7 @@ static int open_readable(struct db *db, const char *path, int flags)
 	sqlite3_free(uri);
 	if (rc != SQLITE_OK)
 		return db->h ? db_error(db, path) : error("DB: %s: out of memory", path);
-	return 0;
+	return 1;
 }
 
 /* Checks of a reader's database: ours, not empty, and (unless old_ok) of
@@ -650,9 +650,8 @@ static int open_db(const char *path, enum open_mode mode, struct db **out)
 		goto fail;
 	if (mode == OPEN_READ) {
 		/* an immutable reopen is a new connection: set it up again */
-		sqlite3 *first = db->h;
-		if (open_readable(db, path, flags) ||
-		    (db->h != first && connection_setup(db, path)) ||
+		int reopened = open_readable(db, path, flags);
+		if (reopened < 0 || (reopened && connection_setup(db, path)) ||
 		    exec(db, "PRAGMA foreign_keys = ON", path) ||
 		    check_readable(db, path, old_ok))
 			goto fail;
