@@ -132,7 +132,8 @@ for bad in flip negm; do
 	check "D2: names the input" grep -q "merge: $TMP/$bad.db refused: nothing merged" "$TMP/err"
 	check "D2: creates no output" test ! -s "$TMP/out.db"
 done
-check "D2: the flip is named by integrity_check" bash -c "$GEMMTAB merge --db $TMP/o2.db $TMP/flip.db 2>&1 | grep -q 'fails PRAGMA integrity_check'"
+expect_exit "D2: merge of the flip alone: exit 1" 1 "$GEMMTAB" merge --db "$TMP/o2.db" "$TMP/flip.db"
+check "D2: names integrity_check's finding" grep -q "flip.db fails PRAGMA integrity_check" "$TMP/err"
 cp "$db" "$TMP/into.db"
 sum=$(md5sum <"$TMP/into.db")
 expect_exit "D2: merge of a damaged input into a database: exit 1" 1 \
