@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "db.h"
 #include "options.h"
+#include "query_print.h"
 #include "texttable.h"
 #include "util.h"
 
@@ -133,7 +134,7 @@ int cmd_query(int argc, char **argv)
 		db_close(db);
 		goto cleanup;
 	}
-	ret = db_query_print(db, sql ? sql : c ? c->sql : query, format) ? 1 : 0;
+	ret = query_fprint(db, sql ? sql : c ? c->sql : query, format, stdout) ? 1 : 0;
 	db_close(db);
 cleanup:
 	free(sql);

@@ -1,9 +1,15 @@
 /*
- * db.h: the results database. Only db.c includes sqlite3.h (and
- * tests/unit/test_db.c, to write a database as an older schema did). The schema
- * lives in db/schema.sql (compiled in), is versioned, and is migrated on
- * open. WAL mode; every record call commits before it returns, so a kill
- * at any moment loses at most what was not yet recorded.
+ * db.h: the results database. Only the files of tuner/db/ include
+ * sqlite3.h (and tests/unit/test_db.c, to write a database as an older
+ * schema did): db_open.c (opening), db_migrate.c (the schema's versions),
+ * db_record.c (what the sweep records), db_read.c (what report, emit and
+ * bench read), db_integrity.c (whether a file may be trusted), db_prune.c,
+ * db_merge.c and db_query.c, over db_stmt.c's cached statements. The
+ * schema is db/gemmtab.sql (compiled in), versioned, and migrated when a
+ * writer opens the file. WAL mode; every record call commits before it
+ * returns, so a kill at any moment loses at most what was not yet
+ * recorded. The module calls nothing above it: sweep, emit and report
+ * call it.
  */
 #ifndef GT_DB_H
 #define GT_DB_H
@@ -267,14 +273,30 @@ struct floor_row {
  * *out (caller frees). Returns the count or -1. */
 int db_floors(struct db *db, long long env, struct floor_row **out);
 
-/* Run the statements of sql and print each one's rows to out in format
- * "text", "csv" or "md" (a blank line between statements' tables). Only
+/* A value of a query's row, typed as SQLite stores it; text is its text
+ * (NULL for DB_NULL), valid until the sink's call returns. */
+enum db_type { DB_NULL, DB_INTEGER, DB_REAL, DB_TEXT };
+struct db_cell {
+	enum db_type type;
+	long long i;
+	double r;
+	const char *text;
+};
+/* Where db_query hands its rows: begin once per statement that has
+ * columns, row per row, end after its last row. A nonzero return from any
+ * stops the query and is returned. */
+struct db_query_sink {
+	void *ctx;
+	int (*begin)(void *ctx, const char *sql, int ncols, const char *const *names);
+	int (*row)(void *ctx, int ncols, const struct db_cell *cells);
+	int (*end)(void *ctx);
+};
+/* Run the statements of sql in order, each one's rows into sink. Only
  * statements that do not write are run; `gemmtab query` is for reading.
- * Returns 0 or -1 (message printed; earlier statements' rows stay
- * printed). */
-int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *out);
-/* db_query_fprint to stdout (for `gemmtab query`). */
-int db_query_print(struct db *db, const char *sql, const char *format);
+ * Returns 0, a sink's nonzero return, or -1 (message printed). */
+int db_query(struct db *db, const char *sql, const struct db_query_sink *sink);
+/* The path db was opened by. */
+const char *db_path(const struct db *db);
 
 /* What db_merge folded in from one input. */
 struct merge_counts {
