@@ -115,6 +115,10 @@ check "D1: its -wal file folded in" test ! -s "$TMP/p.db-wal"
 "$GEMMTAB" merge --db "$TMP/mo.db" "$rb" >/dev/null 2>&1
 check "D1: merge leaves WAL mode" test "$(sqlite3 "$TMP/mo.db" "PRAGMA journal_mode")" = wal
 
+# the committed databases: bytes 18 and 19 of the header are 2 in WAL mode
+check "D1: db/h200.db.gz is in WAL mode" test "$(gzip -dc db/h200.db.gz | head -c 20 | tail -c 2 | od -An -tu1 | tr -d ' ')" = 22
+check "D1: db/quick.db is in WAL mode" test "$(head -c 20 db/quick.db | tail -c 2 | od -An -tu1 | tr -d ' ')" = 22
+
 # --- D2: merge refuses a damaged input by name and merges nothing
 damage() {   # NAME SQL: a copy of the database changed by SQL, at $TMP/NAME.db
 	cp "$db" "$TMP/$1.db"
