@@ -164,6 +164,9 @@ check "D12: names the shape and the check" grep -q "shape qkv has n '0' and k '8
 check "D12: writes nothing" test ! -e "$TMP/n0.h"
 expect_exit "D12: report refuses it: exit 1" 1 "$GEMMTAB" report --db "$TMP/n0.db"
 expect_exit "D12: merge refuses it: exit 1" 1 "$GEMMTAB" merge --db "$TMP/o3.db" "$TMP/n0.db"
+sed 's/n: 2304/n: 0/' tests/spaces/fake.yaml >"$TMP/n0.yaml"
+expect_exit "D12: a space with n = 0: exit 2" 2 "$GEMMTAB" sweep --space "$TMP/n0.yaml" --dry-run
+expect_line "D12: names the place and the range" "$TMP/err" "$TMP/n0.yaml:10:22: n must be in [1, 1048576], not 0"
 
 # --- D7: CR-only line endings
 printf 'shapes:\r  - family: a\r    n: 1\r    k: "\001"\r' >"$TMP/cr.yaml"
