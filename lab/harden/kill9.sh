@@ -11,6 +11,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 SUPK=${1:-20} WKK=${2:-15} DEV=${3:-}
+# the fewest requests between two worker kills (then 0-2 more at random)
+GAP=${GAP:-2}
 G=${GEMMTAB:-$PWD/build/bin/gemmtab}
 export GEMMTAB_WORKER=${GEMMTAB_WORKER:-$PWD/build/tests/fake_worker}
 W=$(mktemp -d "${TMPDIR:-/tmp}/harden-kill9.XXXXXX")
@@ -45,7 +47,7 @@ export FAKE_WORKER_DELAY_MS=40 FAKE_WORKER_LOG=$W/requests
 kills=0 runs=0
 while [ "$kills" -lt "$SUPK" ] && [ "$runs" -lt $((SUPK * 3)) ]; do
 	runs=$((runs + 1))
-	sweep "$W/sup.db" >>"$W/sup.log" 2>&1 &
+	"$G" sweep --space "$SPACE" --db "$W/sup.db" --cache "$W/cache" "${devargs[@]}" >>"$W/sup.log" 2>&1 &
 	pid=$!
 	wait_requests "$W/requests" $((1 + RANDOM % 4)) "$pid"
 	sleep "0.0$((RANDOM % 10))"
@@ -57,17 +59,28 @@ results "$W/sup.db" >"$W/sup.txt"
 same=no; cmp -s "$W/ref.txt" "$W/sup.txt" && same=yes
 echo "supervisor${DEV:+ (--devices $DEV)}: $kills kill -9s in $runs runs, rerun exit $rc; rows $(wc -l <"$W/sup.txt") of $(wc -l <"$W/ref.txt"); the final set equals the uninterrupted one: $same"
 
-sweep "$W/wk.db" >"$W/wk.log" 2>&1 &
+"$G" sweep --space "$SPACE" --db "$W/wk.db" --cache "$W/cache" "${devargs[@]}" >"$W/wk.log" 2>&1 &
 pid=$!
 kills=0
 while [ "$kills" -lt "$WKK" ] && kill -0 "$pid" 2>/dev/null; do
-	wait_requests "$W/requests" $((2 + RANDOM % 3)) "$pid"
+	wait_requests "$W/requests" $((GAP + RANDOM % 3)) "$pid"
 	sleep "0.0$((RANDOM % 4))"
-	w=$(pgrep -P "$pid" -f fake_worker | shuf -n 1 --random-source=<(yes))
+	# with several workers, each kill takes the next GPU's in turn, so that
+	# no worker is killed twice running with one candidate in flight
+	if [ -n "$DEV" ]; then
+		w=$(pgrep -a -P "$pid" -f fake_worker | awk -v d="--device $((kills % 4))" 'index($0, d) { print $1; exit }')
+	else
+		w=$(pgrep -P "$pid" -f fake_worker | head -n 1)
+	fi
 	[ -n "$w" ] && kill -9 "$w" 2>/dev/null && kills=$((kills + 1))
 done
 wait "$pid"
 rc=$?
 results "$W/wk.db" >"$W/wk.txt"
 same=no; cmp -s "$W/ref.txt" "$W/wk.txt" && same=yes
+if [ "$same" = no ]; then
+	echo "  differs: $(diff "$W/ref.txt" "$W/wk.txt" | grep -c '^<') rows of the uninterrupted set missing or changed, $(diff "$W/ref.txt" "$W/wk.txt" | grep -c '^>') in their place:"
+	diff "$W/ref.txt" "$W/wk.txt" | grep '^[<>]' | head -n 6 | sed 's/^/    /'
+	grep -E "restart|died|fault|error" "$W/wk.log" | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/    /'
+fi
 echo "worker${DEV:+ (--devices $DEV)}: $kills kill -9s, sweep exit $rc; rows $(wc -l <"$W/wk.txt") of $(wc -l <"$W/ref.txt"); the final set equals the uninterrupted one: $same; $(grep -c 'trying it once more' "$W/wk.log") candidates asked again"

@@ -78,6 +78,7 @@ done
 check "D1: emit wrote nothing" test ! -e "$TMP/hot.h"
 check "D1: the journal is left for its recovery" test -s "$hot-journal"
 expect_exit "D1: gemmtab migrate rolls it back: exit 0" 0 "$GEMMTAB" migrate --db "$hot"
+expect_line "D1: and says so" "$TMP/out" "$hot: rolled back its hot journal (a killed writer's uncommitted write); schema 6, current"
 check "D1: 0 uncommitted rows read after it" test "$(n99 "$hot")" = 0
 check "D1: and the database in WAL mode" test "$(sqlite3 "$hot" "PRAGMA journal_mode")" = wal
 # the same hot journal on a folder the reader may not write

@@ -85,7 +85,8 @@ int db_open_read(const char *path, struct db **out);
 int db_open_read_any(const char *path, struct db **out);
 void db_close(struct db *db);
 /* The schema version this gemmtab writes, and that of the file at path
- * (-1 when it cannot be read). */
+ * (-1 when it cannot be read; -2 when a hot journal beside it, a killed
+ * writer's, must be rolled back first: a writer's open does it). */
 int db_schema_latest(void);
 int db_file_version(const char *path);
 /* The schema version of an open database (PRAGMA user_version). */

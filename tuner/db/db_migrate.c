@@ -309,12 +309,16 @@ int db_schema_latest(void)
 int db_file_version(const char *path)
 {
 	sqlite3 *h;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int v = -1;
-	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_extended_result_codes(h, 1);
+		sqlite3_busy_timeout(h, BUSY_TIMEOUT_MS);
+		if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
 			v = sqlite3_column_int(st, 0);
+		else if (sqlite3_extended_errcode(h) == SQLITE_READONLY_ROLLBACK)
+			v = -2;
 		sqlite3_finalize(st);
 	}
 	sqlite3_close(h);
