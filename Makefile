@@ -188,7 +188,7 @@ ADAPTERS := $(sort $(wildcard plan/tmpl_*.c plan/tmpl_*.h))
 # (templates/ holds the weight re-layouts the kernels read too: pack.cuh,
 # hilo.cuh, transpose.cuh, hashed with the templates that list them)
 RELAYOUTS :=
-# schema 4's re-keying of schema-3 rows (tuner/db/db.c rekey_step)
+# schema 4's re-keying of schema-3 rows (tuner/db/db_migrate.c rekey_step)
 DB_FILES := db/schema.sql db/rekey-4.map db/6.sql db/gemmtab.sql
 $(GEN)/embedded_data.c: $(BUILD)/tools/embed $(TEMPLATES) $(ADAPTERS) $(RELAYOUTS) $(DB_FILES)
 	@mkdir -p $(@D)

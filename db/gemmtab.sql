@@ -1,8 +1,8 @@
 -- gemmtab.sql: the whole gemmtab results database, schema version 6, in
--- one place. A new database is made from this file (db.c runs it in one
+-- one place. A new database is made from this file (db_migrate.c runs it in one
 -- transaction, then sets PRAGMA user_version = 6 and application_id =
 -- 0x474d5442, 'GMTB'); an older database is brought here by the migration
--- steps instead (db/schema.sql is step 1, later steps are in db.c's
+-- steps instead (db/schema.sql is step 1, later steps are in db_migrate.c's
 -- migrations[]; db/6.sql is step 6). tests/cli/t_schema.sh checks that
 -- this file and the steps build the same tables, columns, indexes and
 -- views. A schema change adds a step and edits this file to match.
@@ -94,7 +94,7 @@ CREATE TABLE candidate (
 	params_json TEXT GENERATED ALWAYS AS (CASE params WHEN '' THEN '{}'
 	ELSE '{"' || replace(replace(params, '=', '":"'), ',', '","') || '"}' END) VIRTUAL
 );
--- (template, params, code) is unique; db.c keeps it (the index is on the
+-- (template, params, code) is unique; db_record.c keeps it (the index is on the
 -- 64-bit pkey, a sixth of the size of one on the text)
 CREATE INDEX candidate_by_pkey ON candidate (pkey);
 

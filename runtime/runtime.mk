@@ -139,7 +139,7 @@ $(RT_OBJ)/%.cu.o: runtime/%.cu
 # The table's kernels, compiled by the tuner's own NVRTC path (tuner/jit/jit.c:
 # same template text, NVRTC, flags and arch) and embedded as cubins: nvcc
 # compiled the same source into slower code (tools/gt_cubin.c says how much).
-RT_CUBIN_TOOL_OBJ := $(addprefix $(OBJ)/,jit.o sass.o util.o types.o sources.o embedded_data.o) \
+RT_CUBIN_TOOL_OBJ := $(addprefix $(OBJ)/,jit.o sass.o util.o types.o sources.o embedded.o embedded_data.o) \
 	$(patsubst plan/%.c,$(OBJ)/%.o,$(RT_REGISTRY_C))
 $(BUILD)/tools/gt_cubin: tools/gt_cubin.c $(RT_CUBIN_TOOL_OBJ)
 	@mkdir -p $(@D)

@@ -1,7 +1,7 @@
 # CLI: gemmtab prune drops the results of superseded code (here: candidates
 # whose code key was made foreign, as an edited template would leave them)
 # and of environments named, keeps the rows emit reads, compacts the file
-# into rollback-journal mode, and says what it did; --dry-run changes
+# in WAL mode (its -wal file folded in), and says what it did; --dry-run changes
 # nothing. One sweep or prune of a database at a time: the second is
 # refused with who holds it, and a kill -9 leaves no stale lock.
 . "$(dirname "$0")/lib.sh"
@@ -43,7 +43,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	check "and what was kept" grep -q "; $((all - stale)) results of current code kept" "$TMP/out"
 	check "those rows are gone" test "$(q "SELECT count(*) FROM result")" = "$((all - stale))"
 	check "no candidate left without a result or variant" test "$(q "SELECT count(*) FROM candidate WHERE id NOT IN (SELECT candidate_id FROM result) AND id NOT IN (SELECT candidate_id FROM variant)")" = 0
-	check "rollback-journal mode" test "$(sqlite3 "$db" "PRAGMA journal_mode")" = delete
+	check "WAL mode" test "$(sqlite3 "$db" "PRAGMA journal_mode")" = wal
 	check "no -wal file beside it" test ! -s "$db-wal"
 	(cd "$TMP" && "$GEMMTAB" report --db "$db") 2>/dev/null | tail -n +2 >"$TMP/report_after"
 	check "report is the same before prune as after" test -s "$TMP/report_before"

@@ -2,8 +2,11 @@
 # (after it defines BUILD, OBJ, CPPFLAGS, LDLIBS, TUNER_C, PLAN_C, BLAS_C).
 #   fuzz_space  the search-space loader and the task builder (seeds:
 #               search_spaces/ and tests/spaces/)
-#   fuzz_db     the database readers of report and emit (seed:
-#               tests/fuzz/seeds/db/), NVRTC kept out (tests/fuzz/nojit.c)
+#   fuzz_db     the database readers of report, emit and query (seed:
+#               $(FUZZ_DIR)/seeds_db/fake.db, a fake sweep's database that
+#               tests/fuzz/seed_db.sh makes and checks with this build, so it
+#               is always of the current schema), NVRTC kept out
+#               (tests/fuzz/nojit.c)
 # Both are built with clang under AddressSanitizer and UBSan from the
 # tuner's own sources (instrumented, into $(FUZZ_DIR)).
 #
@@ -27,6 +30,7 @@ FUZZ_SRC := $(filter-out tuner/cli/main.c tuner/jit/jit.c,$(TUNER_C)) $(PLAN_C) 
 	tests/fuzz/nojit.c
 FUZZ_OBJ := $(addprefix $(FUZZ_DIR)/obj/,$(notdir $(FUZZ_SRC:.c=.o)))
 FUZZ_BIN := $(FUZZ_DIR)/fuzz_space $(FUZZ_DIR)/fuzz_db
+FUZZ_SEED_DB := $(FUZZ_DIR)/seeds_db/fake.db
 
 define FUZZ_RULE
 $(FUZZ_DIR)/obj/$(notdir $(1:.c=.o)): $(1)
@@ -45,8 +49,12 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz_%.o $(FUZZ_DIR)/libtuner_fuzz.a $(OBJ)/
 	@echo "  FUZZLD  $@"
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
 
+$(FUZZ_SEED_DB): $(BUILD)/bin/gemmtab $(BUILD)/tests/fake_worker db/gemmtab.sql \
+		tests/spaces/fake.yaml tests/fuzz/seed_db.sh
+	$(Q)bash tests/fuzz/seed_db.sh $(BUILD)/bin/gemmtab $(BUILD)/tests/fake_worker $@
+
 ifeq ($(FUZZ_OK),yes)
-fuzz-build: $(FUZZ_BIN)
+fuzz-build: $(FUZZ_BIN) $(FUZZ_SEED_DB)
 else
 fuzz-build:
 	@echo "fuzz: no clang with libFuzzer$(if $(FUZZ_CC), ($(FUZZ_CC) cannot link -fsanitize=fuzzer)); apt-get install clang-14 libclang-rt-14-dev"

@@ -13,13 +13,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static char path[64];
+static char path[4096];
 
+/* The input's file, in $TMPDIR (else /tmp), removed after each input. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "/tmp/gemmtab-fuzz-space.%d.yaml", (int)getpid());
+	const char *tmp = getenv("TMPDIR");
+	snprintf(path, sizeof(path), "%s/gemmtab-fuzz-space.%d.yaml", tmp && *tmp ? tmp : "/tmp",
+		 (int)getpid());
 	return 0;
 }
 

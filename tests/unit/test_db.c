@@ -8,6 +8,7 @@
 #include "db.h"
 #include "embedded.h"
 #include "fixture_db.h"
+#include "query_print.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -23,7 +24,7 @@ static char *query(struct db *db, const char *sql, const char *format)
 	char *buf = NULL;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
-	int r = db_query_fprint(db, sql, format, f);
+	int r = query_fprint(db, sql, format, f);
 	fclose(f);
 	if (r) {
 		free(buf);

@@ -2,8 +2,11 @@
  * cmd_merge.c: `gemmtab merge --db OUT IN.db...`: fold the databases of
  * several sweeps (shards over hosts, GPUs swept apart) into one. Each
  * input is read through a copy (VACUUM INTO, migrated when its schema is
- * older), so no input is ever written; OUT is created if absent and
- * taken under its lock (lock.h). Rerunning the same merge changes nothing.
+ * older), so no input is ever written. Every input is first checked as
+ * emit checks what it reads (PRAGMA integrity_check and the rows' own
+ * checks); one that fails is refused by name and nothing is merged. OUT
+ * is created if absent and taken under its lock (lock.h). Rerunning the
+ * same merge changes nothing.
  */
 #include "commands.h"
 #include "db.h"
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MERGE_MAX_INPUTS 60
@@ -26,32 +30,65 @@ static const char usage_text[] =
 	"  later is kept (then by run and figures), so the order of inputs does not\n"
 	"  matter; identical probes once\n";
 
-/* Fold one input into db through a migrated copy in dir. */
-static int merge_one(struct db *db, const char *in, const char *dir, int i)
+/* Check input i as emit checks a database it reads (PRAGMA
+ * integrity_check, then every row emit and report would trust) and copy
+ * it to DIR/inI.db, brought to this schema; the input stays as it is.
+ * *version gets its schema. Returns 0, or -1 with a message naming the
+ * input. */
+static int check_one(const char *in, const char *dir, int i, int *version)
 {
-	struct db *src;
-	/* refuses, saying why, a file that is no gemmtab database or is of
-	 * a newer schema */
+	struct db *src, *cdb;
+	/* refuses, saying why, a file that is no gemmtab database, is of a
+	 * newer schema, or waits on a hot journal */
 	if (db_open_read_any(in, &src))
-		return -1;
-	const int version = db_schema_version(src);
+		return error("merge: %s refused: nothing merged", in);
+	*version = db_schema_version(src);
 	char *copy = xasprintf("%s/in%d.db", dir, i);
-	int rc = db_copy_to(src, copy);
+	int rc = db_integrity(src) || db_copy_to(src, copy);
 	db_close(src);
-	struct db *cdb = NULL;
-	/* the copy is brought to this schema; the input stays as it is */
-	if (!rc && (rc = db_open_existing(copy, &cdb)) == 0)
+	if (!rc && (rc = db_open_existing(copy, &cdb)) == 0) {
+		rc = db_check_content(cdb);
 		db_close(cdb);
+	}
+	free(copy);
+	return rc ? error("merge: %s refused: nothing merged", in) : 0;
+}
+
+/* Fold the checked copy of input i into db. */
+static int merge_one(struct db *db, const char *in, const char *dir, int i, int version)
+{
+	char *copy = xasprintf("%s/in%d.db", dir, i);
 	struct merge_counts c;
-	if (!rc && (rc = db_merge(db, copy, &c)) == 0)
+	int rc = db_merge(db, copy, &c);
+	if (!rc)
 		printf("%s: %lld results: %lld added, %lld already there, %lld in conflict (%lld "
 		       "replaced by the later, %lld kept); %lld baselines; %lld of %lld probes "
 		       "added%s\n", in, c.results, c.added, c.same, c.replaced + c.kept,
 		       c.replaced, c.kept, c.baselines, c.probes_added, c.probes,
 		       version < db_schema_latest() ? " (read as migrated from an older schema)" : "");
-	unlink(copy);
 	free(copy);
 	return rc;
+}
+
+/* Remove the copies of n inputs, their side files and the folder. */
+static void remove_copies(const char *dir, int n)
+{
+	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
+	for (int i = 0; i < n; i++)
+		for (size_t j = 0; j < ARRAY_SIZE(sides); j++) {
+			char *f = xasprintf("%s/in%d.db%s", dir, i, sides[j]);
+			unlink(f);
+			free(f);
+		}
+	rmdir(dir);
+}
+
+/* 1 when a and b name one file (a link of the other included). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return !strcmp(a, b) || (!stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+				 sa.st_ino == sb.st_ino);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -69,7 +106,7 @@ int cmd_merge(int argc, char **argv)
 	for (int i = 0; i < MERGE_MAX_INPUTS && in[i]; i++) {
 		if (access(in[i], R_OK))
 			return error("cannot read %s: %s", in[i], strerror(errno)), 1;
-		if (!strcmp(in[i], out))
+		if (same_file(in[i], out))
 			return usage_error("merge", usage_text, "%s is both the output and an input",
 					   out);
 	}
@@ -80,21 +117,22 @@ int cmd_merge(int argc, char **argv)
 		free(dir);
 		return 1;
 	}
-	struct db_lock lock;
+	struct db_lock lock = { -1 };
 	struct db *db = NULL;
-	int rc = 1;
-	if (db_lock_take(out, "merge", &lock))
+	int rc = 1, n = 0, version[MERGE_MAX_INPUTS];
+	/* every input is checked before anything is written */
+	for (; n < MERGE_MAX_INPUTS && in[n]; n++)
+		if (check_one(in[n], dir, n, &version[n]))
+			goto out;
+	if (db_lock_take(out, "merge", &lock) || db_open(out, &db) || db_integrity(db))
 		goto out;
-	if (db_open(out, &db))
-		goto unlock;
 	rc = 0;
-	for (int i = 0; i < MERGE_MAX_INPUTS && in[i] && !rc; i++)
-		rc = merge_one(db, in[i], dir, i) ? 1 : 0;
-	db_close(db);
-unlock:
-	db_lock_drop(&lock);
+	for (int i = 0; i < n && !rc; i++)
+		rc = merge_one(db, in[i], dir, i, version[i]) ? 1 : 0;
 out:
-	rmdir(dir);
+	db_close(db);
+	db_lock_drop(&lock);
+	remove_copies(dir, n < MERGE_MAX_INPUTS ? n + 1 : n);
 	free(dir);
 	return rc;
 }

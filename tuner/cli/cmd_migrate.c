@@ -17,7 +17,8 @@
 static const char usage_text[] =
 	"usage: gemmtab migrate --db DB\n"
 	"  upgrades DB in place to this gemmtab's schema (report, query, emit and bench\n"
-	"  read only the current schema and never write)\n";
+	"  read only the current schema and never write), after rolling back a hot\n"
+	"  journal that a killed writer left (which the read commands refuse)\n";
 
 int cmd_migrate(int argc, char **argv)
 {
@@ -41,7 +42,10 @@ int cmd_migrate(int argc, char **argv)
 	int ret = 1;
 	if (!db_open_existing(path, &db)) {
 		int to = db_schema_version(db);
-		if (from == to)
+		if (from == -2)
+			printf("%s: rolled back its hot journal (a killed writer's uncommitted "
+			       "write); schema %d, current\n", path, to);
+		else if (from == to)
 			printf("%s: schema %d, already current\n", path, to);
 		else
 			printf("%s: schema %d -> %d\n", path, from, to);

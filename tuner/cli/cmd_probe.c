@@ -2,10 +2,12 @@
  * cmd_probe.c: `gemmtab probe`, what this GPU is and what it can do under
  * the timing method: device and library versions, the replay overhead and
  * the practical streaming-read floor for each family's weight bytes.
- * Everything is printed and stored in the database's probe table.
+ * Everything is printed and stored in the database's probe table, under
+ * the database's lock (lock.h).
  */
 #include "commands.h"
 #include "db.h"
+#include "lock.h"
 #include "options.h"
 #include "space.h"
 #include "supervise.h"
@@ -47,6 +49,7 @@ int cmd_probe(int argc, char **argv)
 	struct env_info env;
 	long long env_id;
 	struct kv r;
+	struct db_lock lock = { -1 };
 	char req[512];
 	const struct opt opts[] = {
 		OPT_STRING("db", &db_path, 0),
@@ -65,8 +68,8 @@ int cmd_probe(int argc, char **argv)
 		space_free(&sp);
 		return 1;
 	}
-	if (db_open(db_path, &db))
-		goto out_space;
+	if (db_lock_take(db_path, "probe", &lock) || db_open(db_path, &db))
+		goto out;
 	if (worker_start(&w, device) || worker_env(&w, &env) || db_env_id(db, &env, &env_id))
 		goto out;
 	printf("device      %s (%s), %d SMs, L2 %lld bytes, SM clock %d MHz, memory clock %d MHz\n",
@@ -105,7 +108,7 @@ int cmd_probe(int argc, char **argv)
 out:
 	worker_stop(&w);
 	db_close(db);
-out_space:
+	db_lock_drop(&lock);
 	space_free(&sp);
 	return rc;
 }

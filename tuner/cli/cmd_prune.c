@@ -32,7 +32,7 @@ static const char usage_text[] =
 	"                know under this build's template text [.cache/gemmtab]\n"
 	"  Drops the results of (candidate, shape)s whose code this build's templates no\n"
 	"  longer compile to, then the candidates left without results, then VACUUMs and\n"
-	"  leaves the file in rollback-journal mode (a read-only clone can open it).\n";
+	"  leaves the file in WAL mode, its -wal file folded in (the file alone is whole).\n";
 
 /* "1,3" into envs (at most max); the count, or -1 when it is not that. */
 static int parse_envs(const char *text, long long *envs, int max)
@@ -154,7 +154,7 @@ int cmd_prune(int argc, char **argv)
 			       "(later reads need not compile it)\n", added);
 		if (db_compact(db))
 			goto out;
-		printf("%s: %lld -> %lld bytes, rollback-journal mode\n", path, before,
+		printf("%s: %lld -> %lld bytes, WAL mode\n", path, before,
 		       file_size(path));
 	}
 	ret = 0;

@@ -1,11 +1,13 @@
 /*
  * cmd_query.c: `gemmtab query`: run read-only SQL, or one of the canned
  * questions, against a results database and print the rows as text, CSV,
- * Markdown or one JSON document.
+ * Markdown or one JSON document, from a database that passed
+ * PRAGMA integrity_check.
  */
 #include "commands.h"
 #include "db.h"
 #include "options.h"
+#include "query_print.h"
 #include "texttable.h"
 #include "util.h"
 
@@ -125,9 +127,14 @@ int cmd_query(int argc, char **argv)
 	if (c && c->takes_top)
 		sql = xasprintf(c->sql, top >= 0 ? top : DEFAULT_TOP);
 	ret = 1;
+	/* a damaged file answers wrongly: check it before any answer */
 	if (db_open_read(path, &db))
 		goto cleanup;
-	ret = db_query_print(db, sql ? sql : c ? c->sql : query, format) ? 1 : 0;
+	if (db_integrity(db)) {
+		db_close(db);
+		goto cleanup;
+	}
+	ret = query_fprint(db, sql ? sql : c ? c->sql : query, format, stdout) ? 1 : 0;
 	db_close(db);
 cleanup:
 	free(sql);

@@ -1,9 +1,15 @@
 /*
- * db.h: the results database. Only db.c includes sqlite3.h (and
- * tests/unit/test_db.c, to write a database as an older schema did). The schema
- * lives in db/schema.sql (compiled in), is versioned, and is migrated on
- * open. WAL mode; every record call commits before it returns, so a kill
- * at any moment loses at most what was not yet recorded.
+ * db.h: the results database. Only the files of tuner/db/ include
+ * sqlite3.h (and tests/unit/test_db.c, to write a database as an older
+ * schema did): db_open.c (opening), db_migrate.c (the schema's versions),
+ * db_record.c (what the sweep records), db_read.c (what report, emit and
+ * bench read), db_integrity.c (whether a file may be trusted), db_prune.c,
+ * db_merge.c and db_query.c, over db_stmt.c's cached statements. The
+ * schema is db/gemmtab.sql (compiled in), versioned, and migrated when a
+ * writer opens the file. WAL mode; every record call commits before it
+ * returns, so a kill at any moment loses at most what was not yet
+ * recorded. The module calls nothing above it: sweep, emit and report
+ * call it.
  */
 #ifndef GT_DB_H
 #define GT_DB_H
@@ -63,18 +69,24 @@ void result_row_clear(struct result_row *r);
  * as "gemmtab: error: DB: ..."). Refuses a file that is not a gemmtab
  * database and one whose schema is newer than this binary knows. */
 int db_open(const char *path, struct db **out);
-/* The same, but a missing file is an error instead of a new database and
- * the file keeps its journal mode (prune, migrate). */
+/* The same, but a missing file is an error instead of a new database
+ * (prune, migrate). Both roll back a hot journal a killed writer left and
+ * leave the file in WAL mode. */
 int db_open_existing(const char *path, struct db **out);
-/* For readers (report, query, emit, bench): read only (immutable on a
- * read-only mount when no -wal file holds results), never created, never
- * migrated: an older schema is refused with "run gemmtab migrate". */
+/* For readers (report, query, emit, bench): read only, never created,
+ * never migrated: an older schema is refused with "run gemmtab migrate".
+ * The busy timeout is set before the first read, so a writer's lock is
+ * waited out, never read through; a hot journal (a killed writer's
+ * uncommitted write) is refused, naming the command that rolls it back.
+ * A WAL file on a read-only folder or mount is read immutable, only when
+ * no -wal or -journal file beside it holds what the file lacks. */
 int db_open_read(const char *path, struct db **out);
 /* db_open_read, but an older schema is opened too (to be copied). */
 int db_open_read_any(const char *path, struct db **out);
 void db_close(struct db *db);
 /* The schema version this gemmtab writes, and that of the file at path
- * (-1 when it cannot be read). */
+ * (-1 when it cannot be read; -2 when a hot journal beside it, a killed
+ * writer's, must be rolled back first: a writer's open does it). */
 int db_schema_latest(void);
 int db_file_version(const char *path);
 /* The schema version of an open database (PRAGMA user_version). */
@@ -129,10 +141,17 @@ struct best_row;
 int db_best_rows_current(struct db *db, long long env, const struct db_pair *cur, long n,
 			 struct best_row **out);
 /* PRAGMA integrity_check: 0, or -1 with a message naming the check and
- * its first finding. */
+ * its first finding. On a read-only connection it checks a private
+ * writable copy, since SQLite leaves CHECK constraints out of a read-only
+ * schema. */
 int db_integrity(struct db *db);
-/* VACUUM, and leave the file in rollback-journal mode (what a read-only
- * clone can open). Returns 0 or -1. */
+/* The checks emit's and report's reads make of every row they trust (an M
+ * of 1..65536, figures finite and above 0, known dtypes, N and K above
+ * 0), run over every environment's best and retest rows and floors.
+ * Returns 0 or -1 (message naming the row and the check). */
+int db_check_content(struct db *db);
+/* VACUUM, then fold the -wal file into the database (the file alone holds
+ * every row: what a copy or a read-only clone needs). Returns 0 or -1. */
 int db_compact(struct db *db);
 
 int db_record_variant(struct db *db, const char *tmpl, const char *params, long long shape,
@@ -255,14 +274,30 @@ struct floor_row {
  * *out (caller frees). Returns the count or -1. */
 int db_floors(struct db *db, long long env, struct floor_row **out);
 
-/* Run the statements of sql and print each one's rows to out in format
- * "text", "csv" or "md" (a blank line between statements' tables). Only
+/* A value of a query's row, typed as SQLite stores it; text is its text
+ * (NULL for DB_NULL), valid until the sink's call returns. */
+enum db_type { DB_NULL, DB_INTEGER, DB_REAL, DB_TEXT };
+struct db_cell {
+	enum db_type type;
+	long long i;
+	double r;
+	const char *text;
+};
+/* Where db_query hands its rows: begin once per statement that has
+ * columns, row per row, end after its last row. A nonzero return from any
+ * stops the query and is returned. */
+struct db_query_sink {
+	void *ctx;
+	int (*begin)(void *ctx, const char *sql, int ncols, const char *const *names);
+	int (*row)(void *ctx, int ncols, const struct db_cell *cells);
+	int (*end)(void *ctx);
+};
+/* Run the statements of sql in order, each one's rows into sink. Only
  * statements that do not write are run; `gemmtab query` is for reading.
- * Returns 0 or -1 (message printed; earlier statements' rows stay
- * printed). */
-int db_query_fprint(struct db *db, const char *sql, const char *format, FILE *out);
-/* db_query_fprint to stdout (for `gemmtab query`). */
-int db_query_print(struct db *db, const char *sql, const char *format);
+ * Returns 0, a sink's nonzero return, or -1 (message printed). */
+int db_query(struct db *db, const char *sql, const struct db_query_sink *sink);
+/* The path db was opened by. */
+const char *db_path(const struct db *db);
 
 /* What db_merge folded in from one input. */
 struct merge_counts {

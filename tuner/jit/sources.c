@@ -10,14 +10,6 @@
 
 #include <string.h>
 
-const char *embedded_text(const char *path)
-{
-	for (const struct gt_embedded *e = gt_embedded; e->path; e++)
-		if (!strcmp(e->path, path))
-			return e->text;
-	return NULL;
-}
-
 const char *tmpl_source_text(const char *source_name)
 {
 	return embedded_text(source_name);

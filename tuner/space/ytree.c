@@ -144,12 +144,17 @@ size_t ybyte_of_index(const struct loader *L, size_t index)
 static int syntax_error(const struct loader *L, const yaml_parser_t *p)
 {
 	if (p->error == YAML_READER_ERROR) {
-		/* Reader errors carry a byte offset, not a mark. */
-		size_t line = 0, col = 0;
-		for (size_t b = 0; b < p->problem_offset && b < L->len; b++) {
-			if (L->buf[b] == '\n')
+		/* Reader errors carry a byte offset, not a mark: count lines as
+		 * libyaml does (LF, CR LF and a lone CR each end one) and
+		 * characters, a byte-order mark not among them. */
+		size_t line = 0, col = 0, b = 0;
+		if (L->len >= 3 && !memcmp(L->buf, "\xef\xbb\xbf", 3))
+			b = 3;
+		for (; b < p->problem_offset && b < L->len; b++) {
+			char c = L->buf[b];
+			if (c == '\n' || (c == '\r' && (b + 1 >= L->len || L->buf[b + 1] != '\n')))
 				line++, col = 0;
-			else if (((unsigned char)L->buf[b] & 0xc0) != 0x80)
+			else if (c != '\r' && ((unsigned char)c & 0xc0) != 0x80)
 				col++;
 		}
 		return yreport(L, line, col, "invalid input: %s", p->problem);

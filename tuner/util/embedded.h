@@ -1,6 +1,7 @@
 /*
  * embedded.h: text files compiled into the binary at build time by
- * tools/embed (the kernel templates and db/schema.sql), by repository path.
+ * tools/embed (the kernel templates and the database schema), by repository
+ * path; util/embedded.c looks them up.
  */
 #ifndef GT_EMBEDDED_H
 #define GT_EMBEDDED_H
