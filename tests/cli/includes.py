@@ -62,13 +62,8 @@ STAGES = {
 }
 # Crossings that stand for now: (stage, the stage it reaches) -> why. Each
 # is to go; one that no longer crosses is named in a note, so it can be
-# dropped. (Keyed by stage, not file: the database issue splits db.c.)
-ALLOWED = {
-    ('db', 'emit'): 'current.c reads the winners through emit.h, db.c formats with '
-    'texttable: the database issue moves them (issue 43)',
-    ('db', 'jit'): 'current.c keys code with codekey and embedded_text: the database '
-    'issue moves it (issue 43)',
-}
+# dropped. None stands today.
+ALLOWED = {}
 
 
 def stage_of(path):
