@@ -18,7 +18,7 @@
 #   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
 #   make bench-search  the search's modelled GPU seconds and its table's regret
 #                   against the modelled GPU's truth on three spaces (no GPU)
-#   make db-pack     gzip db/h200.db into db/h200.db.gz (the tracked copy)
+#   make db-pack     gzip db/h200.db and db/h100.db into their tracked .gz copies
 #   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
 #   TABLES="A.h B.h"  several, one per GPU kind: each card uses its own (docs/hopper.md)
 #   make clean
@@ -112,21 +112,26 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 GPU_SRC   := $(sort $(wildcard tests/gpu/test_*.c))
 GPU_BIN   := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu_%)
 
-all: $(BUILD)/bin/gemmtab runtime db/h200.db
+# The committed databases, one per card a committed table was tuned on
+COMMITTED_DBS := db/h200.db db/h100.db
 
-# The committed database ships gzipped (db/h200.db.gz, a quarter of its
-# size, keeps the tracked tree small); make unpacks it when db/h200.db is
-# missing and never overwrites one. `make db-pack` packs db/h200.db back
-# (gzip -n: the same database gives the same bytes) before a commit.
-db/h200.db: | db/h200.db.gz
-	@echo "  GUNZIP  db/h200.db.gz"
-	$(Q)gzip -dc db/h200.db.gz > $@.tmp && mv $@.tmp $@
+all: $(BUILD)/bin/gemmtab runtime $(COMMITTED_DBS)
+
+# The committed databases ship gzipped (db/NAME.db.gz, a quarter of their
+# size, keeps the tracked tree small); make unpacks one when db/NAME.db is
+# missing and never overwrites one. `make db-pack` packs them back
+# (deterministically: gzip -n, no name or time stamp).
+$(COMMITTED_DBS): db/%.db: | db/%.db.gz
+	@echo "  GUNZIP  $@.gz"
+	$(Q)gzip -dc $@.gz > $@.tmp && mv $@.tmp $@
 
 db-pack:
-	$(Q)test -f db/h200.db || { echo "db-pack: no db/h200.db" >&2; exit 2; }
-	$(Q)test ! -s db/h200.db-wal || { echo "db-pack: db/h200.db has a WAL; close its writers (or run gemmtab prune) first" >&2; exit 2; }
-	$(Q)gzip -9 -n -c db/h200.db > db/h200.db.gz.tmp && mv db/h200.db.gz.tmp db/h200.db.gz
-	@echo "  GZIP    db/h200.db -> db/h200.db.gz ($$(wc -c < db/h200.db.gz) bytes)"
+	$(Q)for d in $(COMMITTED_DBS); do \
+		test -f $$d || { echo "db-pack: no $$d" >&2; exit 2; }; \
+		test ! -s $$d-wal || { echo "db-pack: $$d has a WAL; close its writers (or run gemmtab prune) first" >&2; exit 2; }; \
+		gzip -9 -n -c $$d > $$d.gz.tmp && mv $$d.gz.tmp $$d.gz; \
+		echo "  GZIP    $$d -> $$d.gz ($$(wc -c < $$d.gz) bytes)"; \
+	done
 
 include runtime/runtime.mk
 include tests/fuzz/fuzz.mk

@@ -52,20 +52,6 @@ static int needs_tail(const struct shape *s, const long *p)
 	return s->n % p[P_ROWS] || s->k % (p[P_SPLIT] * chunk);
 }
 
-/* Whether the smallest split's share of K (in 16-byte chunks: split y
- * takes [y * chunks / split, (y + 1) * chunks / split), at least
- * chunks / split of them) is shorter than one pass of the block (warps x
- * 32 threads x unroll loads). gemv_tail_kernel issues a thread's first
- * loads before its K loop's test (NVVM hoists them: the loads are asm it
- * takes for free of side effects), so a thread with no chunk in its share
- * reads past W's end: the illegal-address faults of gemv unroll=1, split
- * 8 on 4 warps at K = 4096 (512 elements a share against 1,024 a pass). */
-static int tail_share_short(const struct shape *s, const long *p)
-{
-	const long chunks = s->k / vec_of(s), split = p[P_SPLIT];
-	return split > 1 && chunks / split < p[P_WARPS] * 32 * p[P_UNROLL];
-}
-
 static const char *gemv_check(const struct shape *s, const long *p)
 {
 	const char *bad = tmpl_params_in_range(params, NPARAMS, p);
@@ -78,8 +64,6 @@ static const char *gemv_check(const struct shape *s, const long *p)
 		return "k not a multiple of 16 bytes of w";
 	if (needs_tail(s, p) && s->k / vec_of(s) < p[P_SPLIT])
 		return "split more than k's 16-byte chunks";
-	if (needs_tail(s, p) && tail_share_short(s, p))
-		return "a split's share of k is shorter than one block pass";
 	const long limit = hw_regs_per_thread(p[P_WARPS] * 32);
 	long acc = p[P_ROWS] * p[P_TOKENS];
 	long loads = 4 * p[P_UNROLL] * p[P_ROWS];     /* a uint4 per load */

@@ -10,10 +10,10 @@
 # t_sanitizer.sh): no memcheck error, no fault, and every candidate the
 # dry run plans validated ok (or pruned for local memory before any GPU
 # work).
-. "$(dirname "$0")/lib.sh"
+. tests/gpu/lib.sh
 
 CS=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
-SPACE=tests/spaces/gpu_tails_sanitize.yaml
+SPACE=lab/gpu/gpu_tails_sanitize.yaml
 if [ ! -x "$CS" ]; then
 	check "compute-sanitizer at $CS" false
 	finish
