@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lab/gpu/proof.sh: one device call over a tree built here (carry build/bin,
-# build/lib, build/tests, build/bench, build/tools, build/rt-prefix,
+# build/lib, build/gpu (pack.tgz: the GPU test programs), build/bench,
+# build/tools, build/rt-prefix,
 # build/examples): verify of the H200 table on this card, the bench of the
 # card's table at every M of 1..512 and at the contract's 90 points
 # (3 rounds, paired floors), make test-gpu, python_graph, host cost.
@@ -13,6 +14,7 @@ TABLE=${TABLE:-runtime/tables/h100.h}
 LOG=$OUT/log.txt
 left() { local l=$((LIMIT_S - (SECONDS - T0))); [ "$l" -lt "$1" ] && echo "$l" || echo "$1"; }
 step() { echo "== $1 at $((SECONDS - T0)) s" | tee -a "$LOG"; }
+tar xzf build/gpu/pack.tgz
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv | tee -a "$LOG"
 step probe; $G probe --db /tmp/fl.db >>"$LOG" 2>&1
 step verify
@@ -29,6 +31,9 @@ echo "bench exit $?" | tee -a "$LOG"; tail -n 4 "$OUT/contract.md"
 step test-gpu
 timeout "$(left 200)" make test-gpu PREBUILT=1 >"$OUT/test-gpu.log" 2>&1
 echo "test-gpu exit $?" | tee -a "$LOG"; tail -n 2 "$OUT/test-gpu.log"; grep -E "^not ok" "$OUT/test-gpu.log" | head
+step tails-sanitizer
+timeout "$(left 120)" bash lab/gpu/t_tails_sanitizer.sh >"$OUT/tails.log" 2>&1
+echo "tails-sanitizer exit $?" | tee -a "$LOG"; tail -n 1 "$OUT/tails.log"; grep -E "^not ok" "$OUT/tails.log" | head -5
 step pygraph
 site=/tmp/gt-site
 timeout 60 python3 -m pip install --no-build-isolation --no-deps --no-compile -q \
