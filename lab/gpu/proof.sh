@@ -10,7 +10,11 @@ set -u
 OUT=${OUT:-out}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 G=build/bin/gemmtab T0=$SECONDS LIMIT_S=${LIMIT_S:-570}
-TABLE=${TABLE:-runtime/tables/h100.h}
+# this card's table, and the other card's for verify
+case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) in
+*H200*) TABLE=runtime/tables/h200.h OTHER=runtime/tables/h100.h ;;
+*) TABLE=runtime/tables/h100.h OTHER=runtime/tables/h200.h ;;
+esac
 LOG=$OUT/log.txt
 left() { local l=$((LIMIT_S - (SECONDS - T0))); [ "$l" -lt "$1" ] && echo "$l" || echo "$1"; }
 step() { echo "== $1 at $((SECONDS - T0)) s" | tee -a "$LOG"; }
@@ -18,7 +22,7 @@ tar xzf build/gpu/pack.tgz
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv | tee -a "$LOG"
 step probe; $G probe --db /tmp/fl.db >>"$LOG" 2>&1
 step verify
-timeout "$(left 120)" $G verify --table runtime/tables/h200.h >"$OUT/verify.txt" 2>&1
+timeout "$(left 120)" $G verify --table "$OTHER" >"$OUT/verify.txt" 2>&1
 echo "verify exit $?" | tee -a "$OUT/verify.txt"; tail -n 3 "$OUT/verify.txt"
 step bench-every-m
 timeout "$(left 300)" $G bench --table "$TABLE" --space search_spaces/h200.yaml --rounds 3 \
