@@ -51,8 +51,8 @@ static void bind_env(sqlite3_stmt *st, const struct env_info *e)
 }
 
 /* Another unit of the same GPU model, clocks, driver and libraries is the
- * same environment: a sweep resumed on the next lent H200 (a different
- * gpu_uuid every device call) skips what the last one measured, and its
+ * same environment: a sweep resumed on another card of the same model (a
+ * different gpu_uuid) skips what the last one measured, and its
  * rows join that env (the newest such, as report and emit read by
  * default). Only a new combination adds a row. */
 int db_env_id(struct db *db, const struct env_info *e, long long *id)
