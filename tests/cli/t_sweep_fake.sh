@@ -330,11 +330,14 @@ expect_exit "range under ulimit -f 420: exit 1" 1 bash -c 'ulimit -f 420 && exec
 	"$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$db" --cache "$cache"
 check "the write error names the file and the limit" grep -q "^gemmtab: fatal: cannot record .* in $db (a file may grow to 430080 bytes here: ulimit -f); stopping" "$TMP/err"
 check "the database is whole" test "$(sqlite3 "$db" "PRAGMA integrity_check")" = ok
-sqlite3 "$db" "SELECT id, recorded_at, ratio FROM result" >"$TMP/fsize.before"
+# (screens: a retest the stopped run recorded is measured again by the
+# resumed one, which compares a point's finalists within one run)
+sqlite3 "$db" "SELECT id, recorded_at, ratio FROM result WHERE phase = 'screen'" >"$TMP/fsize.before"
 check "some results were committed" test -s "$TMP/fsize.before"
 expect_exit "the same sweep without the limit: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$db" --cache "$cache"
-sqlite3 "$db" "SELECT id, recorded_at, ratio FROM result WHERE id <= $(wc -l <"$TMP/fsize.before")" >"$TMP/fsize.after"
-test_cmp "the committed rows are still there" "$TMP/fsize.before" "$TMP/fsize.after"
+sqlite3 "$db" "SELECT id, recorded_at, ratio FROM result WHERE phase = 'screen' AND
+	id <= $(tail -n 1 "$TMP/fsize.before" | cut -d'|' -f1)" >"$TMP/fsize.after"
+test_cmp "the committed screens are still there" "$TMP/fsize.before" "$TMP/fsize.after"
 expect_exit "an unlimited sweep: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/range.yaml --db "$TMP/fsize-ref.db" --cache "$cache"
 for d in fsize fsize-ref; do
 	"$GEMMTAB" emit --db "$TMP/$d.db" --out "$TMP/$d.h" --cache "$cache" 2>/dev/null
