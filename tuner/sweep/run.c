@@ -185,6 +185,7 @@ static int sweep_all(struct sweep *sw, const struct sweep_opts *o, const struct 
 	/* --seed-from: the source's finalists and their neighbours alone */
 	if (o->seed && seed_keep(sw, o->seed, o->family))
 		return 1;
+	sw->seeded = o->seed != NULL;
 	announce(sw, o->space, env);
 	if (prepare_tasks(sw))
 		return 1;

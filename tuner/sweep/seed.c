@@ -24,6 +24,7 @@
 #include "db.h"
 #include "emit.h"
 #include "engine.h"
+#include "grid.h"
 #include "tablefile.h"
 #include "tasks.h"
 #include "tmpl.h"
@@ -370,4 +371,14 @@ int seed_keep(struct sweep *sw, const struct seed *s, const char *family)
 		fprintf(stderr, "; %d anchors of shapes the source lacks swept in full", c.unheld);
 	fputc('\n', stderr);
 	return 0;
+}
+
+int seed_times_m(const struct shape *s, int m)
+{
+	if (m < s->m_lo || m > s->m_hi || grid_on(m, s->m_lo, s->m_hi))
+		return 1;
+	int a = m - 1;
+	while (!grid_on(a, s->m_lo, s->m_hi))
+		a--;
+	return grid_holdout(a, grid_next(a, s->m_lo, s->m_hi)) == m;
 }

@@ -11,6 +11,7 @@
  * entries, each with its shape key and Ms. */
 struct seed;
 struct sweep;
+struct shape;
 
 /* Read the finalists of path: a gemmtab database (its newest
  * environment's retests) or a dispatch table gemmtab emit wrote (its
@@ -24,5 +25,12 @@ void seed_free(struct seed *s);
  * blas_lt finalist this GPU's heuristic did not name is added. Prints
  * what it kept. Returns 0 or -1. */
 int seed_keep(struct sweep *sw, const struct seed *s, const char *family);
+
+/* Whether a seeded sweep's range phase times range shape s at m: emit's
+ * grid Ms (grid.h) and the held-out M of each span between them, and the
+ * check points past the range: what emit serves a whole range from. The
+ * Ms between are left out, so that the transfer's ranges cost a third of
+ * a full sweep's. */
+int seed_times_m(const struct shape *s, int m);
 
 #endif
