@@ -10,14 +10,14 @@ export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
 NVRTC=$PWD/build/tests/fake_nvrtc.so
 TRUTH=$PWD/build/tests/fake_truth
 space=$TMP/seed.yaml
-# qkv over M = 1..64 from four anchors: 264 candidates, enough that a
-# transfer has something to leave out
+# qkv over M = 1..128 from four anchors: enough candidates that a
+# transfer has something to leave out, and Ms past emit's dense grid
 cat >"$space" <<'EOF'
 sweep: {screen_pairs: 10, retest_pairs: 100, retest_top: 4, range_top: 2, range_pairs: 100,
         deadline_s: 5}
 shapes:
   - {family: qkv, n: 2304, k: 8192, w: bf16, x: bf16, y: bf16, tol: 1e-2,
-     m: 1..64, anchors: [1, 8, 32, 64]}
+     m: 1..128, anchors: [1, 8, 32, 128]}
 cublaslt: {orient: [t], top: 2, splitk: [1, 2]}
 templates:
   gemv:
@@ -25,7 +25,7 @@ templates:
              split: [1], cache: [cg, nc_na]}
     constraints: ["tokens < 2 * m || tokens == 1", "m <= 16", "rows * unroll <= 8"]
   mma_skinny:
-    params: {bm: [64], bn: [8, 16, 32, 64], bk: [64], warps: [4], stages: [3, 4, 5],
+    params: {bm: [64], bn: [8, 16, 32, 64, 128], bk: [64], warps: [4], stages: [3, 4, 5],
              split: [1, 2, 4], cache: [cg], mma: [wgmma], pdl: [0],
              combine: [partials], layout: [rows], wk: [0]}
     constraints: ["m >= 2", "bn >= m && (bn < 2 * m || bn == 8)"]
@@ -65,8 +65,8 @@ check "under a third of the full sweep's screens ($n of $full)" test $((3 * n)) 
 "$GEMMTAB" query --db "$src" --format csv "WITH r AS (SELECT r.m, c.template AS t, c.params \
 	AS p, r.ratio, row_number() OVER (PARTITION BY r.m ORDER BY r.ratio DESC) AS rank \
 	FROM result r JOIN candidate c ON c.id = r.candidate_id WHERE r.phase = 'retest' AND \
-	r.status = 'ok'), a(m, lo, hi) AS (VALUES (1, 1, 8), (8, 1, 32), (32, 8, 64), \
-	(64, 32, 1073741824)) SELECT DISTINCT a.m, r.t, r.p FROM a JOIN r ON (r.m = a.m AND \
+	r.status = 'ok'), a(m, lo, hi) AS (VALUES (1, 1, 8), (8, 1, 32), (32, 8, 128), \
+	(128, 32, 1073741824)) SELECT DISTINCT a.m, r.t, r.p FROM a JOIN r ON (r.m = a.m AND \
 	r.rank <= 4) OR (r.m BETWEEN a.lo AND a.hi AND r.rank = 1)" |
 	tail -n +2 | tr -d '"' | tr , ' ' | sed 's/ /,/3g' | sort >"$TMP/finalists"
 # (those the anchor's constraints admit: the full sweep screened them)
@@ -80,7 +80,7 @@ check "each is screened at its anchor" test -z "$(comm -23 "$TMP/admitted" "$TMP
 check "every other screen is a finalist's grid neighbour" python3 - "$TMP/finalists" "$TMP/screens" <<'EOF'
 import sys
 grid = {'warps': '2 4 8 16', 'rows': '1 2 4', 'tokens': '1 2 8', 'unroll': '2 4',
-        'cache': 'cg nc_na', 'bn': '8 16 32 64', 'stages': '3 4 5', 'split': '1 2 4'}
+        'cache': 'cg nc_na', 'bn': '8 16 32 64 128', 'stages': '3 4 5', 'split': '1 2 4'}
 def rows(path):
     out = []
     for line in open(path):
@@ -105,8 +105,16 @@ sys.exit(1 if bad else 0)
 EOF
 check "the climb's later steps are the source's: no step 2" \
 	test "$(grep -c 'cuBLASLt step 2' "$TMP/seeded.err")" = 0
-check "its ranges are timed as usual: retests at every M of 1..64" \
+# the ranges: every M up to 64, then emit's grid (16t, 16t + 1, the
+# range's end) and the held-out middle of each span, and the check points
+check "its ranges are timed at every M up to 64" \
 	test "$(q "SELECT count(DISTINCT m) FROM result WHERE phase = 'retest' AND m <= 64")" = 64
+check "then on emit's grid with the held-out Ms, and the check points" test \
+	"$(q "SELECT group_concat(m, ' ') FROM (SELECT DISTINCT m FROM result WHERE phase = \
+	'retest' AND m > 64 ORDER BY m)")" = "65 72 80 81 88 96 97 104 112 113 120 128 256 512"
+check "where the full sweep times every M of 65..128" \
+	test "$(q "SELECT count(DISTINCT m) FROM result WHERE phase = 'retest' AND m BETWEEN 65 \
+	AND 128" "$TMP/full.db")" = 64
 LD_PRELOAD=$NVRTC expect_exit "its table is emitted: exit 0" 0 \
 	"$GEMMTAB" emit --db "$db" --out "$TMP/seeded.h" --cache "$TMP/cache"
 entries=$(grep -cE '^	/\* qkv, M [0-9]+' "$TMP/seeded.h")
