@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"  --seed-from DB_OR_TABLE  a table moved to this GPU: screen at each anchor\n"
 	"                    only the finalists of a database's retests or a table's\n"
 	"                    entries there, with their grid neighbours, and the\n"
-	"                    baseline; then retest and time the ranges as usual\n"
+	"                    baseline; retest as usual; time the ranges on emit's\n"
+	"                    M grid with held-out Ms (docs/hopper.md)\n"
 	"  --no-retest       screen only\n"
 	"  --retest-since T  retest again every finalist whose retest is older than T\n"
 	"                    (UTC, YYYY-MM-DD[THH[:MM[:SS]]], or now), so that emit\n"
@@ -260,11 +261,19 @@ int cmd_sweep(int argc, char **argv)
 		return rc == PARSE_HELP ? 0 : rc;
 	if ((rc = engine_options(&a, &o, since_now, sizeof(since_now))))
 		return rc;
+	/* a bad source is said before the space is enumerated */
+	struct seed *seed = NULL;
+	if (a.seed_from && seed_load(a.seed_from, &seed))
+		return 2;
+	o.seed = seed;
 	o.space = a.space;
-	if ((rc = load_space(&a, &sp)))
+	if ((rc = load_space(&a, &sp))) {
+		seed_free(seed);
 		return rc < 0 ? 0 : rc;
+	}
 	if (tasks_build(&sp, o.family, &tl)) {
 		space_free(&sp);
+		seed_free(seed);
 		return 2;   /* the space (or --family) asks for what cannot be built */
 	}
 	if (a.dry_run) {
@@ -275,17 +284,11 @@ int cmd_sweep(int argc, char **argv)
 		rc = 1;
 	} else if (!(rc = pick_devices(a.devices, a.device < 0 ? 0 : a.device, a.device >= 0, 0,
 				       devs, &o.ndev))) {
-		struct seed *seed = NULL;
 		o.devices = devs;
-		if (a.seed_from && seed_load(a.seed_from, &seed)) {
-			rc = 2;
-		} else {
-			o.seed = seed;
-			rc = sweep_run(&sp, &tl, &o);
-		}
-		seed_free(seed);
+		rc = sweep_run(&sp, &tl, &o);
 	}
 	tasks_free(&tl);
 	space_free(&sp);
+	seed_free(seed);
 	return rc;
 }
