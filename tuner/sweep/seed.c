@@ -209,16 +209,17 @@ static int by_ratio(const void *a, const void *b)
 	return (x->ratio < y->ratio) - (x->ratio > y->ratio);
 }
 
-/* The finalists of s at anchor j of shape sh into fin[] (pointers into
- * s->rows, at most max, distinct candidates); returns the count, or -1
- * when the source holds nothing of sh's key. */
+/* The finalists of s at anchor j of shape sh, distinct candidates, into
+ * a heap array *out of pointers into s->rows (caller frees); returns the
+ * count, or -1 (*out NULL) when the source holds nothing of sh's key. */
 static int finalists(const struct seed *s, const struct shape *sh, int j,
-		     const struct seed_row **fin, int max)
+		     const struct seed_row ***out)
 {
 	const int m = sh->ms[j];
 	int lo, hi, n = 0, held = 0, nearest = 0;
 	anchor_window(sh, j, &lo, &hi);
-	const struct seed_row **pick = xmalloc(sizeof(*pick) * (size_t)s->n);
+	/* the SEED_TOP at the nearest M, then the best at each M: 2n at most */
+	const struct seed_row **pick = xmalloc(sizeof(*pick) * (2 * (size_t)s->n + 1));
 	int npick = 0;
 	for (int i = 0; i < s->n; i++) {
 		const struct seed_row *r = &s->rows[i];
@@ -251,15 +252,19 @@ static int finalists(const struct seed *s, const struct shape *sh, int j,
 				pick[npick++] = r;
 		}
 	}
-	for (int i = 0; i < npick && n < max; i++) {
+	for (int i = 0; i < npick; i++) {
 		int seen = 0;
 		for (int q = 0; q < n && !seen; q++)
-			seen = !strcmp(fin[q]->tmpl, pick[i]->tmpl) &&
-			       !strcmp(fin[q]->params, pick[i]->params);
+			seen = !strcmp(pick[q]->tmpl, pick[i]->tmpl) &&
+			       !strcmp(pick[q]->params, pick[i]->params);
 		if (!seen)
-			fin[n++] = pick[i];
+			pick[n++] = pick[i];
 	}
-	free(pick);
+	if (!held) {
+		free(pick);
+		pick = NULL;
+	}
+	*out = pick;
 	return held ? n : -1;
 }
 
@@ -279,7 +284,7 @@ static int one_step(const struct tasklist *tl, const int *at, int na, const stru
 
 /* Whether task x is finalist c (params cp) or its neighbour in the grid
  * of the point's tasks at[]. */
-static int near(const struct tasklist *tl, const int *at, int na, const struct task *x,
+static int seeds_task(const struct tasklist *tl, const int *at, int na, const struct task *x,
 		const struct tmpl *t, const long *cp)
 {
 	int differ = -1;
@@ -308,8 +313,8 @@ static void keep_point(struct sweep *sw, const struct seed *s, int si, int j, ch
 {
 	const struct shape *sh = &sw->sp->shapes[si];
 	const int m = sh->ms[j];
-	const struct seed_row *fin[4 * MAX_MS * SEED_TOP];
-	const int nfin = finalists(s, sh, j, fin, (int)ARRAY_SIZE(fin));
+	const struct seed_row **fin;
+	const int nfin = finalists(s, sh, j, &fin);
 	c->anchors++;
 	if (nfin < 0) {
 		c->unheld++;
@@ -339,9 +344,10 @@ static void keep_point(struct sweep *sw, const struct seed *s, int si, int j, ch
 			if (sw->tl->t[i].shape == si && sw->tl->t[i].m == m)
 				at[na++] = i;
 		for (int a = 0; a < na; a++)
-			(*keep)[at[a]] |= near(sw->tl, at, na, &sw->tl->t[at[a]], t, cand.params);
+			(*keep)[at[a]] |= seeds_task(sw->tl, at, na, &sw->tl->t[at[a]], t, cand.params);
 		free(at);
 	}
+	free(fin);
 }
 
 int seed_keep(struct sweep *sw, const struct seed *s, const char *family)
