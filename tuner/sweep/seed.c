@@ -17,8 +17,10 @@
  * this GPU's heuristic did not name is added as a task (its attributes
  * are the candidate; the worker checks it on this card). A shape the
  * source does not hold keeps all its tasks: it is swept in full.
- * Everything after the screens (retests, settles, ranges) is the
- * sweep's as usual.
+ * The retests and settles are the sweep's as usual; the range phase
+ * times emit's grid Ms and their held-out Ms alone (seed_times_m), and
+ * the cuBLASLt climb's later steps are left out (run.c): the source's
+ * finalists are its climb's.
  */
 #include "seed.h"
 #include "db.h"

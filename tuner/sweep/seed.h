@@ -2,7 +2,7 @@
  * seed.h: `gemmtab sweep --seed-from DB_OR_TABLE`, a table moved to a
  * new card: the sweep screens, at each anchor, only the source's
  * finalists there and their neighbours in the parameter grid (and the
- * baseline), then retests and runs the ranges as usual.
+ * baseline), then retests as usual and times the ranges on emit's grid.
  */
 #ifndef GT_SWEEP_SEED_H
 #define GT_SWEEP_SEED_H
