@@ -15,10 +15,18 @@
 # Ms the table runs slower than the baseline; then one line per space:
 #   bench-search SPACE: gpu_s old=X new=Y (Zx) regret geo=G% max=W% slower=K
 # (the regret of the new search's table where one ran, else the old's).
+# Then, with transfer among the spaces (the default), a table moved to a
+# new card (gemmtab sweep --seed-from): the reference space swept in full
+# on the H200 profile (the reference line's sweep, when it ran on it) and
+# on the H100 profile, then on the H100 profile seeded from the H200
+# sweep's database; both H100 tables judged per M by fake_truth, the
+# seeded one's regret taken against the full one's over M = 1..512:
+#   bench-search transfer h200->h100: gpu_s full=X seeded=Y (Zx) regret geo=G% max=W%
 #
 # Options: --search dense|new|both [both]: new is passed to the sweep as
 # `--search new` and runs only where the sweep has that option (else
-# new=-); --spaces LIST [reference,llama,odd]; --model h200|h100.
+# new=-); --spaces LIST [reference,llama,odd,transfer]; --model h200|h100
+# (the transfer is always H200 to H100).
 # Kernels are "compiled" by tests/fake/fake_nvrtc.c (LD_PRELOAD): no
 # NVRTC time, no cubin that could run. Work files: build/bench-search/.
 set -u
@@ -27,7 +35,7 @@ GEMMTAB=${GEMMTAB:-build/bin/gemmtab}
 TRUTH=build/tests/fake_truth
 NVRTC=$PWD/build/tests/fake_nvrtc.so
 export GEMMTAB_WORKER=${GEMMTAB_WORKER:-$PWD/build/tests/fake_worker}
-search=both spaces=reference,llama,odd model=h200
+search=both spaces=reference,llama,odd,transfer model=h200
 while [ $# -gt 0 ]; do
 	case $1 in
 	--search) search=$2; shift 2 ;;
@@ -83,9 +91,56 @@ run() {
 		"${regret#regret }; sweep and judge $((SECONDS - t0)) s on this CPU"
 }
 
+# transfer_sweep DIR PROFILE [ARGS...]: the reference space swept on the
+# model's PROFILE into DIR (ARGS passed to the sweep), emitted and judged
+# per M; sets gpu_s
+transfer_sweep() {
+	local d=$1 profile=$2 file=search_spaces/h200.yaml
+	shift 2
+	rm -rf "$d" && mkdir -p "$d"
+	LD_PRELOAD=$NVRTC FAKE_WORKER_MODEL=$profile FAKE_WORKER_GPU_LOG=$d/gpu.log \
+		"$GEMMTAB" sweep --space "$file" --db "$d/sweep.db" --cache "$W/cache" "$@" \
+		>"$d/sweep.out" 2>"$d/sweep.err" ||
+		{ echo "bench-search: the transfer's sweep in $d failed:" >&2; tail -n 5 "$d/sweep.err" >&2; return 1; }
+	LD_PRELOAD=$NVRTC "$GEMMTAB" emit --db "$d/sweep.db" --out "$d/table.h" --cache "$W/cache" \
+		>"$d/emit.out" 2>"$d/emit.err" ||
+		{ echo "bench-search: emit in $d failed:" >&2; tail -n 5 "$d/emit.err" >&2; return 1; }
+	"$TRUTH" --space "$file" --model "$profile" --table "$d/table.h" --per-m >"$d/regret.txt" ||
+		{ echo "bench-search: fake_truth failed in $d" >&2; return 1; }
+	gpu_s=$(awk '{ s += $5 } END { printf "%.1f", s }' "$d/gpu.log")
+}
+
+# transfer: the seeded H100 sweep against the full one (the H200 source
+# is the reference line's dense sweep when it ran on the H200 profile)
+transfer() {
+	local src=$W/reference-dense full seeded vs t0=$SECONDS
+	if [ "$model" != h200 ] || [ "$search" = new ] || [[ ",$spaces," != *,reference,* ]]; then
+		src=$W/transfer-h200
+		transfer_sweep "$src" h200 || return 1
+	fi
+	transfer_sweep "$W/transfer-h100" h100 || return 1
+	full=$gpu_s
+	transfer_sweep "$W/transfer-seeded" h100 --seed-from "$src/sweep.db" || return 1
+	seeded=$gpu_s
+	# per M, the workload's time with the seeded table over the full one's
+	vs=$(paste -d ' ' <(grep '^m=' "$W/transfer-h100/regret.txt") \
+		<(grep '^m=' "$W/transfer-seeded/regret.txt") |
+		awk '{ split($2, f, "="); split($7, s, "="); r = s[2] / f[2]; g += log(r); n++
+		       if (r > w) w = r }
+		     END { if (n) printf "geo=%.2f%% max=%.2f%%", 100 * (exp(g / n) - 1), 100 * (w - 1) }')
+	[ -n "$vs" ] || { echo "bench-search: the transfer's tables were judged at no M" >&2; return 1; }
+	echo "transfer h200->h100: full $full s, seeded $seeded s ($(grep -o '[0-9]* of [0-9]* candidates kept' \
+		"$W/transfer-seeded/sweep.err")); against the truth: full $(tail -n 1 "$W/transfer-h100/regret.txt" |
+		cut -d ' ' -f 2-3), seeded $(tail -n 1 "$W/transfer-seeded/regret.txt" | cut -d ' ' -f 2-3);" \
+		"$((SECONDS - t0)) s on this CPU"
+	summary+=("bench-search transfer h200->h100: gpu_s full=$full seeded=$seeded ($(awk -v a="$full" \
+		-v b="$seeded" 'BEGIN { printf "%.1fx", a / b }')) regret $vs")
+}
+
 summary=()
 IFS=, read -r -a names <<<"$spaces"
 for name in "${names[@]}"; do
+	[ "$name" = transfer ] && continue
 	file=$(space_file "$name") || exit 2
 	old=- new=- gain=- geo=- max=- slower=-
 	if [ "$search" != new ]; then
@@ -107,4 +162,7 @@ for name in "${names[@]}"; do
 	summary+=("bench-search $name: gpu_s old=$old new=$new ($gain) regret geo=$geo max=$max slower=$slower")
 	regret=
 done
+if [[ ",$spaces," == *,transfer,* ]]; then
+	transfer || exit 1
+fi
 printf '%s\n' "${summary[@]}"

@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 #include "options.h"
+#include "seed.h"
 #include "supervise.h"
 #include "sweep.h"
 #include "tasks.h"
@@ -41,6 +42,11 @@ static const char usage_text[] =
 	"  --strict          with --dry-run: exit 1 when a shape gets no candidate\n"
 	"  --device-profile FILE  the figures a dry run's constraints read (sm_count,\n"
 	"                    smem_optin, ...) [the H200's]; a sweep reads its GPU's\n"
+	"  --seed-from DB_OR_TABLE  a table moved to this GPU: screen at each anchor\n"
+	"                    only the finalists of a database's retests or a table's\n"
+	"                    entries there, with their grid neighbours, and the\n"
+	"                    baseline; retest as usual; time the ranges on emit's\n"
+	"                    M grid with held-out Ms (docs/hopper.md)\n"
 	"  --no-retest       screen only\n"
 	"  --retest-since T  retest again every finalist whose retest is older than T\n"
 	"                    (UTC, YYYY-MM-DD[THH[:MM[:SS]]], or now), so that emit\n"
@@ -135,7 +141,7 @@ static int parse_shard(const char *shard, int *i, int *n)
 
 /* What cmd_sweep parsed, besides the engine's options. */
 struct sweep_args {
-	const char *space, *shapes_file, *profile, *shard, *since, *limit, *devices;
+	const char *space, *shapes_file, *profile, *shard, *since, *limit, *devices, *seed_from;
 	int device, dry_run, no_retest, strict;
 	double deadline;
 };
@@ -197,6 +203,9 @@ static int engine_options(const struct sweep_args *a, struct sweep_opts *o,
 	o->retest = !a->no_retest;
 	if (a->strict && !a->dry_run)
 		return usage_error("sweep", usage_text, "--strict checks a plan: it needs --dry-run");
+	if (a->seed_from && a->dry_run)
+		return usage_error("sweep", usage_text, "--seed-from picks its candidates from "
+				   "what the GPU names: drop --dry-run");
 	if (a->limit && duration_parse(a->limit, &o->limit_s))
 		return usage_error("sweep", usage_text, "--time-limit: '%s' is not a duration "
 				   "(90, 90s, 45m, 8h or 2d)", a->limit);
@@ -238,6 +247,7 @@ int cmd_sweep(int argc, char **argv)
 		OPT_FLAG("strict", &a.strict),
 		OPT_FLAG("no-retest", &a.no_retest),
 		OPT_STRING("retest-since", &a.since, 0),
+		OPT_STRING("seed-from", &a.seed_from, 0),
 		OPT_STRING("cache", &o.jit.cache_dir, 0),
 		OPT_INT("jobs", &o.jit.nproc, 0, OPT_MAX_JOBS),
 		OPT_DOUBLE("deadline", &a.deadline, MIN_DEADLINE_S, MAX_DEADLINE_S),
@@ -251,11 +261,19 @@ int cmd_sweep(int argc, char **argv)
 		return rc == PARSE_HELP ? 0 : rc;
 	if ((rc = engine_options(&a, &o, since_now, sizeof(since_now))))
 		return rc;
+	/* a bad source is said before the space is enumerated */
+	struct seed *seed = NULL;
+	if (a.seed_from && seed_load(a.seed_from, &seed))
+		return 2;
+	o.seed = seed;
 	o.space = a.space;
-	if ((rc = load_space(&a, &sp)))
+	if ((rc = load_space(&a, &sp))) {
+		seed_free(seed);
 		return rc < 0 ? 0 : rc;
+	}
 	if (tasks_build(&sp, o.family, &tl)) {
 		space_free(&sp);
+		seed_free(seed);
 		return 2;   /* the space (or --family) asks for what cannot be built */
 	}
 	if (a.dry_run) {
@@ -271,5 +289,6 @@ int cmd_sweep(int argc, char **argv)
 	}
 	tasks_free(&tl);
 	space_free(&sp);
+	seed_free(seed);
 	return rc;
 }

@@ -68,6 +68,7 @@ struct sweep {
 	struct lt_sent *lt_sent; /* per shape, tuned m and orientation */
 	double started;
 	double stop_at;          /* --time-limit: start no eval after this (0: none) */
+	int seeded;              /* --seed-from: ranges on emit's grid (seed_times_m) */
 	int phase_from;          /* sweep_points' from, for its items */
 	int *reached;            /* per shape, 2 * MAX_MS: the Ms its retests reached */
 	int *nreached;

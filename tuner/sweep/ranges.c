@@ -4,6 +4,7 @@
  * sides of it, so a crossover is measured wherever it falls.
  */
 #include "engine.h"
+#include "seed.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -66,6 +67,8 @@ long sweep_planned_range(const struct sweep *sw, const char *family, long *basel
 		int *ms;
 		const int nms = sweep_range_ms(s, &ms);
 		for (int i = 0; i < nms; i++) {
+			if (sw->seeded && !seed_times_m(s, ms[i]))
+				continue;
 			long at = 0;
 			for (int j = 0; j < s->n_ms; j++)
 				at += sweep_anchor_covers(s, j, ms[i]) ? fin[j] : 0;
@@ -151,6 +154,8 @@ void sweep_ranges(struct sweep *sw, const char *family)
 		int *ms;
 		const int nms = sweep_range_ms(s, &ms);
 		for (int i = 0; i < nms; i++) {
+			if (sw->seeded && !seed_times_m(s, ms[i]))
+				continue;
 			if (nitems == cap) {
 				cap = cap ? 2 * cap : 1024;
 				items = xrealloc(items, sizeof(*items) * (size_t)cap);

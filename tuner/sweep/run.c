@@ -8,6 +8,7 @@
  */
 #include "engine.h"
 #include "lock.h"
+#include "seed.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -181,11 +182,16 @@ static int sweep_all(struct sweep *sw, const struct sweep_opts *o, const struct 
 	sweep_load_shape_ids(sw);
 	if (sw->sp->lt.top && lt_first_step(sw, o->family))
 		return 1;
+	/* --seed-from: the source's finalists and their neighbours alone */
+	if (o->seed && seed_keep(sw, o->seed, o->family))
+		return 1;
+	sw->seeded = o->seed != NULL;
 	announce(sw, o->space, env);
 	if (prepare_tasks(sw))
 		return 1;
 	sweep_points(sw, o->family, 0);
-	int rc = lt_later_steps(sw, o->family);
+	/* a seeded sweep's blas_lt finalists are the source's climb's */
+	int rc = o->seed ? 0 : lt_later_steps(sw, o->family);
 	progress_end();
 	if (sw->stopped) {
 		fprintf(stderr, "sweep: the time limit passed with %ld of up to %ld evals done; "

@@ -12,6 +12,8 @@
 #include "space.h"
 #include "tasks.h"
 
+struct seed;
+
 /* What the command line asked of a sweep. */
 struct sweep_opts {
 	const char *space;              /* the space's path, for messages */
@@ -23,6 +25,7 @@ struct sweep_opts {
 	const int *devices;             /* the GPUs, ndev of them */
 	int ndev;
 	struct jit_options jit;
+	const struct seed *seed;        /* --seed-from (seed.h), or NULL */
 };
 
 /* Sweep tasks tl of space sp as o asks, on o->ndev GPUs, into o->db_path
