@@ -19,7 +19,7 @@
 static const char usage_text[] =
 	"usage: gemmtab report --db DB [--space FILE] [--env ID]\n"
 	"                      [--format text|csv|md|json] [--section LIST] [--plot FILE.svg]\n"
-	"                      [--regret TABLE.h]\n"
+	"                      [--full] [--regret TABLE.h]\n"
 	"  --db DB           the results database (gemmtab sweep writes it)\n"
 	"  --space FILE      the loads and the shapes each runs: the space's workload:\n"
 	"                    section (or, without one, each family once at each tuned M)\n"
@@ -28,6 +28,9 @@ static const char usage_text[] =
 	"  --format F        text, csv, md or json [text]; csv is one tidy table (the\n"
 	"                    first --section), json one document with every section\n"
 	"  --section LIST    families, loads, score, comma-separated [all; csv: families]\n"
+	"  --full            every (family, M) row in text and md; without it a report\n"
+	"                    of more than 64 rows gives a line per family and run of Ms\n"
+	"                    with one winner\n"
 	"  --plot FILE.svg   also draw speedup against M per family (with the floor's\n"
 	"                    bound and the baseline at 1) and the fraction of the floor\n"
 	"  --regret TABLE.h  instead: at every measured M, the time of what the table\n"
@@ -168,10 +171,11 @@ int cmd_report(int argc, char **argv)
 	struct db *db;
 	struct space sp;
 	struct workload reference, *wl = &reference;
-	int env_arg = 0, ret;
+	int env_arg = 0, full = 0, ret;
 	long long env;
 	const struct opt opts[] = {
 		OPT_STRING("db", &path, OPT_REQUIRED),
+		OPT_FLAG("full", &full),
 		OPT_STRING("space", &space, 0),
 		OPT_INT("env", &env_arg, 1, INT_MAX),
 		OPT_FORMAT("format", &f, 0),
@@ -192,6 +196,8 @@ int cmd_report(int argc, char **argv)
 				   section ? "section" : "plot");
 	if (!section)
 		sections = f == TABLE_CSV ? REPORT_FAMILIES : REPORT_ALL;
+	if (full)
+		sections |= REPORT_FULL;
 	if (space) {
 		if (space_load(space, &sp))
 			return 2;

@@ -513,7 +513,19 @@ void report_print(const struct report *r, const struct report_source *src,
 		fprintf(out, "gemmtab report: %s\n\n", src->title);
 	else
 		fprintf(out, "# gemmtab report\n\n%s\n\n", src->title);
-	if (sections & REPORT_FAMILIES) {
+	if ((sections & REPORT_FAMILIES) && !(sections & REPORT_FULL) &&
+	    r->nshapes > REPORT_SUMMARY_ROWS) {
+		char *prose = xasprintf("%d rows in brief: a line per family and run of Ms with one\n"
+					"winner; speedup is the geometric mean of the run's median paired\n"
+					"ratios over cuBLAS (min..max: their range). --full lists every row.",
+					r->nshapes);
+		print_heading(f, "Per family and M range", prose, out);
+		free(prose);
+		report_summary_table(r, &t);
+		table_print(&t, f, "-", out);
+		table_free(&t);
+		first = 0;
+	} else if (sections & REPORT_FAMILIES) {
 		print_heading(f, "Per family and M", "What the dispatch runs. Times in us; speedup is\n"
 			      "the median paired ratio over cuBLAS (spread: its 10th..90th percentile);\n"
 			      "floor_frac and nominal_frac are each floor's time over run_us.", out);

@@ -133,8 +133,18 @@ struct report_source {
 #define REPORT_LOADS 2u
 #define REPORT_SCORE 4u
 #define REPORT_ALL 7u
+/* With REPORT_FAMILIES, in text and md: every (family, M) row however
+ * many (--full). Without it a report of more than REPORT_SUMMARY_ROWS
+ * rows gives one line per family and run of Ms with one winner. */
+#define REPORT_FULL 8u
+#define REPORT_SUMMARY_ROWS 64
 /* "families,loads" into *out; 0, or -1 for an unknown or empty list. */
 int report_sections_parse(const char *list, unsigned *out);
+
+/* The brief per-(family, M) section of r into t (report_summary.c): a
+ * line per family and run of consecutive rows with one winner, its Ms,
+ * its row count, the geometric mean of its speedups and their range. */
+void report_summary_table(const struct report *r, struct table *t);
 
 /* Print the sections of r. text and md: a title, then each section with
  * its heading and prose. csv: one tidy table, that of the first section
