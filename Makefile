@@ -15,6 +15,8 @@
 #   make tune       build, sweep search_spaces/quick.yaml on GPU 0, report
 #   make install    gemmtab, libgemmtab.{a,so}, gemmtab.h, gemmtab.pc under PREFIX
 #   make bench-host  libgemmtab's host cost per call and at prepare (needs a GPU)
+#   make bench-search  the search's modelled GPU seconds and its table's regret
+#                   against the modelled GPU's truth on three spaces (no GPU)
 #   make db-pack     gzip db/h200.db into db/h200.db.gz (the tracked copy)
 #   TABLE=FILE      the dispatch table libgemmtab compiles in (runtime/runtime.mk)
 #   TABLES="A.h B.h"  several, one per GPU kind: each card uses its own (docs/hopper.md)
@@ -217,11 +219,33 @@ $(BUILD)/tests/gpu_%: tests/gpu/%.c $(BUILD)/libtuner.a $(RT_LIB_A)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libtuner.a $(RT_LIB_A) $(LDLIBS)
 
-# A worker without a GPU for the CPU tests of the supervisor (GEMMTAB_WORKER).
-$(BUILD)/tests/fake_worker: tests/fake/fake_worker.c $(BUILD)/libtuner.a
+# A worker without a GPU for the CPU tests of the supervisor (GEMMTAB_WORKER),
+# with its modelled GPU (tests/fake/gpumodel.c, FAKE_WORKER_MODEL), and the
+# model's truth beside it (fake_truth: the best candidate and the baseline
+# at every M, and a table's regret against them).
+FAKE_MODEL_C := tests/fake/gpumodel.c tests/fake/gpumodel.h
+$(BUILD)/tests/fake_worker: tests/fake/fake_worker.c tests/fake/model_mode.c \
+		tests/fake/model_mode.h $(FAKE_MODEL_C) $(BUILD)/libtuner.a
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libtuner.a -lm
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/fake -o $@ $(filter %.c,$^) $(BUILD)/libtuner.a -lm
+
+# test_gpumodel compiles the model in
+$(BUILD)/tests/test_gpumodel: $(FAKE_MODEL_C)
+
+$(BUILD)/tests/fake_truth: tests/fake/truth.c $(FAKE_MODEL_C) $(BUILD)/libtuner.a $(RT_LIB_A)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/fake -o $@ $(filter %.c,$^) $(BUILD)/libtuner.a \
+		$(RT_LIB_A) $(LDLIBS)
+
+# A stand-in for libnvrtc (LD_PRELOAD) that "compiles" every name at once
+# into a small cubin of its own: make bench-search sweeps spaces of
+# thousands of instantiations on the fake worker without NVRTC's minutes.
+$(BUILD)/tests/fake_nvrtc.so: tests/fake/fake_nvrtc.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.cuh
 	@mkdir -p $(@D)
@@ -229,6 +253,7 @@ $(BUILD)/tests/test_kernels.cubin: tests/gpu/test_kernels.cu templates/mma_frag.
 	$(Q)$(NVCC) -cubin $(NVCC_GENCODE) -o $@ $<
 
 tests: $(UNIT_BIN) $(GPU_BIN) $(BUILD)/tests/test_kernels.cubin $(BUILD)/tests/fake_worker \
+	$(BUILD)/tests/fake_truth $(BUILD)/tests/fake_nvrtc.so \
 	$(BUILD)/tests/gemmtab runtime-tests runtime-tests-gpu \
 	$(RT_EXAMPLE) fuzz-build $(BUILD)/bench/host_cost
 
@@ -253,6 +278,13 @@ endif
 bench-supervisor: all tests
 	@bash bench/supervisor.sh
 
+# the search on the fake worker's modelled GPU (a benchmark, not a test; no
+# GPU): per space its modelled GPU seconds, evals and pairs, and its table's
+# regret against the model's truth at every M of 1..512 (bench/search.sh;
+# SEARCH_ARGS passes --search dense|new|both, --spaces LIST, --model h100)
+bench-search: all $(BUILD)/tests/fake_worker $(BUILD)/tests/fake_truth $(BUILD)/tests/fake_nvrtc.so
+	@bash bench/search.sh $(SEARCH_ARGS)
+
 # libgemmtab's host cost outside graphs (a benchmark; needs a GPU):
 # gt_weight_prepare of the six reference weights, gt_linear's host time
 # per call against cublasGemmEx's
@@ -270,7 +302,7 @@ tune: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host db-pack
+.PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host bench-search db-pack
 .DELETE_ON_ERROR:
 
 -include $(wildcard $(OBJ)/*.d)

@@ -196,10 +196,12 @@ measured=$(grep -oE '^sweep: [0-9]+ ok' "$TMP/err" | grep -oE '[0-9]+')
 check "the resume measured only the missing ones (${measured:-?} <= $((want - before)))" \
 	test -n "$measured" -a "${measured:-0}" -le $((want - before))
 # the cuBLASLt search: the worker names the algorithms, each becomes a
-# blas_lt candidate keyed by its attributes; a malformed record is refused
-# with a warning, not padded; a rerun names the same and measures nothing
+# blas_lt candidate keyed by its attributes; a malformed record (the
+# fake's row orientation with FAKE_WORKER_LT_MALFORMED) is refused with a
+# warning, not padded; a rerun without it names the same, measures nothing
+# and warns of nothing
 db=$TMP/lt.db
-FAKE_WORKER_LOG=$TMP/lt.log expect_exit "cublaslt sweep: exit 0" 0 \
+FAKE_WORKER_LT_MALFORMED=1 FAKE_WORKER_LOG=$TMP/lt.log expect_exit "cublaslt sweep: exit 0" 0 \
 	"$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$db" --cache "$cache"
 check "the sweep names 6 blas_lt candidates (3 at each of 2 Ms)" \
 	grep -q "cuBLASLt's heuristic named 6 blas_lt candidates (top 8 per orientation)" "$TMP/err"
@@ -213,8 +215,9 @@ check "nothing from the row orientation" test "$(q "SELECT count(*) $lt AND c.pa
 check "the router was never asked" bash -c "! grep -q '^lt_algos router' '$TMP/lt.log'"
 check "asked at each tuned M and orientation (4 requests)" test "$(grep -c '^lt_algos qkv' "$TMP/lt.log")" = 4
 before=$(q "SELECT count(*) FROM result")
-expect_exit "cublaslt sweep again: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$db" --cache "$cache"
+expect_exit "cublaslt sweep again, no malformed record: exit 0" 0 "$GEMMTAB" sweep --space tests/spaces/fake_lt.yaml --db "$db" --cache "$cache"
 check "the rerun names the same 6" grep -q "named 6 blas_lt candidates" "$TMP/err"
+check "and warns of nothing it cannot read" bash -c "! grep -q 'cannot read' '$TMP/err'"
 check "the rerun measures nothing" test "$(q "SELECT count(*) FROM result")" = "$before"
 # with a splitk list, each algorithm also at the listed counts it does not
 # have (the fake's three run split-K 3 at m = 8: two more each); with a

@@ -21,7 +21,15 @@
  * GPU its env reports ("Fake GPU" by default). FAKE_WORKER_SLOWER=SUBSTR
  * halves the ratio of every eval whose candidate key contains SUBSTR (a
  * table entry that no longer wins: gemmtab verify).
+ *
+ * FAKE_WORKER_MODEL=h200 or h100 replaces the made-up figures with a
+ * modelled GPU (model_mode.c, gpumodel.h): env, evals, baselines, the
+ * probes and cuBLASLt's algorithms follow each candidate's time curve,
+ * and FAKE_WORKER_GPU_LOG=FILE gets the GPU seconds of every request, a
+ * line "op family m pairs seconds" each.
+ * gemmtab bench's rt requests keep the made-up figures.
  */
+#include "model_mode.h"
 #include "proto.h"
 #include "tmpl.h"
 #include "util.h"
@@ -132,9 +140,10 @@ static double fake_floor_us(const char *family, double bytes)
  * vary list) each at 150 made-up cluster ids, 100 and up: a reply longer
  * than a kv_out holds, sent as the worker sends it; with seeds, each seed
  * and a variant of it (its cluster id plus 1000); with seeds_only=1 the
- * proposals without their variants; for orientation 1 (row) one record a
- * value short, which the supervisor must refuse. FAKE_WORKER_LT_TRUNCATED
- * set: every reply without seeds_only says truncated=1. */
+ * proposals without their variants; for orientation 1 (row) no algorithm,
+ * or with FAKE_WORKER_LT_MALFORMED set one record a value short, which the
+ * supervisor must refuse. FAKE_WORKER_LT_TRUNCATED set: every reply
+ * without seeds_only says truncated=1. */
 static void reply_lt_algos(const struct kv *r)
 {
 	struct kv_out o;
@@ -151,8 +160,10 @@ static void reply_lt_algos(const struct kv *r)
 			used += (size_t)snprintf(text + used, sizeof(text) - used, __VA_ARGS__); \
 	} while (0)
 	if (kv_get_long(r, "orient", 0) == 1) {
-		ADD("66,13,35,3,2,0,1,0");
-		count = 1;
+		if (getenv("FAKE_WORKER_LT_MALFORMED")) {
+			ADD("66,13,35,3,2,0,1,0");
+			count = 1;
+		}
 	} else {
 		for (long i = 0; i < max && i < 3; i++, count++)
 			ADD("%s66,%ld,35,%ld,2,0,1,0,%ld", i ? ";" : "", 10 + i, 1 + m % 3, i);
@@ -236,6 +247,8 @@ static int planted_device_fault(void)
 	return 1;
 }
 
+static int model;       /* FAKE_WORKER_MODEL names a profile */
+
 static void reply_eval(const struct kv *r)
 {
 	const char *id = kv_get(r, "id"), *tmpl = kv_get(r, "tmpl");
@@ -256,7 +269,12 @@ static void reply_eval(const struct kv *r)
 		kv_send(&o, stdout);
 		exit(3);
 	}
-	add_ok_figures(&o, r, 10.0);
+	if (!model)
+		add_ok_figures(&o, r, 10.0);
+	else if (model_eval_figures(r, &o)) {
+		kv_add(&o, "status", "launch_error");
+		kv_add(&o, "reason", "fake worker: no model of this candidate");
+	}
 	kv_add(&o, "regs", "40");
 	kv_add(&o, "local_bytes", "0");
 	kv_add(&o, "smem", "0");
@@ -281,6 +299,13 @@ int main(int argc, char **argv)
 	if (device >= ndev) {
 		fprintf(stderr, "fake_worker: no device %d (%d visible)\n", device, ndev);
 		return 2;
+	}
+	const char *profile = getenv("FAKE_WORKER_MODEL");
+	if (profile && *profile) {
+		if (model_init(profile))
+			die("fake worker: FAKE_WORKER_MODEL=%s: not h200 or h100, or "
+			    "FAKE_WORKER_GPU_LOG cannot be opened", profile);
+		model = 1;
 	}
 	const long eval_us = getenv("FAKE_WORKER_EVAL_US") ? atol(getenv("FAKE_WORKER_EVAL_US")) : 0;
 	/* FAKE_WORKER_DELAY_MS slows each eval (tests that kill a sweep) */
@@ -315,7 +340,12 @@ int main(int argc, char **argv)
 			fclose(log);
 		}
 		struct kv_out o;
-		if (!strcmp(r.op, "env")) {
+		const char *fam = kv_get(&r, "family");
+		const int planted_baseline_fault = !strcmp(r.op, "baseline") && baseline_fault &&
+						   fam && !strcmp(fam, baseline_fault);
+		if (model && !planted_baseline_fault && model_reply(&r)) {
+			/* answered by the modelled GPU */
+		} else if (!strcmp(r.op, "env")) {
 			reply_env();
 		} else if (!strcmp(r.op, "lt_algos")) {
 			reply_lt_algos(&r);
@@ -368,8 +398,7 @@ int main(int argc, char **argv)
 				 kv_get_long(&r, "m", 1));
 			kv_add(&o, "explain", ex);
 			kv_send(&o, stdout);
-		} else if (!strcmp(r.op, "baseline") && baseline_fault && kv_get(&r, "family") &&
-			   !strcmp(kv_get(&r, "family"), baseline_fault)) {
+		} else if (planted_baseline_fault) {
 			kv_begin(&o, "error");
 			kv_add(&o, "id", kv_get(&r, "id"));
 			kv_add(&o, "status", "fault");

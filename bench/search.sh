@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench/search.sh (make bench-search): what a search costs and what its
+# table is worth, on the modelled GPU (tests/fake/gpumodel.c), no GPU.
+# Three spaces:
+#   reference  search_spaces/h200.yaml: the reference workload's shapes
+#              over M = 1..512, its templates and its cuBLASLt section
+#   llama      gemmtab init --model tests/models/llama-3-8b.json --tp 1 --max-m 512
+#   odd        gemmtab init --model bench/search_odd.json --tp 1 --max-m 512
+#              (hidden 3000, intermediate 1000, 24 heads of 125)
+# Each is swept from an empty database by the fake worker with
+# FAKE_WORKER_MODEL (default h200), emitted, and judged against the
+# model's truth (build/tests/fake_truth) at every M of 1..512 of its
+# workload. Per space and method it prints the modelled GPU seconds, the
+# evals and their pairs, the regret's geomean, its worst M and how many
+# Ms the table runs slower than the baseline; then one line per space:
+#   bench-search SPACE: gpu_s old=X new=Y (Zx) regret geo=G% max=W% slower=K
+# (the regret of the new search's table where one ran, else the old's).
+#
+# Options: --search dense|new|both [both]: new is passed to the sweep as
+# `--search new` and runs only where the sweep has that option (else
+# new=-); --spaces LIST [reference,llama,odd]; --model h200|h100.
+# Kernels are "compiled" by tests/fake/fake_nvrtc.c (LD_PRELOAD): no
+# NVRTC time, no cubin that could run. Work files: build/bench-search/.
+set -u
+cd "$(dirname "$0")/.."
+GEMMTAB=${GEMMTAB:-build/bin/gemmtab}
+TRUTH=build/tests/fake_truth
+NVRTC=$PWD/build/tests/fake_nvrtc.so
+export GEMMTAB_WORKER=${GEMMTAB_WORKER:-$PWD/build/tests/fake_worker}
+search=both spaces=reference,llama,odd model=h200
+while [ $# -gt 0 ]; do
+	case $1 in
+	--search) search=$2; shift 2 ;;
+	--spaces) spaces=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
+	*) echo "usage: bench/search.sh [--search dense|new|both] [--spaces LIST] [--model h200|h100]" >&2
+	   exit 2 ;;
+	esac
+done
+case $search in dense|new|both) ;; *) echo "bench-search: --search $search: not dense, new or both" >&2; exit 2 ;; esac
+for f in "$GEMMTAB" "$GEMMTAB_WORKER" "$TRUTH" "$NVRTC"; do
+	[ -e "$f" ] || { echo "bench-search: $f is not built (make all tests)" >&2; exit 2; }
+done
+W=build/bench-search
+mkdir -p "$W"
+has_new=0
+"$GEMMTAB" sweep --help 2>&1 | grep -q -- '--search' && has_new=1
+
+space_file() {   # space_file NAME: the YAML of a space, written under $W
+	case $1 in
+	reference) echo search_spaces/h200.yaml ;;
+	llama) "$GEMMTAB" init --model tests/models/llama-3-8b.json --tp 1 --max-m 512 \
+		--out "$W/llama.yaml" 2>/dev/null && echo "$W/llama.yaml" ;;
+	odd) "$GEMMTAB" init --model bench/search_odd.json --tp 1 --max-m 512 \
+		--out "$W/odd.yaml" 2>/dev/null && echo "$W/odd.yaml" ;;
+	*) echo "bench-search: no space $1 (reference, llama, odd)" >&2; return 1 ;;
+	esac
+}
+
+# run SPACE NAME METHOD: sweep, emit, judge; sets gpu_s and regret (the
+# fake_truth line), prints the space's figures
+run() {
+	local file=$1 name=$2 method=$3 args=()
+	local d=$W/$name-$method
+	rm -rf "$d" && mkdir -p "$d"
+	[ "$has_new" = 1 ] && args=(--search "$method")
+	local t0=$SECONDS
+	LD_PRELOAD=$NVRTC FAKE_WORKER_MODEL=$model FAKE_WORKER_GPU_LOG=$d/gpu.log \
+		"$GEMMTAB" sweep --space "$file" --db "$d/sweep.db" --cache "$W/cache" "${args[@]}" \
+		>"$d/sweep.out" 2>"$d/sweep.err" ||
+		{ echo "bench-search: the $method sweep of $name failed:" >&2; tail -n 5 "$d/sweep.err" >&2; return 1; }
+	LD_PRELOAD=$NVRTC "$GEMMTAB" emit --db "$d/sweep.db" --out "$d/table.h" --cache "$W/cache" \
+		>"$d/emit.out" 2>"$d/emit.err" ||
+		{ echo "bench-search: emit of $name ($method) failed:" >&2; tail -n 5 "$d/emit.err" >&2; return 1; }
+	"$TRUTH" --space "$file" --model "$model" --table "$d/table.h" --per-m >"$d/regret.txt" ||
+		{ echo "bench-search: fake_truth failed on $name ($method)" >&2; return 1; }
+	read -r gpu_s evals pairs < <(awk '{ s += $5 } $1 == "eval" { e++; p += $4 }
+		END { printf "%.1f %d %d\n", s, e, p }' "$d/gpu.log")
+	regret=$(tail -n 1 "$d/regret.txt")
+	local entries
+	entries=$(grep -cE '^	/\* .*, M [0-9]+\.\.[0-9]+: ' "$d/table.h")
+	echo "$name ($method): modelled GPU $gpu_s s, $evals evals, $pairs pairs, $entries entries;" \
+		"${regret#regret }; sweep and judge $((SECONDS - t0)) s on this CPU"
+}
+
+summary=()
+IFS=, read -r -a names <<<"$spaces"
+for name in "${names[@]}"; do
+	file=$(space_file "$name") || exit 2
+	old=- new=- gain=- geo=- max=- slower=-
+	if [ "$search" != new ]; then
+		run "$file" "$name" dense || exit 1
+		old=$gpu_s
+	fi
+	if [ "$search" != dense ]; then
+		if [ "$has_new" = 1 ]; then
+			run "$file" "$name" new || exit 1
+			new=$gpu_s
+			gain=$(awk -v a="$old" -v b="$new" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1fx", a / b; else print "-" }')
+		fi
+	fi
+	if [ -n "${regret:-}" ]; then
+		geo=$(sed -n 's/.*geo=\([^ ]*\).*/\1/p' <<<"$regret")
+		max=$(sed -n 's/.*max=\([^ ]*\).*/\1/p' <<<"$regret")
+		slower=$(sed -n 's/.*slower=\([^ ]*\).*/\1/p' <<<"$regret")
+	fi
+	summary+=("bench-search $name: gpu_s old=$old new=$new ($gain) regret geo=$geo max=$max slower=$slower")
+	regret=
+done
+printf '%s\n' "${summary[@]}"
