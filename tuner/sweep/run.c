@@ -204,6 +204,7 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
 	struct sweep sw = {
 		.sp = sp, .tl = tl, .jit = o->jit, .db_path = o->db_path, .retest = o->retest,
 		.retest_since = o->retest_since, .ndev = o->ndev,
+		.search = o->search, .parts = o->search_parts,
 	};
 	struct db_lock lock = { -1 };
 	struct env_info env;
@@ -244,5 +245,6 @@ out:
 	free(sw.lt_sent);
 	free(sw.cand_id);
 	free(sw.done);
+	free(sw.floor_us);
 	return rc;
 }

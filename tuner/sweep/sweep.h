@@ -8,9 +8,24 @@
 #ifndef GT_SWEEP_H
 #define GT_SWEEP_H
 
+#include <stddef.h>
+
 #include "jit.h"
 #include "space.h"
 #include "tasks.h"
+
+/* How a sweep searches (--search): dense is the method the committed
+ * table came from (every candidate screened at every anchor, the best
+ * retested, every M of a range timed); new is search.c's, whose parts
+ * --search-opts switches (docs/guide.md, "gemmtab sweep"). */
+enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
+#define SEARCH_PRUNE 1u  /* skip a candidate whose read floor cannot beat the baseline */
+#define SEARCH_EARLY 2u  /* screens of 3 pairs; only those within best/1.25 go on */
+#define SEARCH_RACE  4u  /* finalists raced with elimination; 100 pairs for the winner and
+			  * those within the noise of it */
+#define SEARCH_GRID  8u  /* ranges measured on emit's grid, with held-out Ms and the
+			  * Ms between grid neighbours of different winners */
+#define SEARCH_ALL   15u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
@@ -23,7 +38,15 @@ struct sweep_opts {
 	const int *devices;             /* the GPUs, ndev of them */
 	int ndev;
 	struct jit_options jit;
+	enum sweep_search search;
+	unsigned search_parts;          /* SEARCH_*: the new search's parts */
 };
+
+/* --search METHOD and --search-opts PARTS (NULL: all of them; a comma
+ * list of prune, early, race, grid, or none) into *search and *parts.
+ * Returns 0, or -1 with what is wrong in why (len bytes). */
+int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
+		       unsigned *out, char *why, size_t len);
 
 /* Sweep tasks tl of space sp as o asks, on o->ndev GPUs, into o->db_path
  * (created if absent, locked while it runs). sp and tl stay the
