@@ -161,11 +161,14 @@ static void plan_init(struct sweep *sw, int si, struct span_plan *pl)
 	pl->si = si;
 	pl->lo = s->m_lo;
 	pl->hi = s->m_hi;
-	pl->top = sw->sp->sweep.range_top;
+	pl->top = sw->sp->sweep.range_top + 1;
 	pl->fin = xmalloc(sizeof(*pl->fin) * (size_t)(s->n_ms * pl->top + 1));
 	pl->nfin = xcalloc((size_t)s->n_ms, sizeof(*pl->nfin));
+	/* the best screens at each anchor (its race's round among them):
+	 * the race retests one or two, and a runner-up there may win
+	 * between anchors */
 	for (int j = 0; j < s->n_ms; j++)
-		pl->nfin[j] = sweep_leaders(sw, si, s->ms[j], "retest", st, nst, pl->top,
+		pl->nfin[j] = sweep_leaders(sw, si, s->ms[j], "screen", st, nst, pl->top,
 					    &pl->fin[j * pl->top], NULL);
 	free(st);
 	const size_t nm = (size_t)(pl->hi - pl->lo + 1);
