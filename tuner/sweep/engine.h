@@ -183,6 +183,14 @@ int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *best,
 /* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
 void sweep_spans(struct sweep *sw, const char *family);
 
+/* price.c: the dry run's GPU estimate for the sweep's method, priced
+ * with costmodel.h request by request */
+struct sweep_price {
+	double gpu_s;
+	long screens, retests, ranged;
+};
+void sweep_price(const struct sweep *sw, const char *family, struct sweep_price *p);
+
 /* progress.c */
 void sweep_summary(const struct sweep *sw);
 

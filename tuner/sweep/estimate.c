@@ -95,31 +95,35 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 			pruned += p;
 		}
 	}
-	/* Estimate: per screened candidate ~2 ms of fixed cost (graphs, module
-	 * load, validation) plus 2 replays of ~0.1 ms (flush read + kernel)
-	 * per pair; retests likewise. Calibrated on an H200
-	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
-	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
+	/* the GPU time priced eval by eval (price.c); the counts below are
+	 * the dense method's plan */
 	long run = total - pruned, retests = sweep_planned_retests(sw, family, 0), range_base = 0;
-	long ranged = sweep_planned_range(sw, family, &range_base), lt_points = 0;
+	long ranged = sweep_planned_range(sw, family, &range_base);
+	struct sweep_price price;
+	sweep_price(sw, family, &price);
+	const double gpu_s = price.gpu_s;
+	double rate = 0;
+	const int measured = sweep_compile_rate(sw->jit.cache_dir, &rate) == 0 && sw->tl->nitems;
+	if (!measured)
+		rate = 100;
+	long lt_points = 0;
 	for (int si = 0; si < sw->sp->nshapes && sw->sp->lt.top; si++) {
 		const struct shape *s = &sw->sp->shapes[si];
 		if ((!family || !strcmp(family, s->family)) && s->w == DT_BF16 &&
 		    s->x == DT_BF16 && s->y == DT_BF16)
 			lt_points += s->n_ms;
 	}
-	/* the heuristic's proposals, screened like the templates' candidates
-	 * (their finalists are among the retests above) */
 	const long lt_screens = lt_points * sw->sp->lt.top * sw->sp->lt.norients;
-	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
-		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4) +
-		       ranged * (0.002 + ss->range_pairs * 2 * 1e-4) +
-		       range_base * (0.002 + ss->screen_pairs * 4 * 1e-4) +
-		       lt_screens * (0.002 + ss->screen_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
 	       total, pruned, sw->tl->nitems);
-	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
-	       "up to %ld retests of %d pairs", sw->tl->nitems / 100.0, gpu_s, run,
+	const double compile_s = sw->tl->nitems / rate;
+	if (compile_s > 60)
+		fprintf(stderr, "gemmtab sweep: compiling %d instantiations will take about %.0f "
+			"minutes here (%.0f/s%s)\n", sw->tl->nitems, compile_s / 60, rate,
+			measured ? ", as gemmtab compile measured this machine" : "");
+	printf("estimate: compile %.0f s at %.0f/s%s; GPU %.0f s (%ld screens of %d pairs, "
+	       "up to %ld retests of %d pairs", compile_s, rate, measured ? " (measured)" : "",
+	       gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
 	if (ranged)
 		printf(", up to %ld retests of %d pairs across the ranges and %ld baselines there",
@@ -142,8 +146,8 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 		       "the heuristic on the GPU%s%s%s\n", sw->sp->lt.top, sw->sp->lt.norients,
 		       lt_screens, lt_varies(&sw->sp->lt) ? ", each with its variants" : "",
 		       lt_varies(&sw->sp->lt) ? from : "",
-		       lt_varies(&sw->sp->lt) ? " (the variants are not in the estimate: "
-					      "cuBLASLt names them on the GPU)" : "");
+		       lt_varies(&sw->sp->lt) ? " (the GPU estimate counts each split-K "
+					      "count as a variant of each)" : "");
 	}
 	return empty;
 }

@@ -22,6 +22,7 @@ int sweep_dry_run(struct space *sp, struct tasklist *tl, const struct sweep_opts
 {
 	struct sweep sw = {
 		.sp = sp, .tl = tl, .db_path = o->db_path, .retest = o->retest, .dry = 1,
+		.search = o->search, .parts = o->search_parts, .jit = o->jit,
 	};
 	int empty = sweep_print_plan(&sw, o->family);
 	int missing = sweep_print_coverage(&sw, o->family);

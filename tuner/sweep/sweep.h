@@ -62,6 +62,14 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
 int sweep_dry_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o,
 		  int strict);
 
+/* The compile rate `gemmtab compile` measured on this machine and left
+ * in cache_dir (instantiations a second, into *rate). Returns 0, or -1
+ * when there is none. */
+int sweep_compile_rate(const char *cache_dir, double *rate);
+/* Remember that n instantiations compiled in seconds here (written to a
+ * temp file, renamed). Returns 0 or -1 (message printed). */
+int sweep_compile_rate_save(const char *cache_dir, int n, double seconds);
+
 /* Keep only shard i of n of sp's shapes (--shard I/N), split by a hash of
  * each shape (the same on every host); returns how many are left. */
 int sweep_keep_shard(struct space *sp, int i, int n);

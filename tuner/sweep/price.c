@@ -1,0 +1,207 @@
+/*
+ * price.c: the dry run's GPU estimate, priced request by request with
+ * the cost model the modelled GPU charges (costmodel.h: the fixed cost of
+ * an eval, its FP64 reference, its pairs at the two kernels' times), for
+ * the method the sweep would use (--search dense or new).
+ *
+ * With no GPU, a kernel's time is estimated from the shape: W's bytes and
+ * X's and Y's over the profile's practical bandwidth at cuBLAS's read
+ * efficiency, or the tensor cores' time where that is longer. A screened
+ * candidate is taken to run PRICE_SCREEN_SLOWER times the baseline (most
+ * screens end far behind it; issue 43), a finalist as fast.
+ */
+#include "engine.h"
+#include "grid.h"
+#include "costmodel.h"
+#include "tasks.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Practical read bandwidth (0.93 of the data sheet's, as `gemmtab probe`
+ * measured it on an H200: docs/guide.md, "The fake worker and the
+ * modelled GPU") and BF16 dense tensor-core peak */
+#define PRICE_BW_H200 (0.93 * 4.8e12)
+#define PRICE_BW_H100 (0.93 * 3.35e12)
+#define PRICE_TC_FLOPS 989e12
+/* cuBLAS's read efficiency at small M, and of the tensor-core peak */
+#define PRICE_READ_EFF 0.78
+#define PRICE_TC_EFF 0.78
+/* A screened candidate against the baseline, on average */
+#define PRICE_SCREEN_SLOWER 1.4
+/* Of the finalists of a further anchor whose window holds an M, the
+ * share not among the first's (the range phase times each once): in
+ * bench-search's Llama-3-8B dense sweep 12,188 range and anchor retests
+ * against 15,900 counted without sharing */
+#define PRICE_SHARED 0.5
+/* The new search's races: finalists a point races, those retested */
+#define PRICE_RACED 5.0
+#define PRICE_RETESTED 1.3
+/* Its held-out Ms that lose, or segments of different winners, whose Ms
+ * between are then all raced: a share of the segments */
+#define PRICE_FILLED 0.15
+
+/* The baseline's time at shape s and m, in microseconds. */
+static double kernel_us(const struct sweep *sw, const struct shape *s, int m)
+{
+	const double bw = strstr(sw->sp->dev.name, "H100") ? PRICE_BW_H100 : PRICE_BW_H200;
+	const double bytes = (double)s->n * s->k * (double)dtype_size(s->w) +
+			     (double)m * (s->k * (double)dtype_size(s->x) + s->n * (double)dtype_size(s->y));
+	const double mem = bytes / (bw * PRICE_READ_EFF) * 1e6;
+	const double comp = 2.0 * (m < 16 ? 16 : m) * s->n * (double)s->k /
+			    (PRICE_TC_FLOPS * PRICE_TC_EFF) * 1e6;
+	return 2.0 + fmax(mem, comp) + fmin(mem, comp) / 3;
+}
+
+/* One eval of pairs pairs at m, the candidate slower times the baseline. */
+static double eval_s(const struct sweep *sw, const struct shape *s, int m, int pairs,
+		     double slower)
+{
+	const double b = kernel_us(sw, s, m);
+	return costmodel_eval_s(pairs, b, b * slower, s->n, s->k, m);
+}
+
+/* A baseline request at m (cuBLAS against cuBLASLt, validated once). */
+static double baseline_s(const struct sweep *sw, const struct shape *s, int m)
+{
+	return eval_s(sw, s, m, 2 * sw->sp->sweep.screen_pairs, 1.02);
+}
+
+/* The candidates a point screens: its runnable tasks, and the cuBLASLt
+ * heuristic's proposals with the split-K variants it takes. */
+static long point_screens(const struct sweep *sw, int si, int m)
+{
+	const struct lt_search *lt = &sw->sp->lt;
+	long n = sweep_point_runnable(sw, si, m, 0);
+	if (lt->top && lt->nsplitk && (!lt->vary_min_m || m >= lt->vary_min_m))
+		n += (long)lt->top * lt->norients * (lt->nsplitk - 1);
+	return n;
+}
+
+/* The dense method at shape si: screens, retests around each anchor,
+ * every M of the range with its anchors' finalists. */
+static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	const struct sweep_settings *ss = &sw->sp->sweep;
+	double t = 0;
+	int ms[2 * MAX_MS + 3];
+	for (int j = 0; j < s->n_ms; j++) {
+		const long n = point_screens(sw, si, s->ms[j]);
+		const int top = n < ss->retest_top ? (int)n : ss->retest_top;
+		t += baseline_s(sw, s, s->ms[j]) + n * eval_s(sw, s, s->ms[j], ss->screen_pairs,
+							    PRICE_SCREEN_SLOWER);
+		p->screens += n;
+		const int nms = sweep_retest_ms(s, s->ms[j], ms);
+		for (int q = 0; q < nms; q++)
+			t += top * eval_s(sw, s, ms[q], ss->retest_pairs, 1.0);
+		p->retests += (long)top * nms;
+	}
+	if (!shape_is_range(s))
+		return t;
+	for (int m = s->m_lo; m <= s->m_hi; m++) {
+		double at = 0;
+		for (int j = 0; j < s->n_ms; j++)
+			if (sweep_anchor_covers(s, j, m)) {
+				const long n = point_screens(sw, si, s->ms[j]);
+				const int fin = n < ss->range_top ? (int)n : ss->range_top;
+				at += at > 0 ? PRICE_SHARED * fin : fin;
+			}
+		t += baseline_s(sw, s, m) + at * eval_s(sw, s, m, ss->range_pairs, 1.0);
+		p->ranged += (long)at;
+	}
+	return t;
+}
+
+/* A race at m: PRICE_RACED finalists (at most n) for a round of 10
+ * pairs, PRICE_RETESTED of them with retest pairs. */
+static double race_s(const struct sweep *sw, const struct shape *s, int m, double n,
+		     struct sweep_price *p)
+{
+	const double raced = n < PRICE_RACED ? n : PRICE_RACED;
+	const double kept = raced < PRICE_RETESTED ? raced : PRICE_RETESTED;
+	p->retests += (long)ceil(kept);
+	return (raced > 1 ? raced * eval_s(sw, s, m, 10, 1.05) : 0) +
+	       kept * eval_s(sw, s, m, sw->sp->sweep.retest_pairs, 1.0);
+}
+
+/* The new search at shape si (every part on). */
+static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	double t = 0;
+	for (int j = 0; j < s->n_ms; j++) {
+		const long n = point_screens(sw, si, s->ms[j]);
+		t += baseline_s(sw, s, s->ms[j]) + n * eval_s(sw, s, s->ms[j], 3, PRICE_SCREEN_SLOWER);
+		p->screens += n;
+		t += race_s(sw, s, s->ms[j], (double)n, p);
+	}
+	if (!shape_is_range(s))
+		return t;
+	const double pool = 2.0 * (sw->sp->sweep.range_top + 1);
+	for (int m = s->m_lo; m; m = grid_next(m, s->m_lo, s->m_hi)) {
+		const int b = grid_next(m, s->m_lo, s->m_hi);
+		t += baseline_s(sw, s, m) + race_s(sw, s, m, pool, p);
+		if (!b || b - m < 2)
+			continue;
+		const int h = grid_holdout(m, b);
+		t += baseline_s(sw, s, h) + eval_s(sw, s, h, sw->sp->sweep.retest_pairs, 1.0);
+		for (int q = m + 1; q < b; q++)
+			t += PRICE_FILLED * (baseline_s(sw, s, q) + race_s(sw, s, q, 2, p));
+		p->ranged++;
+	}
+	return t;
+}
+
+void sweep_price(const struct sweep *sw, const char *family, struct sweep_price *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (int si = 0; si < sw->sp->nshapes; si++) {
+		const struct shape *s = &sw->sp->shapes[si];
+		if (family && strcmp(family, s->family))
+			continue;
+		double t = sw->search == SWEEP_NEW ? new_shape_s(sw, si, p) : dense_shape_s(sw, si, p);
+		if (getenv("GT_PRICE_DEBUG"))
+			fprintf(stderr, "price %s %.1f s screens %ld retests %ld ranged %ld\n", s->family, t, p->screens, p->retests, p->ranged);
+		p->gpu_s += t;
+	}
+}
+
+/* The file in a cubin cache that holds this machine's compile rate */
+#define RATE_FILE "compile-rate"
+
+int sweep_compile_rate(const char *cache_dir, double *rate)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", cache_dir ? cache_dir : ".cache/gemmtab", RATE_FILE);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fscanf(f, "%lf", rate) == 1 && *rate > 0;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+int sweep_compile_rate_save(const char *cache_dir, int n, double seconds)
+{
+	char path[4096], tmp[4200];
+	const char *dir = cache_dir ? cache_dir : ".cache/gemmtab";
+	if (n <= 0 || seconds <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, RATE_FILE);
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return error("cannot write %s", tmp);
+	fprintf(f, "%.1f instantiations/s (gemmtab compile: %d in %.1f s)\n", n / seconds, n,
+		seconds);
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return error("cannot write %s", path);
+	}
+	return 0;
+}
