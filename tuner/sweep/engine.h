@@ -190,6 +190,9 @@ struct sweep_price {
 	long screens, retests, ranged;
 };
 void sweep_price(const struct sweep *sw, const char *family, struct sweep_price *p);
+/* The priced GPU seconds of range shape si's range phase at m (new: m a
+ * grid M, with its segment to the next). */
+double sweep_price_range_m(const struct sweep *sw, int si, int m);
 
 /* progress.c */
 void sweep_summary(const struct sweep *sw);

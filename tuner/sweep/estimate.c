@@ -4,6 +4,7 @@
  * what an existing database holds already. Reads, never writes.
  */
 #include "engine.h"
+#include "grid.h"
 #include "tasks.h"
 #include "tmpl.h"
 #include "util.h"
@@ -130,6 +131,11 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 		       ranged, ss->range_pairs, range_base);
 	printf("; in a database of earlier runs, up to as many again to compare each M "
 	       "within this run)\n");
+	if (sw->search == SWEEP_NEW)
+		printf("estimate: --search new: %ld screens of 3 pairs with the cuBLASLt split-K "
+		       "variants, about %ld retests of %d pairs after its races, %ld grid Ms of "
+		       "the ranges with their held-out Ms; GPU %.0f s\n", price.screens,
+		       price.retests, ss->retest_pairs, price.ranged, gpu_s);
 	if (sw->sp->lt.top) {
 		char from[128] = "";
 		int used = 0;
@@ -152,6 +158,31 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 	return empty;
 }
 
+/* The Ms of range shape si a sweep still has to time (those the range
+ * phase times, dense's every M or new's grid Ms, where shape's database
+ * id, 0 when it has none, holds no baseline in env) added to *n and
+ * their priced GPU seconds to *gpu_s. Returns 0 or -1. */
+static int range_todo(const struct sweep *sw, struct db *db, long long env, int si,
+		      long long shape, long *n, double *gpu_s)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	if (!shape_is_range(s))
+		return 0;
+	long left = 0;
+	for (int m = s->m_lo; m; m = sw->search == SWEEP_NEW ? grid_next(m, s->m_lo, s->m_hi)
+					     : (m < s->m_hi ? m + 1 : 0)) {
+		int r = shape ? db_has_baseline(db, env, shape, m) : 0;
+		if (r < 0)
+			return -1;
+		left += !r;
+		*gpu_s += r ? 0 : sweep_price_range_m(sw, si, m);
+	}
+	if (!left)
+		return 0;
+	*n += left;
+	return 0;
+}
+
 /* With --dry-run and a database that exists: how many of the screens
  * the plan counts that database already holds, in its newest environment,
  * for this build's template text (a (candidate, shape) the variant map
@@ -164,7 +195,8 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 	struct db *db;
 	struct env_info e;
 	long long env;
-	long done = 0, todo = 0, unknown = 0;
+	long done = 0, todo = 0, unknown = 0, range_ms = 0;
+	double range_s = 0;
 	if (access(sw->db_path, F_OK))
 		return 0;
 	if (db_open_read(sw->db_path, &db))
@@ -182,7 +214,7 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 		if (family && strcmp(family, s->family))
 			continue;
 		int have = db_shape_find(db, s, &shape);
-		if (have < 0)
+		if (have < 0 || range_todo(sw, db, env, si, have ? shape : 0, &range_ms, &range_s))
 			goto fail;
 		for (int i = 0; i < sw->tl->n; i++) {
 			const struct task *t = &sw->tl->t[i];
@@ -209,6 +241,9 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 	       "environment and screens all\n", sw->db_path, env,
 	       e.gpu_name, done, done + todo, todo, unknown,
 	       todo * (0.002 + ss->screen_pairs * 2 * 1e-4));
+	if (range_ms)
+		printf("resume: the ranges have %ld Ms still to time (no baseline there yet), "
+		       "GPU about %.0f s\n", range_ms, range_s);
 	return 0;
 fail:
 	db_close(db);

@@ -82,6 +82,20 @@ static long point_screens(const struct sweep *sw, int si, int m)
 	return n;
 }
 
+/* The finalists the dense range phase times at M m of range shape si. */
+static double dense_finalists(const struct sweep *sw, int si, int m)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	double at = 0;
+	for (int j = 0; j < s->n_ms; j++)
+		if (sweep_anchor_covers(s, j, m)) {
+			const long n = point_screens(sw, si, s->ms[j]);
+			const int fin = n < sw->sp->sweep.range_top ? (int)n : sw->sp->sweep.range_top;
+			at += at > 0 ? PRICE_SHARED * fin : fin;
+		}
+	return at;
+}
+
 /* The dense method at shape si: screens, retests around each anchor,
  * every M of the range with its anchors' finalists. */
 static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
@@ -104,13 +118,7 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 	if (!shape_is_range(s))
 		return t;
 	for (int m = s->m_lo; m <= s->m_hi; m++) {
-		double at = 0;
-		for (int j = 0; j < s->n_ms; j++)
-			if (sweep_anchor_covers(s, j, m)) {
-				const long n = point_screens(sw, si, s->ms[j]);
-				const int fin = n < ss->range_top ? (int)n : ss->range_top;
-				at += at > 0 ? PRICE_SHARED * fin : fin;
-			}
+		const double at = dense_finalists(sw, si, m);
 		t += baseline_s(sw, s, m) + at * eval_s(sw, s, m, ss->range_pairs, 1.0);
 		p->ranged += (long)at;
 	}
@@ -129,6 +137,33 @@ static double race_s(const struct sweep *sw, const struct shape *s, int m, doubl
 	       kept * eval_s(sw, s, m, sw->sp->sweep.retest_pairs, 1.0);
 }
 
+/* The new search at grid M m of range shape s: its race, and the
+ * segment to the next grid M (its held-out M, the share filled). */
+static double new_grid_m_s(const struct sweep *sw, const struct shape *s, int m,
+			   struct sweep_price *p)
+{
+	const double pool = 2.0 * (sw->sp->sweep.range_top + 1);
+	const int b = grid_next(m, s->m_lo, s->m_hi);
+	double t = baseline_s(sw, s, m) + race_s(sw, s, m, pool, p);
+	if (!b || b - m < 2)
+		return t;
+	const int h = grid_holdout(m, b);
+	t += baseline_s(sw, s, h) + eval_s(sw, s, h, sw->sp->sweep.retest_pairs, 1.0);
+	for (int q = m + 1; q < b; q++)
+		t += PRICE_FILLED * (baseline_s(sw, s, q) + race_s(sw, s, q, 2, p));
+	return t;
+}
+
+double sweep_price_range_m(const struct sweep *sw, int si, int m)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	struct sweep_price p = { 0 };
+	if (sw->search == SWEEP_NEW)
+		return new_grid_m_s(sw, s, m, &p);
+	return baseline_s(sw, s, m) +
+	       dense_finalists(sw, si, m) * eval_s(sw, s, m, sw->sp->sweep.range_pairs, 1.0);
+}
+
 /* The new search at shape si (every part on). */
 static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 {
@@ -142,16 +177,8 @@ static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 	}
 	if (!shape_is_range(s))
 		return t;
-	const double pool = 2.0 * (sw->sp->sweep.range_top + 1);
 	for (int m = s->m_lo; m; m = grid_next(m, s->m_lo, s->m_hi)) {
-		const int b = grid_next(m, s->m_lo, s->m_hi);
-		t += baseline_s(sw, s, m) + race_s(sw, s, m, pool, p);
-		if (!b || b - m < 2)
-			continue;
-		const int h = grid_holdout(m, b);
-		t += baseline_s(sw, s, h) + eval_s(sw, s, h, sw->sp->sweep.retest_pairs, 1.0);
-		for (int q = m + 1; q < b; q++)
-			t += PRICE_FILLED * (baseline_s(sw, s, q) + race_s(sw, s, q, 2, p));
+		t += new_grid_m_s(sw, s, m, p);
 		p->ranged++;
 	}
 	return t;
@@ -165,8 +192,6 @@ void sweep_price(const struct sweep *sw, const char *family, struct sweep_price 
 		if (family && strcmp(family, s->family))
 			continue;
 		double t = sw->search == SWEEP_NEW ? new_shape_s(sw, si, p) : dense_shape_s(sw, si, p);
-		if (getenv("GT_PRICE_DEBUG"))
-			fprintf(stderr, "price %s %.1f s screens %ld retests %ld ranged %ld\n", s->family, t, p->screens, p->retests, p->ranged);
 		p->gpu_s += t;
 	}
 }
