@@ -7,10 +7,10 @@
  *
  * 1. at every grid M, the baseline and a race (race.c) among the
  *    finalists of the anchors whose windows hold it (ranges.c's windows);
- * 2. between grid neighbours a < b with Ms between them: the candidate
- *    emit will pick there (the winner at both with the largest smaller
- *    ratio, among those retested at both) is timed at grid_holdout(a, b);
- *    where no candidate wins at both, or the held-out M loses to the
+ * 2. between grid neighbours a < b with Ms between them: every candidate
+ *    retested at both that wins at both is timed at grid_holdout(a, b),
+ *    the one emit will pick there (the larger smaller ratio) among them;
+ *    where no candidate wins at both, or the pick loses to the
  *    baseline, every M between a and b is raced by the winners of a and b
  *    (emit serves a measured M on its own), so no M is served blind and
  *    none is left to the baseline where a finalist wins.
@@ -135,10 +135,22 @@ static void segment_item(struct sweep *sw, const void *arg)
 	struct span_plan *pl = it->pl;
 	const int a = it->m, b = it->b, c = segment_pick(pl, a, b);
 	if (c >= 0) {
+		/* every candidate that wins at both ends: emit certifies a
+		 * candidate's span over several segments only where it wins at
+		 * each measured M off the grid inside it, so one measured at a
+		 * held-out M must be measured at the others of its span too */
 		const int h = grid_holdout(a, b);
+		double held = -1;
 		sweep_baseline_if_missing(sw, pl->si, h);
-		sweep_eval(sw, c, h, "retest", sw->sp->sweep.retest_pairs);
-		if (sweep_dev->last_ratio > 1 || sw->stopped)
+		for (int i = 0; i < pl->nwon[a - pl->lo] && !sw->stopped; i++) {
+			const int t = pl->won[(a - pl->lo) * SPAN_KEEP + i];
+			if (ratio_of(pl, a, t) <= 1 || ratio_of(pl, b, t) <= 1)
+				continue;
+			sweep_eval(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
+			if (t == c)
+				held = sweep_dev->last_ratio;
+		}
+		if (held > 1 || sw->stopped)
 			return;
 	}
 	int pool[2], n = 0;
