@@ -173,6 +173,9 @@ void sweep_record_static(struct sweep *sw, int from);
 
 /* search.c: the new search (--search new) */
 void sweep_search_points(struct sweep *sw, const char *family, int from);
+/* The range shapes on the grid, once every cuBLASLt step screened
+ * (SEARCH_GRID; nothing otherwise) */
+void sweep_search_ranges(struct sweep *sw, const char *family);
 double sweep_floor_us(struct sweep *sw, int si);
 
 /* race.c: a race among finalists at one M, *best the winner's task (or

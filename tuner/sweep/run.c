@@ -187,6 +187,7 @@ static int sweep_all(struct sweep *sw, const struct sweep_opts *o, const struct 
 		return 1;
 	sweep_points(sw, o->family, 0);
 	int rc = lt_later_steps(sw, o->family);
+	sweep_search_ranges(sw, o->family);
 	progress_end();
 	if (sw->stopped) {
 		fprintf(stderr, "sweep: the time limit passed with %ld of up to %ld evals done; "

@@ -231,10 +231,15 @@ void sweep_search_points(struct sweep *sw, const char *family, int from)
 	}
 	sweep_phase(sw, anchor_item, items, sizeof(*items), n);
 	free(items);
-	if (!sw->retest)
-		return;
-	if (sw->parts & SEARCH_GRID)
-		sweep_spans(sw, family);
-	else
+	/* the grid waits for the cuBLASLt steps (sweep_search_ranges): its
+	 * races take every step's best screens at once */
+	if (sw->retest && !(sw->parts & SEARCH_GRID))
 		sweep_ranges(sw, family);
+}
+
+void sweep_search_ranges(struct sweep *sw, const char *family)
+{
+	if (sw->search == SWEEP_NEW && sw->retest && sw->parts & SEARCH_GRID &&
+	    !sweep_time_up(sw))
+		sweep_spans(sw, family);
 }
