@@ -33,6 +33,16 @@
 #define PRICE_TC_EFF 0.78
 /* A screened candidate against the baseline, on average */
 #define PRICE_SCREEN_SLOWER 1.4
+/* The values cuBLASLt takes of an attribute `vary` names, besides the
+ * proposal's own; and what each further cuBLASLt step adds, as a share
+ * of the first step's variants, to the screens and to the dense range
+ * phase: bench-search's sweep of search_spaces/h200.yaml (the heuristic
+ * named 8,145 candidates with 24 proposals at each of the 8 points from
+ * m = 128, steps 2 and 3 named 2,780 and 1,879; its dense range phase
+ * timed 17,625 retests against 11,589 counted for one step) */
+#define PRICE_VARY_VALUES 7.75
+#define PRICE_STEP_ADDS 0.3
+#define PRICE_STEP_RANGED 0.26
 /* Of the finalists of a further anchor whose window holds an M, the
  * share not among the first's (the range phase times each once): in
  * bench-search's Llama-3-8B dense sweep 12,188 range and anchor retests
@@ -44,6 +54,13 @@
 /* Its held-out Ms that lose, or segments of different winners, whose Ms
  * between are then all raced: a share of the segments */
 #define PRICE_FILLED 0.15
+
+/* The cuBLASLt variants of all its steps over those of the first */
+static double lt_steps(const struct sweep *sw)
+{
+	const struct lt_search *lt = &sw->sp->lt;
+	return lt->vary_steps > 1 ? 1 + PRICE_STEP_ADDS * (lt->vary_steps - 1) : 1;
+}
 
 /* The baseline's time at shape s and m, in microseconds. */
 static double kernel_us(const struct sweep *sw, const struct shape *s, int m)
@@ -77,9 +94,14 @@ static long point_screens(const struct sweep *sw, int si, int m)
 {
 	const struct lt_search *lt = &sw->sp->lt;
 	long n = sweep_point_runnable(sw, si, m, 0);
-	if (lt->top && lt->nsplitk && (!lt->vary_min_m || m >= lt->vary_min_m))
-		n += (long)lt->top * lt->norients * (lt->nsplitk - 1);
-	return n;
+	if (!lt->top || !lt_varies(lt) || (lt->vary_min_m && m < lt->vary_min_m) ||
+	    !sweep_point_runnable(sw, si, m, sw->tl->n))
+		return n;
+	int nvary = 0;
+	for (const char *c = lt->vary; *c; c++)
+		nvary += c == lt->vary || c[-1] == ',';
+	const double each = (lt->nsplitk ? lt->nsplitk - 1 : 0) + nvary * PRICE_VARY_VALUES;
+	return n + (long)(lt->top * lt->norients * each * lt_steps(sw));
 }
 
 /* The finalists the dense range phase times at M m of range shape si. */
@@ -96,7 +118,8 @@ static double dense_finalists(const struct sweep *sw, int si, int m)
 	return at;
 }
 
-/* The dense method at shape si: screens, retests around each anchor,
+/* The dense method at shape si (its range phase runs again at each
+ * cuBLASLt step, for the finalists the step adds): screens, retests around each anchor,
  * every M of the range with its anchors' finalists. */
 static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 {
@@ -119,8 +142,9 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 		return t;
 	for (int m = s->m_lo; m <= s->m_hi; m++) {
 		const double at = dense_finalists(sw, si, m);
-		t += baseline_s(sw, s, m) + at * eval_s(sw, s, m, ss->range_pairs, 1.0);
-		p->ranged += (long)at;
+		const double steps = 1 + PRICE_STEP_RANGED * (lt_steps(sw) > 1 ? sw->sp->lt.vary_steps - 1 : 0);
+		t += baseline_s(sw, s, m) + at * steps * eval_s(sw, s, m, ss->range_pairs, 1.0);
+		p->ranged += (long)(at * steps);
 	}
 	return t;
 }
