@@ -66,6 +66,15 @@ check "under half of dense's GPU time ($(gpu_s new) s against $(gpu_s dense) s)"
 check "regret within 0.5% of dense's ($(geo new)% against $(geo dense)%)" \
 	awk -v a="$(geo new)" -v b="$(geo dense)" 'BEGIN { exit !(a <= b + 0.5) }'
 
+# the dry run's estimate (priced with costmodel.h, rounded to the second)
+# within 20% of the modelled GPU seconds of each method
+for m in dense new; do
+	est=$("$GEMMTAB" sweep --space "$space" --dry-run --search $m 2>/dev/null |
+		sed -n 's/^estimate: .*GPU \([0-9]*\) s.*/\1/p' | tail -n 1)
+	check "the $m estimate ($est s) within 20% of the model's $(gpu_s $m) s" \
+		awk -v e="$est" -v g="$(gpu_s $m)" 'BEGIN { d = e - g; if (d < 0) d = -d; exit !(e > 0 && d <= 0.2 * g + 0.5) }'
+done
+
 # each part off: --search-opts none screens with screen_pairs, retests
 # without a race and times every M of the range (ranges.c)
 sweep bare new --search-opts none

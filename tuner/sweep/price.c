@@ -8,12 +8,14 @@
  * X's and Y's over the profile's practical bandwidth at cuBLAS's read
  * efficiency, or the tensor cores' time where that is longer. A screened
  * candidate is taken to run PRICE_SCREEN_SLOWER times the baseline (most
- * screens end far behind it; issue 43), a finalist as fast.
+ * screens end far behind it; issue 43), a finalist
+ * PRICE_FINALIST_SLOWER times.
  */
 #include "engine.h"
 #include "grid.h"
 #include "costmodel.h"
 #include "tasks.h"
+#include "tmpl.h"
 #include "util.h"
 
 #include <math.h>
@@ -31,8 +33,11 @@
 /* cuBLAS's read efficiency at small M, and of the tensor-core peak */
 #define PRICE_READ_EFF 0.78
 #define PRICE_TC_EFF 0.78
-/* A screened candidate against the baseline, on average */
+/* A screened candidate against the baseline, on average, and a finalist
+ * (the range phase times each anchor's across its window, where others
+ * win) */
 #define PRICE_SCREEN_SLOWER 1.4
+#define PRICE_FINALIST_SLOWER 1.15
 /* The values cuBLASLt takes of an attribute `vary` names, besides the
  * proposal's own; and what each further cuBLASLt step adds, as a share
  * of the first step's variants, to the screens and to the dense range
@@ -118,6 +123,40 @@ static double dense_finalists(const struct sweep *sw, int si, int m)
 	return at;
 }
 
+/* The screens of shape si at anchor m with pairs pairs: each runnable
+ * task at PRICE_SCREEN_SLOWER times the baseline, or a GEMV at its
+ * passes over W when W outgrows L2 (with prune, one that cannot beat
+ * the baseline so is not run), and the cuBLASLt variants. Their count
+ * is added to p->screens. */
+static double screens_s(const struct sweep *sw, int si, int m, int pairs, int prune,
+			struct sweep_price *p)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	const double base = kernel_us(sw, s, m), wbytes = (double)s->n * s->k * (double)dtype_size(s->w);
+	const double floor = wbytes / (strstr(sw->sp->dev.name, "H100") ? PRICE_BW_H100 : PRICE_BW_H200) * 1e6;
+	long n = 0;
+	double t = 0;
+	for (int i = 0; i < sw->tl->n; i++) {
+		const struct task *k = &sw->tl->t[i];
+		if (k->shape != si || k->m != m || k->pruned)
+			continue;
+		const int tok = tmpl_param_index(k->cand.tmpl, "tokens");
+		double us = base * PRICE_SCREEN_SLOWER;
+		if (!strcmp(k->cand.tmpl->stem, "gemv") && tok >= 0 && wbytes > sw->sp->dev.l2_bytes) {
+			const long passes = (m + k->cand.params[tok] - 1) / (k->cand.params[tok] > 0 ? k->cand.params[tok] : 1);
+			if (prune && passes * floor > base)
+				continue;
+			us = fmax(us, passes * floor / 0.9);
+		}
+		t += costmodel_eval_s(pairs, base, us, s->n, s->k, m);
+		n++;
+	}
+	const long lt = point_screens(sw, si, m) - sweep_point_runnable(sw, si, m, 0) +
+			sweep_point_runnable(sw, si, m, sw->tl->n);
+	p->screens += n + lt;
+	return t + lt * eval_s(sw, s, m, pairs, PRICE_SCREEN_SLOWER);
+}
+
 /* The dense method at shape si (its range phase runs again at each
  * cuBLASLt step, for the finalists the step adds): screens, retests around each anchor,
  * every M of the range with its anchors' finalists. */
@@ -130,12 +169,10 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 	for (int j = 0; j < s->n_ms; j++) {
 		const long n = point_screens(sw, si, s->ms[j]);
 		const int top = n < ss->retest_top ? (int)n : ss->retest_top;
-		t += baseline_s(sw, s, s->ms[j]) + n * eval_s(sw, s, s->ms[j], ss->screen_pairs,
-							    PRICE_SCREEN_SLOWER);
-		p->screens += n;
+		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], ss->screen_pairs, 0, p);
 		const int nms = sweep_retest_ms(s, s->ms[j], ms);
 		for (int q = 0; q < nms; q++)
-			t += top * eval_s(sw, s, ms[q], ss->retest_pairs, 1.0);
+			t += top * eval_s(sw, s, ms[q], ss->retest_pairs, PRICE_FINALIST_SLOWER);
 		p->retests += (long)top * nms;
 	}
 	if (!shape_is_range(s))
@@ -143,7 +180,7 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 	for (int m = s->m_lo; m <= s->m_hi; m++) {
 		const double at = dense_finalists(sw, si, m);
 		const double steps = 1 + PRICE_STEP_RANGED * (lt_steps(sw) > 1 ? sw->sp->lt.vary_steps - 1 : 0);
-		t += baseline_s(sw, s, m) + at * steps * eval_s(sw, s, m, ss->range_pairs, 1.0);
+		t += baseline_s(sw, s, m) + at * steps * eval_s(sw, s, m, ss->range_pairs, PRICE_FINALIST_SLOWER);
 		p->ranged += (long)(at * steps);
 	}
 	return t;
@@ -158,7 +195,7 @@ static double race_s(const struct sweep *sw, const struct shape *s, int m, doubl
 	const double kept = raced < PRICE_RETESTED ? raced : PRICE_RETESTED;
 	p->retests += (long)ceil(kept);
 	return (raced > 1 ? raced * eval_s(sw, s, m, 10, 1.05) : 0) +
-	       kept * eval_s(sw, s, m, sw->sp->sweep.retest_pairs, 1.0);
+	       kept * eval_s(sw, s, m, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER);
 }
 
 /* The new search at grid M m of range shape s: its race, and the
@@ -172,7 +209,7 @@ static double new_grid_m_s(const struct sweep *sw, const struct shape *s, int m,
 	if (!b || b - m < 2)
 		return t;
 	const int h = grid_holdout(m, b);
-	t += baseline_s(sw, s, h) + eval_s(sw, s, h, sw->sp->sweep.retest_pairs, 1.0);
+	t += baseline_s(sw, s, h) + eval_s(sw, s, h, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER);
 	for (int q = m + 1; q < b; q++)
 		t += PRICE_FILLED * (baseline_s(sw, s, q) + race_s(sw, s, q, 2, p));
 	return t;
@@ -185,7 +222,7 @@ double sweep_price_range_m(const struct sweep *sw, int si, int m)
 	if (sw->search == SWEEP_NEW)
 		return new_grid_m_s(sw, s, m, &p);
 	return baseline_s(sw, s, m) +
-	       dense_finalists(sw, si, m) * eval_s(sw, s, m, sw->sp->sweep.range_pairs, 1.0);
+	       dense_finalists(sw, si, m) * eval_s(sw, s, m, sw->sp->sweep.range_pairs, PRICE_FINALIST_SLOWER);
 }
 
 /* The new search at shape si (every part on). */
@@ -195,8 +232,7 @@ static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 	double t = 0;
 	for (int j = 0; j < s->n_ms; j++) {
 		const long n = point_screens(sw, si, s->ms[j]);
-		t += baseline_s(sw, s, s->ms[j]) + n * eval_s(sw, s, s->ms[j], 3, PRICE_SCREEN_SLOWER);
-		p->screens += n;
+		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], 3, 1, p);
 		t += race_s(sw, s, s->ms[j], (double)n, p);
 	}
 	if (!shape_is_range(s))
