@@ -8,8 +8,8 @@
  * it screens and retests as the dense method does, without its range
  * phase.
  *
- * A resumed new search skips the screens the database holds and races
- * again where it stopped: a race's figures are kept in memory only.
+ * A rerun skips the screens the database holds but races every anchor
+ * and grid M again: a race's figures are kept in memory only.
  */
 #include "engine.h"
 #include "tasks.h"
