@@ -5,7 +5,7 @@
 expect_exit "help: exit 0" 0 "$GEMMTAB" help
 check "help lists the commands" grep -q '^  sweep ' "$TMP/out"
 "$GEMMTAB" help | awk '/^commands:/ { p = 1; next } p && /^  [a-z]/ { print $1 }' >"$TMP/commands"
-check "12 commands listed" test "$(wc -l <"$TMP/commands")" = 12
+check "13 commands listed" test "$(wc -l <"$TMP/commands")" = 13
 while read -r cmd; do
 	"$GEMMTAB" "$cmd" --help >"$TMP/want" 2>&1
 	expect_exit "help $cmd: exit 0" 0 "$GEMMTAB" help "$cmd"

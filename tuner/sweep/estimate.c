@@ -152,8 +152,9 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 		       "the heuristic on the GPU%s%s%s\n", sw->sp->lt.top, sw->sp->lt.norients,
 		       lt_screens, lt_varies(&sw->sp->lt) ? ", each with its variants" : "",
 		       lt_varies(&sw->sp->lt) ? from : "",
-		       lt_varies(&sw->sp->lt) ? " (the GPU estimate counts each split-K "
-					      "count as a variant of each)" : "");
+		       lt_varies(&sw->sp->lt) ? " (the variants are in the estimate as "
+					      "priced by price.c: split-K counts, varied attributes, "
+					      "later steps)" : "");
 	}
 	return empty;
 }

@@ -157,9 +157,9 @@ static double screens_s(const struct sweep *sw, int si, int m, int pairs, int pr
 	return t + lt * eval_s(sw, s, m, pairs, PRICE_SCREEN_SLOWER);
 }
 
-/* The dense method at shape si (its range phase runs again at each
- * cuBLASLt step, for the finalists the step adds): screens, retests around each anchor,
- * every M of the range with its anchors' finalists. */
+/* The dense method at shape si: screens, retests around each anchor,
+ * every M of the range with its anchors' finalists (the range phase runs
+ * again at each cuBLASLt step, for the finalists the step adds). */
 static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 {
 	const struct shape *s = &sw->sp->shapes[si];
@@ -169,6 +169,8 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 	for (int j = 0; j < s->n_ms; j++) {
 		const long n = point_screens(sw, si, s->ms[j]);
 		const int top = n < ss->retest_top ? (int)n : ss->retest_top;
+		if (!n)
+			continue;   /* nothing to screen: no baseline either */
 		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], ss->screen_pairs, 0, p);
 		const int nms = sweep_retest_ms(s, s->ms[j], ms);
 		for (int q = 0; q < nms; q++)
@@ -179,6 +181,8 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 		return t;
 	for (int m = s->m_lo; m <= s->m_hi; m++) {
 		const double at = dense_finalists(sw, si, m);
+		if (at <= 0)
+			continue;
 		const double steps = 1 + PRICE_STEP_RANGED * (lt_steps(sw) > 1 ? sw->sp->lt.vary_steps - 1 : 0);
 		t += baseline_s(sw, s, m) + at * steps * eval_s(sw, s, m, ss->range_pairs, PRICE_FINALIST_SLOWER);
 		p->ranged += (long)(at * steps);
@@ -230,12 +234,16 @@ static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 {
 	const struct shape *s = &sw->sp->shapes[si];
 	double t = 0;
+	long any = 0;
 	for (int j = 0; j < s->n_ms; j++) {
 		const long n = point_screens(sw, si, s->ms[j]);
+		if (!n)
+			continue;
 		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], 3, 1, p);
 		t += race_s(sw, s, s->ms[j], (double)n, p);
+		any += n;
 	}
-	if (!shape_is_range(s))
+	if (!shape_is_range(s) || !any)
 		return t;
 	for (int m = s->m_lo; m; m = grid_next(m, s->m_lo, s->m_hi)) {
 		t += new_grid_m_s(sw, s, m, p);
