@@ -75,6 +75,16 @@ for m in dense new; do
 		awk -v e="$est" -v g="$(gpu_s $m)" 'BEGIN { d = e - g; if (d < 0) d = -d; exit !(e > 0 && d <= 0.2 * g + 0.5) }'
 done
 
+# gemmtab compile remembers this machine's rate in the cache folder, and
+# the dry run prices the compile at it
+LD_PRELOAD=$NVRTC expect_exit "compile: exit 0" 0 "$GEMMTAB" compile --space "$space" \
+	--cache "$TMP/cc" --quiet
+check "its rate recorded" grep -qE '^[0-9.]+ instantiations/s \(gemmtab compile: 19 in ' \
+	"$TMP/cc/compile-rate"
+expect_exit "dry run with that cache: exit 0" 0 "$GEMMTAB" sweep --space "$space" --dry-run \
+	--cache "$TMP/cc"
+check "prices the compile at it" grep -qE '^estimate: compile [0-9]+ s at [0-9]+/s \(measured\)' "$TMP/out"
+
 # each part off: --search-opts none screens with screen_pairs, retests
 # without a race and times every M of the range (ranges.c)
 sweep bare new --search-opts none

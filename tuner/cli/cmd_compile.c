@@ -48,7 +48,7 @@ int cmd_compile(int argc, char **argv)
 	int fresh = 0;
 	for (int i = 0; i < tl.nitems; i++)
 		fresh += tl.tried[i] && tl.items[i].ok && !tl.items[i].cached;
-	if (fresh >= 20)
+	if (fresh >= 10)
 		sweep_compile_rate_save(jit.cache_dir, fresh, now_seconds() - started);
 	int failed = 0;
 	for (int i = 0; i < tl.nitems; i++) {
