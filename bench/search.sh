@@ -25,8 +25,10 @@
 #
 # Options: --search dense|new|both [both]: new is passed to the sweep as
 # `--search new` and runs only where the sweep has that option (else
-# new=-); --spaces LIST [reference,llama,odd,transfer]; --model h200|h100
-# (the transfer is always H200 to H100).
+# new=-); --search-opts PARTS passes sweep's --search-opts to the new
+# search (what a part buys: e.g. prune,early,race without grid);
+# --spaces LIST [reference,llama,odd,transfer]; --model h200|h100 (the
+# transfer is always H200 to H100).
 # Kernels are "compiled" by tests/fake/fake_nvrtc.c (LD_PRELOAD): no
 # NVRTC time, no cubin that could run. Work files: build/bench-search/.
 set -u
@@ -35,13 +37,14 @@ GEMMTAB=${GEMMTAB:-build/bin/gemmtab}
 TRUTH=build/tests/fake_truth
 NVRTC=$PWD/build/tests/fake_nvrtc.so
 export GEMMTAB_WORKER=${GEMMTAB_WORKER:-$PWD/build/tests/fake_worker}
-search=both spaces=reference,llama,odd,transfer model=h200
+search=both spaces=reference,llama,odd,transfer model=h200 opts=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--search) search=$2; shift 2 ;;
 	--spaces) spaces=$2; shift 2 ;;
 	--model) model=$2; shift 2 ;;
-	*) echo "usage: bench/search.sh [--search dense|new|both] [--spaces LIST] [--model h200|h100]" >&2
+	--search-opts) opts=$2; shift 2 ;;
+	*) echo "usage: bench/search.sh [--search dense|new|both] [--search-opts PARTS] [--spaces LIST] [--model h200|h100]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -72,6 +75,7 @@ run() {
 	local d=$W/$name-$method
 	rm -rf "$d" && mkdir -p "$d"
 	[ "$has_new" = 1 ] && args=(--search "$method")
+	[ "$method" = new ] && [ -n "$opts" ] && args+=(--search-opts "$opts")
 	local t0=$SECONDS
 	LD_PRELOAD=$NVRTC FAKE_WORKER_MODEL=$model FAKE_WORKER_GPU_LOG=$d/gpu.log \
 		"$GEMMTAB" sweep --space "$file" --db "$d/sweep.db" --cache "$W/cache" "${args[@]}" \

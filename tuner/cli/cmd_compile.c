@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "options.h"
 #include "sass.h"
+#include "sweep.h"
 #include "tasks.h"
 #include "util.h"
 
@@ -37,10 +38,18 @@ int cmd_compile(int argc, char **argv)
 		return st == PARSE_HELP ? 0 : st;
 	if (space_load(space, &sp))
 		return 2;
+	const double started = now_seconds();
 	if (tasks_build(&sp, NULL, &tl) || tasks_compile(&tl, &jit, quiet, NULL)) {
 		space_free(&sp);
 		return 1;
 	}
+	/* this machine's rate, for the dry run's estimate: fresh compiles
+	 * only, and enough of them to mean something */
+	int fresh = 0;
+	for (int i = 0; i < tl.nitems; i++)
+		fresh += tl.tried[i] && tl.items[i].ok && !tl.items[i].cached;
+	if (fresh >= 10)
+		sweep_compile_rate_save(jit.cache_dir, fresh, now_seconds() - started);
 	int failed = 0;
 	for (int i = 0; i < tl.nitems; i++) {
 		const struct jit_item *it = &tl.items[i];

@@ -51,6 +51,10 @@ static const char usage_text[] =
 	"  --retest-since T  retest again every finalist whose retest is older than T\n"
 	"                    (UTC, YYYY-MM-DD[THH[:MM[:SS]]], or now), so that emit\n"
 	"                    compares finalists measured on one machine\n"
+	"  --search METHOD   dense (every anchor screened, every M of a range timed)\n"
+	"                    or new (races, emit's M grid with held-out Ms) [dense]\n"
+	"  --search-opts P   the new search's parts, a list of prune, early, race,\n"
+	"                    grid, or none [all]\n"
 	"  --cache DIR       cubin cache [.cache/gemmtab]\n"
 	"  --jobs N          compile processes [all CPUs]\n"
 	"  --deadline S      seconds per candidate before its worker is killed [space's]\n"
@@ -142,6 +146,7 @@ static int parse_shard(const char *shard, int *i, int *n)
 /* What cmd_sweep parsed, besides the engine's options. */
 struct sweep_args {
 	const char *space, *shapes_file, *profile, *shard, *since, *limit, *devices, *seed_from;
+	const char *search, *search_opts;
 	int device, dry_run, no_retest, strict;
 	double deadline;
 };
@@ -200,7 +205,11 @@ bad:
 static int engine_options(const struct sweep_args *a, struct sweep_opts *o,
 			  char *since_now, size_t len)
 {
+	char why[128];
 	o->retest = !a->no_retest;
+	if (sweep_search_parse(a->search, a->search_opts, &o->search, &o->search_parts, why,
+			       sizeof(why)))
+		return usage_error("sweep", usage_text, "%s", why);
 	if (a->strict && !a->dry_run)
 		return usage_error("sweep", usage_text, "--strict checks a plan: it needs --dry-run");
 	if (a->seed_from && a->dry_run)
@@ -248,6 +257,8 @@ int cmd_sweep(int argc, char **argv)
 		OPT_FLAG("no-retest", &a.no_retest),
 		OPT_STRING("retest-since", &a.since, 0),
 		OPT_STRING("seed-from", &a.seed_from, 0),
+		OPT_STRING("search", &a.search, 0),
+		OPT_STRING("search-opts", &a.search_opts, 0),
 		OPT_STRING("cache", &o.jit.cache_dir, 0),
 		OPT_INT("jobs", &o.jit.nproc, 0, OPT_MAX_JOBS),
 		OPT_DOUBLE("deadline", &a.deadline, MIN_DEADLINE_S, MAX_DEADLINE_S),

@@ -243,6 +243,7 @@ void sweep_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 	}
 	double deadline = sw->sp->sweep.deadline_s + 0.05 * pairs;
 	struct kv r;
+	sweep_dev->last_ratio = -1;
 	int wst = 0;
 	claim(t->shape, sw->cand_id[ti], m, phase);
 	sweep_dev->evals++;
@@ -268,6 +269,8 @@ void sweep_eval(struct sweep *sw, int ti, int m, const char *phase, int pairs)
 			sweep_record(sw, ti, m, phase, NULL, "launch_error", why ? why : "bad reply");
 		} else {
 			sweep_record(sw, ti, m, phase, &r, status, kv_get(&r, "reason"));
+			if (!strcmp(status, "ok"))
+				sweep_dev->last_ratio = kv_get_double(&r, "ratio", -1);
 			if (!strcmp(status, "fault"))
 				restart_worker(sw);   /* its context is gone */
 		}
@@ -309,6 +312,7 @@ void sweep_baseline(struct sweep *sw, int si, int m)
 	struct kv_out o;
 	struct kv r;
 
+	sweep_dev->last_base_us = -1;
 	if (sweep_time_up(sw) || claimed(sw, si, -1, m, "baseline"))
 		return;
 	claim(si, -1, m, "baseline");
@@ -328,6 +332,7 @@ void sweep_baseline(struct sweep *sw, int si, int m)
 	}
 	sweep_dev->busy = 0;
 	if (!strcmp(r.op, "baseline")) {
+		sweep_dev->last_base_us = kv_get_double(&r, "cublas_us", -1);
 		if (db_record_baseline(sw->db, sw->env_id, sw->shape_id[si], m,
 				       kv_get_double(&r, "cublas_us", -1),
 				       kv_get_double(&r, "cublaslt_us", -1),

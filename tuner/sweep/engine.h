@@ -41,6 +41,8 @@ struct dev {
 	int want_start;          /* its phase thread waits for the main thread to
 				  * start its worker (sweep_start_worker) */
 	int start_rc;            /* worker_start's answer to that */
+	double last_ratio;       /* its last eval's ratio (-1: not ok) */
+	double last_base_us;     /* its last baseline's cuBLAS time (-1: none) */
 };
 
 /* The statuses a result row may carry, "other" last. */
@@ -77,6 +79,9 @@ struct sweep {
 	pthread_cond_t wake;     /* a start asked or done, a phase thread done */
 	int running;             /* a phase's threads still draining */
 	int dry;                 /* a dry run: no GPU, no database written */
+	enum sweep_search search;
+	unsigned parts;          /* SEARCH_* of the new search */
+	double *floor_us;        /* per shape: W's read floor (0: not asked yet) */
 	double evals_started;    /* when the first request went out: the
 				  * progress clock (the compile before is not
 				  * the evals' rate) */
@@ -166,6 +171,32 @@ void sweep_load_shape_ids(struct sweep *sw);
 void sweep_load_ids(struct sweep *sw, int from);
 void sweep_resolve_ids(struct sweep *sw, int from);
 void sweep_record_static(struct sweep *sw, int from);
+
+/* search.c: the new search (--search new) */
+void sweep_search_points(struct sweep *sw, const char *family, int from);
+/* The range shapes on the grid, once every cuBLASLt step screened
+ * (SEARCH_GRID; nothing otherwise) */
+void sweep_search_ranges(struct sweep *sw, const char *family);
+double sweep_floor_us(struct sweep *sw, int si);
+
+/* race.c: a race among finalists at one M, *best the winner's task (or
+ * -1); returns how many got retest pairs */
+int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *best,
+	       double *best_ratio);
+
+/* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
+void sweep_spans(struct sweep *sw, const char *family);
+
+/* price.c: the dry run's GPU estimate for the sweep's method, priced
+ * with costmodel.h request by request */
+struct sweep_price {
+	double gpu_s;
+	long screens, retests, ranged;
+};
+void sweep_price(const struct sweep *sw, const char *family, struct sweep_price *p);
+/* The priced GPU seconds of range shape si's range phase at m (new: m a
+ * grid M, with its segment to the next). */
+double sweep_price_range_m(const struct sweep *sw, int si, int m);
 
 /* progress.c */
 void sweep_summary(const struct sweep *sw);

@@ -4,6 +4,7 @@
  * what an existing database holds already. Reads, never writes.
  */
 #include "engine.h"
+#include "grid.h"
 #include "tasks.h"
 #include "tmpl.h"
 #include "util.h"
@@ -95,37 +96,46 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 			pruned += p;
 		}
 	}
-	/* Estimate: per screened candidate ~2 ms of fixed cost (graphs, module
-	 * load, validation) plus 2 replays of ~0.1 ms (flush read + kernel)
-	 * per pair; retests likewise. Calibrated on an H200
-	 * (quick.yaml: 2016 screens of 8 pairs and ~80 retests of 100 pairs in
-	 * about 7 s of GPU time). Compile at the ~100/s goal for 16 processes. */
+	/* the GPU time priced eval by eval (price.c); the counts below are
+	 * the dense method's plan */
 	long run = total - pruned, retests = sweep_planned_retests(sw, family, 0), range_base = 0;
-	long ranged = sweep_planned_range(sw, family, &range_base), lt_points = 0;
+	long ranged = sweep_planned_range(sw, family, &range_base);
+	struct sweep_price price;
+	sweep_price(sw, family, &price);
+	const double gpu_s = price.gpu_s;
+	double rate = 0;
+	const int measured = sweep_compile_rate(sw->jit.cache_dir, &rate) == 0 && sw->tl->nitems;
+	if (!measured)
+		rate = 100;
+	long lt_points = 0;
 	for (int si = 0; si < sw->sp->nshapes && sw->sp->lt.top; si++) {
 		const struct shape *s = &sw->sp->shapes[si];
 		if ((!family || !strcmp(family, s->family)) && s->w == DT_BF16 &&
 		    s->x == DT_BF16 && s->y == DT_BF16)
 			lt_points += s->n_ms;
 	}
-	/* the heuristic's proposals, screened like the templates' candidates
-	 * (their finalists are among the retests above) */
 	const long lt_screens = lt_points * sw->sp->lt.top * sw->sp->lt.norients;
-	double gpu_s = run * (0.002 + ss->screen_pairs * 2 * 1e-4) +
-		       retests * (0.002 + ss->retest_pairs * 2 * 1e-4) +
-		       ranged * (0.002 + ss->range_pairs * 2 * 1e-4) +
-		       range_base * (0.002 + ss->screen_pairs * 4 * 1e-4) +
-		       lt_screens * (0.002 + ss->screen_pairs * 2 * 1e-4);
 	printf("total: %ld candidates (%ld pruned statically), %d instantiations to compile\n",
 	       total, pruned, sw->tl->nitems);
-	printf("estimate: compile %.0f s at 100/s; GPU %.0f s (%ld screens of %d pairs, "
-	       "up to %ld retests of %d pairs", sw->tl->nitems / 100.0, gpu_s, run,
+	const double compile_s = sw->tl->nitems / rate;
+	if (compile_s > 60)
+		fprintf(stderr, "gemmtab sweep: compiling %d instantiations will take about %.0f "
+			"minutes here (%.0f/s%s)\n", sw->tl->nitems, compile_s / 60, rate,
+			measured ? ", as gemmtab compile measured this machine" : "");
+	printf("estimate: compile %.0f s at %.0f/s%s; GPU %.0f s (%ld screens of %d pairs, "
+	       "up to %ld retests of %d pairs", compile_s, rate, measured ? " (measured)" : "",
+	       gpu_s, run,
 	       ss->screen_pairs, retests, ss->retest_pairs);
 	if (ranged)
 		printf(", up to %ld retests of %d pairs across the ranges and %ld baselines there",
 		       ranged, ss->range_pairs, range_base);
 	printf("; in a database of earlier runs, up to as many again to compare each M "
 	       "within this run)\n");
+	if (sw->search == SWEEP_NEW)
+		printf("estimate: --search new: %ld screens of 3 pairs with the cuBLASLt split-K "
+		       "variants, about %ld retests of %d pairs after its races, %ld grid Ms of "
+		       "the ranges with their held-out Ms; GPU %.0f s\n", price.screens,
+		       price.retests, ss->retest_pairs, price.ranged, gpu_s);
 	if (sw->sp->lt.top) {
 		char from[128] = "";
 		int used = 0;
@@ -142,10 +152,36 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 		       "the heuristic on the GPU%s%s%s\n", sw->sp->lt.top, sw->sp->lt.norients,
 		       lt_screens, lt_varies(&sw->sp->lt) ? ", each with its variants" : "",
 		       lt_varies(&sw->sp->lt) ? from : "",
-		       lt_varies(&sw->sp->lt) ? " (the variants are not in the estimate: "
-					      "cuBLASLt names them on the GPU)" : "");
+		       lt_varies(&sw->sp->lt) ? " (the variants are in the estimate as "
+					      "priced by price.c: split-K counts, varied attributes, "
+					      "later steps)" : "");
 	}
 	return empty;
+}
+
+/* The Ms of range shape si a sweep still has to time (those the range
+ * phase times, dense's every M or new's grid Ms, where shape's database
+ * id, 0 when it has none, holds no baseline in env) added to *n and
+ * their priced GPU seconds to *gpu_s. Returns 0 or -1. */
+static int range_todo(const struct sweep *sw, struct db *db, long long env, int si,
+		      long long shape, long *n, double *gpu_s)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	if (!shape_is_range(s))
+		return 0;
+	long left = 0;
+	for (int m = s->m_lo; m; m = sw->search == SWEEP_NEW ? grid_next(m, s->m_lo, s->m_hi)
+					     : (m < s->m_hi ? m + 1 : 0)) {
+		int r = shape ? db_has_baseline(db, env, shape, m) : 0;
+		if (r < 0)
+			return -1;
+		left += !r;
+		*gpu_s += r ? 0 : sweep_price_range_m(sw, si, m);
+	}
+	if (!left)
+		return 0;
+	*n += left;
+	return 0;
 }
 
 /* With --dry-run and a database that exists: how many of the screens
@@ -160,7 +196,8 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 	struct db *db;
 	struct env_info e;
 	long long env;
-	long done = 0, todo = 0, unknown = 0;
+	long done = 0, todo = 0, unknown = 0, range_ms = 0;
+	double range_s = 0;
 	if (access(sw->db_path, F_OK))
 		return 0;
 	if (db_open_read(sw->db_path, &db))
@@ -178,7 +215,7 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 		if (family && strcmp(family, s->family))
 			continue;
 		int have = db_shape_find(db, s, &shape);
-		if (have < 0)
+		if (have < 0 || range_todo(sw, db, env, si, have ? shape : 0, &range_ms, &range_s))
 			goto fail;
 		for (int i = 0; i < sw->tl->n; i++) {
 			const struct task *t = &sw->tl->t[i];
@@ -205,6 +242,9 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 	       "environment and screens all\n", sw->db_path, env,
 	       e.gpu_name, done, done + todo, todo, unknown,
 	       todo * (0.002 + ss->screen_pairs * 2 * 1e-4));
+	if (range_ms)
+		printf("resume: the ranges have %ld Ms still to time (no baseline there yet), "
+		       "GPU about %.0f s\n", range_ms, range_s);
 	return 0;
 fail:
 	db_close(db);

@@ -23,6 +23,7 @@ int sweep_dry_run(struct space *sp, struct tasklist *tl, const struct sweep_opts
 {
 	struct sweep sw = {
 		.sp = sp, .tl = tl, .db_path = o->db_path, .retest = o->retest, .dry = 1,
+		.search = o->search, .parts = o->search_parts, .jit = o->jit,
 	};
 	int empty = sweep_print_plan(&sw, o->family);
 	int missing = sweep_print_coverage(&sw, o->family);
@@ -192,6 +193,7 @@ static int sweep_all(struct sweep *sw, const struct sweep_opts *o, const struct 
 	sweep_points(sw, o->family, 0);
 	/* a seeded sweep's blas_lt finalists are the source's climb's */
 	int rc = o->seed ? 0 : lt_later_steps(sw, o->family);
+	sweep_search_ranges(sw, o->family);
 	progress_end();
 	if (sw->stopped) {
 		fprintf(stderr, "sweep: the time limit passed with %ld of up to %ld evals done; "
@@ -210,6 +212,7 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
 	struct sweep sw = {
 		.sp = sp, .tl = tl, .jit = o->jit, .db_path = o->db_path, .retest = o->retest,
 		.retest_since = o->retest_since, .ndev = o->ndev,
+		.search = o->search, .parts = o->search_parts,
 	};
 	struct db_lock lock = { -1 };
 	struct env_info env;
@@ -250,5 +253,6 @@ out:
 	free(sw.lt_sent);
 	free(sw.cand_id);
 	free(sw.done);
+	free(sw.floor_us);
 	return rc;
 }

@@ -127,6 +127,10 @@ static void anchor_item(struct sweep *sw, const void *arg)
  * in a later phase has finalists at every anchor to emit from. */
 void sweep_points(struct sweep *sw, const char *family, int from)
 {
+	if (sw->search == SWEEP_NEW) {
+		sweep_search_points(sw, family, from);
+		return;
+	}
 	long range_baselines;   /* (the baselines are not evals) */
 	for (int i = from; i < sw->tl->n; i++)
 		sw->evals_total += !sw->done[i];

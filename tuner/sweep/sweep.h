@@ -8,11 +8,25 @@
 #ifndef GT_SWEEP_H
 #define GT_SWEEP_H
 
+#include <stddef.h>
+
 #include "jit.h"
 #include "space.h"
 #include "tasks.h"
 
 struct seed;
+/* How a sweep searches (--search): dense is the method the committed
+ * table came from (every candidate screened at every anchor, the best
+ * retested, every M of a range timed); new is search.c's, whose parts
+ * --search-opts switches (docs/guide.md, "gemmtab sweep"). */
+enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
+#define SEARCH_PRUNE 1u  /* skip a candidate whose read floor cannot beat the baseline */
+#define SEARCH_EARLY 2u  /* screens of 3 pairs; only those within best/1.25 go on */
+#define SEARCH_RACE  4u  /* finalists raced with elimination; 100 pairs for the winner and
+			  * those within the noise of it */
+#define SEARCH_GRID  8u  /* ranges measured on emit's grid, with held-out Ms and the
+			  * Ms between grid neighbours of different winners */
+#define SEARCH_ALL   15u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
@@ -26,7 +40,15 @@ struct sweep_opts {
 	int ndev;
 	struct jit_options jit;
 	const struct seed *seed;        /* --seed-from (seed.h), or NULL */
+	enum sweep_search search;
+	unsigned search_parts;          /* SEARCH_*: the new search's parts */
 };
+
+/* --search METHOD and --search-opts PARTS (NULL: all of them; a comma
+ * list of prune, early, race, grid, or none) into *search and *parts.
+ * Returns 0, or -1 with what is wrong in why (len bytes). */
+int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
+		       unsigned *out, char *why, size_t len);
 
 /* Sweep tasks tl of space sp as o asks, on o->ndev GPUs, into o->db_path
  * (created if absent, locked while it runs). sp and tl stay the
@@ -41,6 +63,14 @@ int sweep_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o)
  * candidate (message printed). */
 int sweep_dry_run(struct space *sp, struct tasklist *tl, const struct sweep_opts *o,
 		  int strict);
+
+/* The compile rate `gemmtab compile` measured on this machine and left
+ * in cache_dir (instantiations a second, into *rate). Returns 0, or -1
+ * when there is none. */
+int sweep_compile_rate(const char *cache_dir, double *rate);
+/* Remember that n instantiations compiled in seconds here (written to a
+ * temp file, renamed). Returns 0 or -1 (message printed). */
+int sweep_compile_rate_save(const char *cache_dir, int n, double seconds);
 
 /* Keep only shard i of n of sp's shapes (--shard I/N), split by a hash of
  * each shape (the same on every host); returns how many are left. */

@@ -1,0 +1,96 @@
+# CLI: sweep --search new on the fake worker's modelled GPU
+# (tests/spaces/search.yaml, M = 1..160): its options; floor pruning of a
+# GEMV that cannot beat cuBLAS; 3-pair screens; a race that retests fewer
+# finalists than it ran; every grid M measured and every span between
+# grid neighbours certified by a held-out M, so emit serves Ms it did not
+# measure only inside certified spans; less modelled GPU time than
+# --search dense for a table of the same regret within 0.5%.
+. "$(dirname "$0")/lib.sh"
+
+export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
+TRUTH=$PWD/build/tests/fake_truth
+NVRTC=$PWD/build/tests/fake_nvrtc.so
+space=tests/spaces/search.yaml
+
+expect_exit "--search sparse: usage error" 2 "$GEMMTAB" sweep --space "$space" --search sparse --dry-run
+check "names it" grep -q "'sparse' is not dense or new" "$TMP/err"
+expect_exit "--search-opts without --search new: usage error" 2 \
+	"$GEMMTAB" sweep --space "$space" --search-opts race --dry-run
+expect_exit "--search-opts fast: usage error" 2 \
+	"$GEMMTAB" sweep --space "$space" --search new --search-opts race,fast --dry-run
+check "names the part" grep -q "'fast' is not prune, early, race, grid or none" "$TMP/err"
+
+# sweep NAME ARGS: a sweep of the space with --search ARGS into
+# $TMP/NAME.db, its GPU log, its table and its regret line in
+# $TMP/NAME.regret
+sweep() {
+	local name=$1
+	shift
+	LD_PRELOAD=$NVRTC FAKE_WORKER_MODEL=h200 FAKE_WORKER_GPU_LOG=$TMP/$name.log expect_exit \
+		"sweep --search $*: exit 0" 0 "$GEMMTAB" sweep --space "$space" --db "$TMP/$name.db" \
+		--cache "$TMP/cache" --search "$@"
+	LD_PRELOAD=$NVRTC expect_exit "emit ($name): exit 0" 0 "$GEMMTAB" emit --db "$TMP/$name.db" \
+		--out "$TMP/$name.h" --cache "$TMP/cache"
+	"$TRUTH" --space "$space" --table "$TMP/$name.h" | tail -n 1 >"$TMP/$name.regret"
+}
+gpu_s() { awk '{ s += $5 } END { print s }' "$TMP/$1.log"; }
+geo() { sed -n 's/^regret geo=\([0-9.]*\)%.*/\1/p' "$TMP/$1.regret"; }
+sweep dense dense
+sweep new new
+db=$TMP/new.db
+
+check "a GEMV pruned at 128 by its read floor" test "$(q "SELECT count(*) FROM result r JOIN candidate c \
+	ON c.id = r.candidate_id WHERE c.template = 'gemv' AND r.m = 128 AND r.status = 'pruned' \
+	AND r.reason LIKE 'its read floor%cannot beat cuBLAS%'")" -gt 0
+check "no mma_skinny pruned" test "$(q "SELECT count(*) FROM result r JOIN candidate c \
+	ON c.id = r.candidate_id WHERE c.template = 'mma_skinny' AND r.reason LIKE 'its read floor%'")" = 0
+check "screens of 3 pairs at the anchors" test "$(q "SELECT count(*) FROM result WHERE phase = 'screen' \
+	AND pairs = 3 AND m IN (1, 8, 32, 128)")" -gt 10
+raced=$(q "SELECT count(*) FROM result WHERE phase = 'screen' AND pairs = 10 AND m = 32")
+retested=$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND m = 32")
+check "the race at 32 retests fewer than it ran ($retested of $raced)" \
+	test "$retested" -ge 1 -a "$retested" -lt "$raced"
+grid="$(seq 1 64) 65 80 81 96 97 112 113 128 129 144 145 160"
+missing=$(for m in $grid; do
+	test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND pairs = 100 AND m = $m")" -gt 0 ||
+		echo "$m"; done)
+check "every grid M retested (${missing:-none missing})" test -z "$missing"
+check "held out: 72 between 65 and 80" test "$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND m = 72")" -gt 0
+"$GEMMTAB" report --db "$db" --regret "$TMP/new.h" >"$TMP/served" 2>&1
+check "every served M measured or certified" grep -qE \
+	'^served: .* ([0-9]+) served Ms were not measured \(\1 of them inside spans certified' "$TMP/served"
+check "and some certified" grep -qE 'not measured \([1-9][0-9]* of them' "$TMP/served"
+check "nowhere slower than the baseline" grep -q ' slower=0 ' "$TMP/new.regret"
+check "under half of dense's GPU time ($(gpu_s new) s against $(gpu_s dense) s)" \
+	awk -v a="$(gpu_s new)" -v b="$(gpu_s dense)" 'BEGIN { exit !(a < b / 2) }'
+check "regret within 0.5% of dense's ($(geo new)% against $(geo dense)%)" \
+	awk -v a="$(geo new)" -v b="$(geo dense)" 'BEGIN { exit !(a <= b + 0.5) }'
+
+# the dry run's estimate (priced with costmodel.h, rounded to the second)
+# within 20% of the modelled GPU seconds of each method
+for m in dense new; do
+	est=$("$GEMMTAB" sweep --space "$space" --dry-run --search $m 2>/dev/null |
+		sed -n 's/^estimate: .*GPU \([0-9]*\) s.*/\1/p' | tail -n 1)
+	check "the $m estimate ($est s) within 20% of the model's $(gpu_s $m) s" \
+		awk -v e="$est" -v g="$(gpu_s $m)" 'BEGIN { d = e - g; if (d < 0) d = -d; exit !(e > 0 && d <= 0.2 * g + 0.5) }'
+done
+
+# gemmtab compile remembers this machine's rate in the cache folder, and
+# the dry run prices the compile at it
+LD_PRELOAD=$NVRTC expect_exit "compile: exit 0" 0 "$GEMMTAB" compile --space "$space" \
+	--cache "$TMP/cc" --quiet
+check "its rate recorded" grep -qE '^[0-9.]+ instantiations/s \(gemmtab compile: 19 in ' \
+	"$TMP/cc/compile-rate"
+expect_exit "dry run with that cache: exit 0" 0 "$GEMMTAB" sweep --space "$space" --dry-run \
+	--cache "$TMP/cc"
+check "prices the compile at it" grep -qE '^estimate: compile [0-9]+ s at [0-9]+/s \(measured\)' "$TMP/out"
+
+# each part off: --search-opts none screens with screen_pairs, retests
+# without a race and times every M of the range (ranges.c)
+sweep bare new --search-opts none
+db=$TMP/bare.db
+check "none: no 3-pair screen, no pruning" test "$(q "SELECT count(*) FROM result WHERE pairs = 3 \
+	OR reason LIKE 'its read floor%'")" = 0
+check "none: every M of the range timed" test "$(q "SELECT count(DISTINCT m) FROM result \
+	WHERE phase = 'retest' AND m <= 160")" = 160
+finish

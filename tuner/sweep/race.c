@@ -1,0 +1,56 @@
+/*
+ * race.c: the race among the finalists of one M (sweep --search new).
+ *
+ * The finalists are timed one request each (the worker times a candidate
+ * against the baseline in alternated pairs; a batched request that times
+ * several candidates against one baseline would need a worker change that
+ * this CPU-only work could not test): a short round of RACE_ROUND_PAIRS
+ * pairs, after which a finalist clearly behind the leader leaves, then
+ * retest_pairs (the pairs emit needs) for the leader and every finalist
+ * within the noise of it. The round's rows are the point's screens; the
+ * last ones its retests.
+ */
+#include "engine.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+/* Pairs of the elimination round: a median of 10 ratios is within about
+ * 2% of the 100-pair figure on the modelled GPU (2% spread per replay,
+ * a per-eval offset of 1.5%: tests/fake/gpumodel.c) */
+#define RACE_ROUND_PAIRS 10
+/* Within this of the leader after the round: timed with retest_pairs too
+ * (the rest leave) */
+#define RACE_NEAR 1.02
+
+/* Race tasks ti[0..n) at shape si's M m: the elimination round (with
+ * SEARCH_RACE, and more than one finalist), then retest pairs for the
+ * survivors. Their tasks into won[] and their retest ratios into
+ * won_ratio[] (-1 where not ok), both of n; returns how many. */
+int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
+	       double *won_ratio)
+{
+	(void)si;
+	int na = 0;
+	if (!(sw->parts & SEARCH_RACE) || n <= 1) {
+		for (int i = 0; i < n; i++)
+			won[na++] = ti[i];
+	} else {
+		double *r = xmalloc(sizeof(*r) * (size_t)n), lead = 0;
+		for (int i = 0; i < n && !sweep_time_up(sw); i++) {
+			sweep_eval(sw, ti[i], m, "screen", RACE_ROUND_PAIRS);
+			r[i] = sweep_dev->last_ratio;
+			if (r[i] > lead)
+				lead = r[i];
+		}
+		for (int i = 0; i < n && !sw->stopped; i++)
+			if (r[i] > 0 && r[i] * RACE_NEAR >= lead)
+				won[na++] = ti[i];
+		free(r);
+	}
+	for (int i = 0; i < na; i++) {
+		sweep_eval(sw, won[i], m, "retest", sw->sp->sweep.retest_pairs);
+		won_ratio[i] = sw->stopped ? -1 : sweep_dev->last_ratio;
+	}
+	return na;
+}

@@ -1,0 +1,245 @@
+/*
+ * search.c: the new search (sweep --search new): at each anchor, the
+ * baseline, then screens of every candidate that can beat it (floor
+ * pruning) with few pairs (early stopping), then a race among those not
+ * clearly behind (race.c); then the range shapes on emit's grid
+ * (spans.c). Each part is switched by --search-opts (SEARCH_* in
+ * sweep.h), so `make bench-search` can show what each buys; with none
+ * it screens and retests as the dense method does, without its range
+ * phase.
+ *
+ * A rerun skips the screens the database holds but races every anchor
+ * and grid M again: a race's figures are kept in memory only.
+ */
+#include "engine.h"
+#include "tasks.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pairs of an early-stopping screen: enough to tell a candidate 25% behind
+ * (the median of 3 ratios of 2% spread, one replay in 50 an outlier) */
+#define EARLY_PAIRS 3
+/* Behind the point's best screen by more than this: no race. 79.5% of
+ * db/h200.db's template screens end there (issue 43); none came back */
+#define EARLY_BEHIND 1.25
+/* The most finalists a point races */
+#define RACE_MAX 8
+
+int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
+		       unsigned *out, char *why, size_t len)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "prune", SEARCH_PRUNE }, { "early", SEARCH_EARLY }, { "race", SEARCH_RACE },
+		{ "grid", SEARCH_GRID }, { "none", 0 },
+	};
+	*search = SWEEP_DENSE;
+	*out = SEARCH_ALL;
+	if (method && !strcmp(method, "new"))
+		*search = SWEEP_NEW;
+	else if (method && strcmp(method, "dense")) {
+		snprintf(why, len, "--search: '%s' is not dense or new", method);
+		return -1;
+	}
+	if (!parts)
+		return 0;
+	if (*search != SWEEP_NEW) {
+		snprintf(why, len, "--search-opts: the parts of --search new");
+		return -1;
+	}
+	*out = 0;
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", parts);
+	for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		while (i < ARRAY_SIZE(names) && strcmp(names[i].name, p))
+			i++;
+		if (i == ARRAY_SIZE(names)) {
+			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid "
+				 "or none", p);
+			return -1;
+		}
+		*out |= names[i].bit;
+	}
+	return 0;
+}
+
+/* The read floor of shape si's weights on this GPU, in microseconds (the
+ * worker's floor probe, asked once a shape), or -1 when it gave none. */
+double sweep_floor_us(struct sweep *sw, int si)
+{
+	if (!sw->floor_us)
+		sw->floor_us = xcalloc((size_t)sw->sp->nshapes, sizeof(*sw->floor_us));
+	if (sw->floor_us[si] != 0)
+		return sw->floor_us[si];
+	const struct shape *s = &sw->sp->shapes[si];
+	const double bytes = (double)s->n * s->k * (double)dtype_size(s->w);
+	struct kv_out o;
+	struct kv r;
+	kv_begin(&o, "floor");
+	kv_addf(&o, "id", "%d", si);
+	kv_add(&o, "family", s->family);
+	kv_addf(&o, "bytes", "%.0f", bytes);
+	kv_addf(&o, "pairs", "%d", 20);
+	sw->floor_us[si] = -1;
+	if (sweep_ask(sw, kv_string(&o), sw->sp->sweep.deadline_s, &r, NULL) != CALL_OK)
+		return -1;
+	if (!strcmp(r.op, "floor"))
+		sw->floor_us[si] = kv_get_double(&r, "us", -1);
+	kv_free(&r);
+	return sw->floor_us[si];
+}
+
+/* The least time task t can take at m, from the floor: every pass a
+ * GEMV makes over W (one per `tokens` rows of X) streams W from memory
+ * when W does not fit in L2; any other kernel reads W once at least. */
+static double floor_bound_us(const struct sweep *sw, const struct task *t, int m, double floor)
+{
+	const struct shape *s = &sw->sp->shapes[t->shape];
+	const double wbytes = (double)s->n * s->k * (double)dtype_size(s->w);
+	const int tok = tmpl_param_index(t->cand.tmpl, "tokens");
+	if (strcmp(t->cand.tmpl->stem, "gemv") || tok < 0 || wbytes <= sw->sp->dev.l2_bytes)
+		return floor;
+	const long tokens = t->cand.params[tok] > 0 ? t->cand.params[tok] : 1;
+	return floor * (double)((m + tokens - 1) / tokens);
+}
+
+struct scored {
+	int task;
+	double ratio;
+};
+
+static int by_ratio(const void *a, const void *b)
+{
+	const struct scored *x = a, *y = b;
+	return (x->ratio < y->ratio) - (x->ratio > y->ratio);
+}
+
+/* Screen the tasks of shape si at anchor m from index from on that have
+ * no screen yet, base_us the baseline's time there (-1: unknown). Their
+ * ok ratios into sc (of *nsc). */
+static void screen_point(struct sweep *sw, int si, int m, int from, double base_us,
+			 struct scored *sc, int *nsc)
+{
+	const double floor = sw->parts & SEARCH_PRUNE && base_us > 0 ? sweep_floor_us(sw, si) : -1;
+	const int pairs = sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
+	for (int i = from; i < sw->tl->n && !sweep_time_up(sw); i++) {
+		const struct task *t = &sw->tl->t[i];
+		if (t->shape != si || t->m != m || sw->done[i])
+			continue;
+		const double bound = floor > 0 ? floor_bound_us(sw, t, m, floor) : 0;
+		if (bound > base_us && base_us > 0) {
+			char why[160];
+			snprintf(why, sizeof(why), "its read floor (%.1f us: passes over W at %.1f "
+				 "us) cannot beat cuBLAS's %.1f us", bound, floor, base_us);
+			sweep_record(sw, i, m, "screen", NULL, "pruned", why);
+			sw->evals_done++;
+			sw->done[i] = 1;
+			continue;
+		}
+		sweep_eval(sw, i, m, "screen", pairs);
+		sw->done[i] = !sw->stopped;
+		if (sweep_dev->last_ratio > 0)
+			sc[(*nsc)++] = (struct scored){ i, sweep_dev->last_ratio };
+	}
+}
+
+/* The finalists of a point from its screens sc (sorted here): up to
+ * RACE_MAX within best/EARLY_BEHIND (SEARCH_EARLY), else the retest_top
+ * best; where this run screened nothing there (a resumed sweep), the
+ * database's retest_top best screens. Into fin[]; returns the count. */
+static int finalists(struct sweep *sw, int si, int m, struct scored *sc, int nsc, int *fin)
+{
+	const int top = sw->sp->sweep.retest_top;
+	int n = 0;
+	if (!nsc) {
+		int npt;
+		struct cand_task *pt = sweep_point_tasks(sw, si, m, &npt);
+		n = sweep_leaders(sw, si, m, "screen", pt, npt, top < RACE_MAX ? top : RACE_MAX,
+				  fin, NULL);
+		free(pt);
+		return n;
+	}
+	qsort(sc, (size_t)nsc, sizeof(*sc), by_ratio);
+	const int most = sw->parts & SEARCH_EARLY ? RACE_MAX : top < 64 ? top : 64;
+	for (int i = 0; i < nsc && n < most; i++)
+		if (!(sw->parts & SEARCH_EARLY) || sc[i].ratio * EARLY_BEHIND >= sc[0].ratio)
+			fin[n++] = sc[i].task;
+	return n;
+}
+
+/* Time the winners of a list shape's anchor at its neighbour Ms and the
+ * tuned Ms beside it (sweep_retest_ms), as the dense retest does, so emit
+ * can cut between anchors; range shapes get spans.c's grid instead. */
+static void retest_around(struct sweep *sw, int si, int m, const int *won, int nwon)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	int ms[2 * MAX_MS + 3];
+	const int nms = sweep_retest_ms(s, m, ms);
+	for (int q = 1; q < nms && !sweep_time_up(sw); q++) {
+		sweep_baseline_if_missing(sw, si, ms[q]);
+		for (int i = 0; i < nwon; i++)
+			if (db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[won[i]],
+					  ms[q], "retest", sw->retest_since) == 0)
+				sweep_eval(sw, won[i], ms[q], "retest", sw->sp->sweep.retest_pairs);
+	}
+}
+
+/* Phase 1 at an anchor: the baseline, the screens, the race. */
+static void anchor_item(struct sweep *sw, const void *arg)
+{
+	const struct phase_item *it = arg;
+	const int si = it->si, m = it->m, from = sw->phase_from;
+	if (!sweep_point_runnable(sw, si, m, from))
+		return;
+	double base_us = -1;
+	if (from) {
+		sweep_baseline_if_missing(sw, si, m);
+	} else {
+		sweep_baseline(sw, si, m);
+		base_us = sweep_dev->last_base_us;
+	}
+	struct scored *sc = xmalloc(sizeof(*sc) * (size_t)(sw->tl->n + 1));
+	int nsc = 0, fin[RACE_MAX > 64 ? RACE_MAX : 64], won[64];
+	double ratio[64];
+	screen_point(sw, si, m, from, base_us, sc, &nsc);
+	if (sw->retest && !sweep_time_up(sw)) {
+		const int nfin = finalists(sw, si, m, sc, nsc, fin);
+		const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio);
+		if (!shape_is_range(&sw->sp->shapes[si]))
+			retest_around(sw, si, m, won, nwon);
+	}
+	free(sc);
+}
+
+void sweep_search_points(struct sweep *sw, const char *family, int from)
+{
+	for (int i = from; i < sw->tl->n; i++)
+		sw->evals_total += !sw->done[i];
+	struct phase_item *items = xmalloc(sizeof(*items) * (size_t)(sw->sp->nshapes * MAX_MS + 1));
+	int n = 0;
+	sw->phase_from = from;
+	for (int si = 0; si < sw->sp->nshapes; si++) {
+		const struct shape *s = &sw->sp->shapes[si];
+		if (family && strcmp(family, s->family))
+			continue;
+		for (int j = 0; j < s->n_ms; j++)
+			if (!from || sweep_point_new_tasks(sw, si, s->ms[j], from))
+				items[n++] = (struct phase_item){ .si = si, .m = s->ms[j], .j = j };
+	}
+	sweep_phase(sw, anchor_item, items, sizeof(*items), n);
+	free(items);
+	/* the grid waits for the cuBLASLt steps (sweep_search_ranges): its
+	 * races take every step's best screens at once */
+	if (sw->retest && !(sw->parts & SEARCH_GRID))
+		sweep_ranges(sw, family);
+}
+
+void sweep_search_ranges(struct sweep *sw, const char *family)
+{
+	if (sw->search == SWEEP_NEW && sw->retest && sw->parts & SEARCH_GRID &&
+	    !sweep_time_up(sw))
+		sweep_spans(sw, family);
+}

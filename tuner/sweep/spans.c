@@ -1,0 +1,227 @@
+/*
+ * spans.c: the range shapes on emit's grid (sweep --search new, part
+ * grid). emit (tuner/emit/grid.h) chooses only on the grid Ms (every M up
+ * to 64, then 16t and 16t + 1, and the range's ends) and serves the Ms
+ * between two grid neighbours only where the candidate it picks there
+ * also wins at a held-out M off the grid. So, per range shape:
+ *
+ * 1. at every grid M, the baseline and a race (race.c) among the
+ *    finalists of the anchors whose windows hold it (ranges.c's windows);
+ * 2. between grid neighbours a < b with Ms between them: every candidate
+ *    retested at both that wins at both is timed at grid_holdout(a, b),
+ *    the one emit will pick there (the larger smaller ratio) among them;
+ *    where no candidate wins at both, or the pick loses to the
+ *    baseline, every M between a and b is raced by the winners of a and b
+ *    (emit serves a measured M on its own), so no M is served blind and
+ *    none is left to the baseline where a finalist wins.
+ */
+#include "engine.h"
+#include "grid.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The most retests a grid M keeps for step 2 */
+#define SPAN_KEEP 16
+
+/* What a range shape's grid Ms gave: per M of lo..hi, the retested
+ * tasks and their ratios. */
+struct span_plan {
+	int si, lo, hi, top;
+	int *fin, *nfin;         /* anchor j's finalists: fin[j * top ..], nfin[j] */
+	int *nwon;               /* per M - lo */
+	int *won;                /* per M - lo, SPAN_KEEP each */
+	double *ratio;
+};
+
+struct span_item {
+	struct span_plan *pl;
+	int m, b;                /* a grid M; in step 2 the segment m..b */
+};
+
+/* The finalists of the anchors whose windows hold m, each once, into
+ * out[] (of s->n_ms * top); returns the count. */
+static int pool_at(const struct sweep *sw, const struct span_plan *pl, int m, int *out)
+{
+	const struct shape *s = &sw->sp->shapes[pl->si];
+	int n = 0;
+	for (int j = 0; j < s->n_ms; j++) {
+		if (!sweep_anchor_covers(s, j, m))
+			continue;
+		for (int f = 0; f < pl->nfin[j]; f++) {
+			int t = pl->fin[j * pl->top + f], seen = 0;
+			for (int a = 0; a < n; a++)
+				seen |= sw->cand_id[out[a]] == sw->cand_id[t];
+			if (!seen)
+				out[n++] = t;
+		}
+	}
+	return n;
+}
+
+/* The baseline and a race among pool[0..n) at m, kept in the plan. */
+static void race_at(struct sweep *sw, struct span_plan *pl, int m, const int *pool, int n)
+{
+	const int at = m - pl->lo;
+	int *won = xmalloc(sizeof(*won) * (size_t)(n ? n : 1));
+	double *r = xmalloc(sizeof(*r) * (size_t)(n ? n : 1));
+	sweep_baseline_if_missing(sw, pl->si, m);
+	const int nw = sweep_race(sw, pl->si, m, pool, n, won, r);
+	pl->nwon[at] = 0;
+	for (int i = 0; i < nw && pl->nwon[at] < SPAN_KEEP; i++) {
+		pl->won[at * SPAN_KEEP + pl->nwon[at]] = won[i];
+		pl->ratio[at * SPAN_KEEP + pl->nwon[at]++] = r[i];
+	}
+	free(won);
+	free(r);
+}
+
+/* Step 1 at grid M item->m. */
+static void grid_item(struct sweep *sw, const void *arg)
+{
+	const struct span_item *it = arg;
+	const struct shape *s = &sw->sp->shapes[it->pl->si];
+	int *pool = xmalloc(sizeof(*pool) * (size_t)(s->n_ms * it->pl->top + 1));
+	race_at(sw, it->pl, it->m, pool, pool_at(sw, it->pl, it->m, pool));
+	free(pool);
+}
+
+/* Task t's retest ratio at m as the plan holds it, or -1. */
+static double ratio_of(const struct span_plan *pl, int m, int t)
+{
+	const int at = m - pl->lo;
+	for (int i = 0; i < pl->nwon[at]; i++)
+		if (pl->won[at * SPAN_KEEP + i] == t)
+			return pl->ratio[at * SPAN_KEEP + i];
+	return -1;
+}
+
+/* The best of m's retests, or -1 when none wins. */
+static int winner_at(const struct span_plan *pl, int m)
+{
+	const int at = m - pl->lo;
+	int w = -1;
+	for (int i = 0; i < pl->nwon[at]; i++)
+		if (pl->ratio[at * SPAN_KEEP + i] > 1 &&
+		    (w < 0 || pl->ratio[at * SPAN_KEEP + i] > ratio_of(pl, m, w)))
+			w = pl->won[at * SPAN_KEEP + i];
+	return w;
+}
+
+/* emit's pick on the segment a..b (tuner/emit/emit.c, segment_pick): of
+ * the tasks that win at both, the one whose smaller ratio is largest;
+ * -1 when none does. */
+static int segment_pick(const struct span_plan *pl, int a, int b)
+{
+	int pick = -1;
+	double best = 0;
+	for (int i = 0; i < pl->nwon[a - pl->lo]; i++) {
+		const int t = pl->won[(a - pl->lo) * SPAN_KEEP + i];
+		const double ra = ratio_of(pl, a, t), rb = ratio_of(pl, b, t);
+		const double low = ra < rb ? ra : rb;
+		if (ra > 1 && rb > 1 && (pick < 0 || low > best)) {
+			pick = t;
+			best = low;
+		}
+	}
+	return pick;
+}
+
+/* Step 2 on the segment item->m .. item->b. */
+static void segment_item(struct sweep *sw, const void *arg)
+{
+	const struct span_item *it = arg;
+	struct span_plan *pl = it->pl;
+	const int a = it->m, b = it->b, c = segment_pick(pl, a, b);
+	if (c >= 0) {
+		/* every candidate that wins at both ends: emit certifies a
+		 * candidate's span over several segments only where it wins at
+		 * each measured M off the grid inside it, so one measured at a
+		 * held-out M must be measured at the others of its span too */
+		const int h = grid_holdout(a, b);
+		double held = -1;
+		sweep_baseline_if_missing(sw, pl->si, h);
+		for (int i = 0; i < pl->nwon[a - pl->lo] && !sw->stopped; i++) {
+			const int t = pl->won[(a - pl->lo) * SPAN_KEEP + i];
+			if (ratio_of(pl, a, t) <= 1 || ratio_of(pl, b, t) <= 1)
+				continue;
+			sweep_eval(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
+			if (t == c)
+				held = sweep_dev->last_ratio;
+		}
+		if (held > 1 || sw->stopped)
+			return;
+	}
+	int pool[2], n = 0;
+	const int wa = winner_at(pl, a), wb = winner_at(pl, b);
+	if (wa >= 0)
+		pool[n++] = wa;
+	if (wb >= 0 && wb != wa)
+		pool[n++] = wb;
+	for (int m = a + 1; m < b && n && !sweep_time_up(sw); m++)
+		race_at(sw, pl, m, pool, n);
+}
+
+/* The plan of range shape si: its anchors' finalists (the range_top best
+ * retests at each), and room for its grid Ms' races. */
+static void plan_init(struct sweep *sw, int si, struct span_plan *pl)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	int nst;
+	struct cand_task *st = sweep_point_tasks(sw, si, 0, &nst);
+	pl->si = si;
+	pl->lo = s->m_lo;
+	pl->hi = s->m_hi;
+	pl->top = sw->sp->sweep.range_top + 1;
+	pl->fin = xmalloc(sizeof(*pl->fin) * (size_t)(s->n_ms * pl->top + 1));
+	pl->nfin = xcalloc((size_t)s->n_ms, sizeof(*pl->nfin));
+	/* the best screens at each anchor (its race's round among them):
+	 * the race retests one or two, and a runner-up there may win
+	 * between anchors */
+	for (int j = 0; j < s->n_ms; j++)
+		pl->nfin[j] = sweep_leaders(sw, si, s->ms[j], "screen", st, nst, pl->top,
+					    &pl->fin[j * pl->top], NULL);
+	free(st);
+	const size_t nm = (size_t)(pl->hi - pl->lo + 1);
+	pl->nwon = xcalloc(nm, sizeof(*pl->nwon));
+	pl->won = xmalloc(sizeof(*pl->won) * nm * SPAN_KEEP);
+	pl->ratio = xmalloc(sizeof(*pl->ratio) * nm * SPAN_KEEP);
+}
+
+void sweep_spans(struct sweep *sw, const char *family)
+{
+	struct span_plan *plans = xcalloc((size_t)sw->sp->nshapes, sizeof(*plans));
+	struct span_item *items = NULL;
+	int n = 0, cap = 0;
+	for (int step = 1; step <= 2; step++) {
+		n = 0;
+		for (int si = 0; si < sw->sp->nshapes; si++) {
+			const struct shape *s = &sw->sp->shapes[si];
+			if (!shape_is_range(s) || (family && strcmp(family, s->family)))
+				continue;
+			if (step == 1)
+				plan_init(sw, si, &plans[si]);
+			for (int m = s->m_lo; m; m = grid_next(m, s->m_lo, s->m_hi)) {
+				const int b = grid_next(m, s->m_lo, s->m_hi);
+				if (step == 2 && (!b || b - m < 2))
+					continue;
+				if (n == cap) {
+					cap = cap ? 2 * cap : 1024;
+					items = xrealloc(items, sizeof(*items) * (size_t)cap);
+				}
+				items[n++] = (struct span_item){ &plans[si], m, b };
+			}
+		}
+		sweep_phase(sw, step == 1 ? grid_item : segment_item, items, sizeof(*items), n);
+	}
+	for (int si = 0; si < sw->sp->nshapes; si++) {
+		free(plans[si].fin);
+		free(plans[si].nfin);
+		free(plans[si].nwon);
+		free(plans[si].won);
+		free(plans[si].ratio);
+	}
+	free(plans);
+	free(items);
+}
