@@ -91,28 +91,6 @@ static void put_string(FILE *f, const char *s)
 	table_file_put_string(f, s);
 }
 
-/* The command line as typed, for the first line and generated_by; an
- * argument with characters beyond [A-Za-z0-9_./=+-] is single-quoted. */
-static char *command_line(int argc, char **argv)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		die("open_memstream: %s", strerror(errno));
-	fputs("gemmtab", f);
-	for (int i = 0; i < argc; i++) {
-		int plain = argv[i][0] != '\0';
-		for (const char *p = argv[i]; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789_./=+-", *p))
-				plain = 0;
-		fprintf(f, plain ? " %s" : " '%s'", argv[i]);
-	}
-	fclose(f);
-	return buf;
-}
-
 /* qsort comparator of fixed-size name buffers. */
 static int str_cmp_void(const void *a, const void *b)
 {
@@ -571,7 +549,7 @@ int cmd_emit(int argc, char **argv)
 		goto cleanup;
 	if ((ret = db_env_pick(db, "emit", env_arg, &o.env, &o.e)))
 		goto cleanup;
-	o.cmdline = command_line(argc, argv);
+	o.cmdline = options_command_line(argc, argv);
 	o.db_label = path;
 	ret = emit_env(db, &o, out) ? 1 : 0;
 cleanup:

@@ -36,28 +36,6 @@ static const char usage_text[] =
 	"baseline by more than 3% at a point, or unusable. Run it after a driver,\n"
 	"CUDA or cuBLAS update and on a new host (docs/hopper.md).\n";
 
-/* The command line as typed, for the first line of --out's files; an
- * argument with characters beyond [A-Za-z0-9_./=+-] is single-quoted. */
-static char *command_line(int argc, char **argv)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		die("open_memstream: %s", strerror(errno));
-	fputs("gemmtab", f);
-	for (int i = 0; i < argc; i++) {
-		int plain = argv[i][0] != '\0';
-		for (const char *p = argv[i]; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789_./=+-", *p))
-				plain = 0;
-		fprintf(f, plain ? " %s" : " '%s'", argv[i]);
-	}
-	fclose(f);
-	return buf;
-}
-
 static const char *const verdict_word[] = { "keep", "slower", "unusable" };
 
 /* One entry's line: "entry 2: qkv, M 8..33: gemv PARAMS: slower: M 8
@@ -134,7 +112,7 @@ int cmd_verify(int argc, char **argv)
 	       count[VERIFY_KEEP], count[VERIFY_SLOWER], losers, count[VERIFY_UNUSABLE]);
 	int ret = losers || count[VERIFY_UNUSABLE] ? 1 : 0;
 	if (out) {
-		cmdline = command_line(argc, argv);
+		cmdline = options_command_line(argc, argv);
 		int kept = table_file_prune(o.table, out, cmdline, keep, r.n);
 		if (kept < 0)
 			ret = 1;

@@ -215,3 +215,23 @@ int parse_options(const char *cmd, int argc, char **argv, const struct opt *opts
 	}
 	return check_required(cmd, opts, seen, usage);
 }
+
+char *options_command_line(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		die("open_memstream: %s", strerror(errno));
+	fputs("gemmtab", f);
+	for (int i = 0; i < argc; i++) {
+		int plain = argv[i][0] != '\0';
+		for (const char *p = argv[i]; *p; p++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_./=+-", *p))
+				plain = 0;
+		fprintf(f, plain ? " %s" : " '%s'", argv[i]);
+	}
+	fclose(f);
+	return buf;
+}

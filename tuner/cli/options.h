@@ -71,4 +71,9 @@ int parse_options(const char *cmd, int argc, char **argv, const struct opt *opts
 int usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* "gemmtab ARGV..." as typed (argv[0] the subcommand), for a generated
+ * file's first line: an argument with characters beyond
+ * [A-Za-z0-9_./=+-] is single-quoted. The caller frees it. */
+char *options_command_line(int argc, char **argv);
+
 #endif
