@@ -18,7 +18,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/harden-uncommitted.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cp db/h200.db "$W/base.db"
 sqlite3 "$W/base.db" "PRAGMA journal_mode = delete" >/dev/null
-entries() { grep -v -e '^/\*' -e '^ \*' -e 'kernels.cu' -e 'generated_by' "$1"; }
+entries() { grep -v -e '^/\*' -e '^ \*' -e 'kernels.cu' -e 'generated_by' -e 'kernels_hash' "$1"; }
 "$G" emit --db "$W/base.db" --out "$W/ref.h" >/dev/null 2>&1
 ref_n=$(grep -c '^	{' "$W/ref.h")
 count99() { "$G" query --db "$1" --format csv "SELECT count(*) FROM result WHERE ratio = 99" 2>/dev/null | tail -n 1; }
