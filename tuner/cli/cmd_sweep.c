@@ -130,14 +130,12 @@ bad:
 /* --shard I/N into *i and *n. Returns 0, or 2 after a usage error. */
 static int parse_shard(const char *shard, int *i, int *n)
 {
-	char *end;
+	char *end, *end2 = NULL;
 	*i = (int)strtol(shard, &end, 10);
-	if (end == shard || *end != '/' || *i < 0)
-		return usage_error("sweep", usage_text, "--shard: '%s' is not I/N (0/4 .. 3/4)",
-				   shard);
-	const char *p = end + 1;
-	*n = (int)strtol(p, &end, 10);
-	if (end == p || *end || *n < 1 || *n > 65536 || *i >= *n)
+	if (end != shard && *end == '/')
+		*n = (int)strtol(end + 1, &end2, 10);
+	if (end == shard || *end != '/' || end2 == end + 1 || *end2 || *i < 0 || *n < 1 ||
+	    *n > 65536 || *i >= *n)
 		return usage_error("sweep", usage_text, "--shard: '%s' is not I/N with 0 <= I "
 				   "< N (0/4 .. 3/4)", shard);
 	return 0;
@@ -171,15 +169,9 @@ static int load_space(const struct sweep_args *a, struct space *sp)
 		if (bad)
 			goto bad;
 	}
-	if (shard_n) {
-		const int all = sp->nshapes;
-		const int kept = sweep_keep_shard(sp, shard_i, shard_n);
-		fprintf(stderr, "sweep: shard %d/%d: %d of the space's %d shapes\n", shard_i,
-			shard_n, kept, all);
-		if (!kept) {
-			space_free(sp);
-			return -1;
-		}
+	if (shard_n && !sweep_keep_shard(sp, shard_i, shard_n)) {
+		space_free(sp);
+		return -1;
 	}
 	if (a->profile) {
 		struct device_profile d;

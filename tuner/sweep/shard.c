@@ -20,14 +20,16 @@ static int shape_shard(const struct shape *s, int n)
 	return (int)(hash_str(HASH_INIT, key) % (uint64_t)n);
 }
 
-/* Keep only shard i of n of sp's shapes (--shard I/N); returns how many
- * are left. */
+/* Keep only shard i of n of sp's shapes (--shard I/N), saying so on
+ * stderr; returns how many are left. */
 int sweep_keep_shard(struct space *sp, int i, int n)
 {
 	int kept = 0;
+	const int all = sp->nshapes;
 	for (int si = 0; si < sp->nshapes; si++)
 		if (shape_shard(&sp->shapes[si], n) == i)
 			sp->shapes[kept++] = sp->shapes[si];
 	sp->nshapes = kept;
+	fprintf(stderr, "sweep: shard %d/%d: %d of the space's %d shapes\n", i, n, kept, all);
 	return kept;
 }

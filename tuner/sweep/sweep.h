@@ -73,7 +73,8 @@ int sweep_compile_rate(const char *cache_dir, double *rate);
 int sweep_compile_rate_save(const char *cache_dir, int n, double seconds);
 
 /* Keep only shard i of n of sp's shapes (--shard I/N), split by a hash of
- * each shape (the same on every host); returns how many are left. */
+ * each shape (the same on every host), saying so on stderr; returns how
+ * many are left. */
 int sweep_keep_shard(struct space *sp, int i, int n);
 
 #endif
