@@ -104,6 +104,11 @@ struct phase_item {
 	const struct range_plan *plan;
 };
 
+/* The anchors of family (all when NULL) as phase items: each shape's
+ * tuned Ms, and at a later step (from > 0) only those where it added
+ * tasks. Returns how many (retest.c). */
+int sweep_anchor_items(struct sweep *sw, const char *family, int from, struct phase_item *items);
+
 /* ask.c: the worker's requests and their records */
 int sweep_time_up(struct sweep *sw);
 int sweep_record(struct sweep *sw, int ti, int m, const char *phase, const struct kv *r,

@@ -162,3 +162,22 @@ int sweep_retest(struct sweep *sw, int si, int m, int *ms)
 	}
 	return nms;
 }
+
+/* The anchors of family (all when NULL) into items: each shape's tuned
+ * Ms, and at a later step (from > 0) only those where it added tasks.
+ * Returns how many; items holds nshapes * MAX_MS at least. */
+int sweep_anchor_items(struct sweep *sw, const char *family, int from,
+		       struct phase_item *items)
+{
+	int n = 0;
+	for (int si = 0; si < sw->sp->nshapes; si++) {
+		const struct shape *s = &sw->sp->shapes[si];
+		if (family && strcmp(family, s->family))
+			continue;
+		for (int j = 0; j < s->n_ms; j++)
+			/* a later step screens and retests only where it added */
+			if (!from || sweep_point_new_tasks(sw, si, s->ms[j], from))
+				items[n++] = (struct phase_item){ .si = si, .m = s->ms[j], .j = j };
+	}
+	return n;
+}

@@ -137,20 +137,11 @@ void sweep_points(struct sweep *sw, const char *family, int from)
 	sw->evals_total += sw->retest ? sweep_planned_retests(sw, family, from) : 0;
 	sw->evals_total += sw->retest ? sweep_planned_range(sw, family, &range_baselines) : 0;
 	struct phase_item *items = xmalloc(sizeof(*items) * (size_t)(sw->sp->nshapes * 2 * MAX_MS + 1));
-	int n = 0;
 	sw->phase_from = from;
 	memset(sw->nreached, 0, sizeof(*sw->nreached) * (size_t)sw->sp->nshapes);
-	for (int si = 0; si < sw->sp->nshapes; si++) {
-		const struct shape *s = &sw->sp->shapes[si];
-		if (family && strcmp(family, s->family))
-			continue;
-		for (int j = 0; j < s->n_ms; j++)
-			/* a later step screens and retests only where it added */
-			if (!from || sweep_point_new_tasks(sw, si, s->ms[j], from))
-				items[n++] = (struct phase_item){ .si = si, .m = s->ms[j], .j = j };
-	}
-	sweep_phase(sw, anchor_item, items, sizeof(*items), n);
-	n = 0;
+	sweep_phase(sw, anchor_item, items, sizeof(*items),
+		    sweep_anchor_items(sw, family, from, items));
+	int n = 0;
 	for (int si = 0; si < sw->sp->nshapes && sw->retest; si++)
 		for (int r = 0; r < sw->nreached[si]; r++)
 			items[n++] = (struct phase_item){ .si = si,

@@ -219,17 +219,9 @@ void sweep_search_points(struct sweep *sw, const char *family, int from)
 	for (int i = from; i < sw->tl->n; i++)
 		sw->evals_total += !sw->done[i];
 	struct phase_item *items = xmalloc(sizeof(*items) * (size_t)(sw->sp->nshapes * MAX_MS + 1));
-	int n = 0;
 	sw->phase_from = from;
-	for (int si = 0; si < sw->sp->nshapes; si++) {
-		const struct shape *s = &sw->sp->shapes[si];
-		if (family && strcmp(family, s->family))
-			continue;
-		for (int j = 0; j < s->n_ms; j++)
-			if (!from || sweep_point_new_tasks(sw, si, s->ms[j], from))
-				items[n++] = (struct phase_item){ .si = si, .m = s->ms[j], .j = j };
-	}
-	sweep_phase(sw, anchor_item, items, sizeof(*items), n);
+	sweep_phase(sw, anchor_item, items, sizeof(*items),
+		    sweep_anchor_items(sw, family, from, items));
 	free(items);
 	/* the grid waits for the cuBLASLt steps (sweep_search_ranges): its
 	 * races take every step's best screens at once */
