@@ -26,7 +26,7 @@
  * reject: grid (ceil(N/ROWS), SPLIT); any N, K a multiple of 16 bytes of
  * W (16 / sizeof(TW) elements); SPLIT at most K's 16-byte chunks. A block
  * past N's last row reads that row again and stores nothing; each split
- * takes its share of K's chunks, and a load past its share is skipped.
+ * takes its share of K's chunks; a load past it is clamped into it, unused.
  * The adapter picks it from the shape alone, so a shape gemv_kernel
  * serves runs exactly gemv_kernel's code.
  */
@@ -319,6 +319,43 @@ __device__ __forceinline__ void gemv_tail_store(TY *Y, float *ws, int idx, float
 		ws[((size_t)blockIdx.y * M + token) * N + n] = val;
 }
 
+/*
+ * gemv_load_w for the tail kernel, whose loads sit under tests of the
+ * split's K range: volatile, so the compiler never issues one ahead of its
+ * test. (gemv_load_w's asm is not volatile, so the compiler takes it for
+ * free of side effects: NVVM hoists an UNROLL = 1 tail kernel's first
+ * loads above the K loop's test and out of the token loop, where a thread
+ * past its split's last chunk reads past W's end.)
+ */
+template <int CACHE>
+__device__ __forceinline__ uint4 gemv_load_w_guarded(const void *p, unsigned long long policy)
+{
+	uint4 v;
+	if constexpr (CACHE == GEMV_CACHE_DEFAULT)
+		asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+	else if constexpr (CACHE == GEMV_CACHE_CG)
+		asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+	else if constexpr (CACHE == GEMV_CACHE_NC_NA)
+		asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+	else if constexpr (CACHE == GEMV_CACHE_EVICT_FIRST)
+		asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
+	else
+		asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+			     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
+	return v;
+}
+
+/* The chunk a tail load reads: c, clamped into its split's range (below
+ * c_end), so that no address the kernel forms lies outside W or X. */
+__device__ __forceinline__ size_t gemv_tail_chunk(int c, int c_end)
+{
+	return (size_t)(c < c_end ? c : c_end - 1);
+}
+
 template <typename TW, typename TY, int WARPS, int ROWS, int TOKENS, int UNROLL, int SPLIT, int CACHE>
 __global__ void __launch_bounds__(WARPS * 32)
 gemv_tail_kernel(const TW *W, const __nv_bfloat16 *X, TY *Y, float *ws, int M, int N, int K)
@@ -368,8 +405,8 @@ gemv_tail_kernel(const TW *W, const __nv_bfloat16 *X, TY *Y, float *ws, int M, i
 #pragma unroll
 				for (int r = 0; r < ROWS; r++)
 					wv[u][r] = c + u * THREADS < c_end
-						? gemv_load_w<CACHE>(wrow[r] + (size_t)(c + u * THREADS) * VEC,
-								     policy)
+						? gemv_load_w_guarded<CACHE>(wrow[r] + gemv_tail_chunk(c + u * THREADS, c_end) * VEC,
+									     policy)
 						: make_uint4(0, 0, 0, 0);
 
 #pragma unroll
@@ -380,7 +417,7 @@ gemv_tail_kernel(const TW *W, const __nv_bfloat16 *X, TY *Y, float *ws, int M, i
 				for (int t = 0; t < TOKENS; t++) {
 					const int token = t0 + t < M ? t0 + t : M - 1;
 					float xf[VEC];
-					gemv_load_x<VEC>(X + (size_t)token * K + (size_t)(c + u * THREADS) * VEC, xf);
+					gemv_load_x<VEC>(X + (size_t)token * K + gemv_tail_chunk(c + u * THREADS, c_end) * VEC, xf);
 #pragma unroll
 					for (int r = 0; r < ROWS; r++) {
 						float wf[VEC];
