@@ -2,11 +2,11 @@
 # contrib/slurm/shard.sh: one task of submit.sh's job array. It sweeps share
 # I of N of the space (I counted from the array's first task id, so
 # --array=1-4 and 0-3 both work) on every GPU of this host, on node-local
-# scratch, and copies the database to OUT_DIR when the sweep ends, whether
+# scratch, and copies the database to RESULTS_DIR when the sweep ends, whether
 # it finished or not; shard-I.done says it finished. A task that finds
-# its shard's database in OUT_DIR resumes it.
+# its shard's database in RESULTS_DIR resumes it.
 set -uo pipefail
-: "${GEMMTAB:?} ${SPACE:?} ${OUT_DIR:?} ${SCRATCH:?} ${GEMMTAB_SHARDS:?}"
+: "${GEMMTAB:?} ${SPACE:?} ${RESULTS_DIR:?} ${SCRATCH:?} ${GEMMTAB_SHARDS:?}"
 i=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))
 n=$GEMMTAB_SHARDS
 [ "$n" -eq "$SLURM_ARRAY_TASK_COUNT" ] ||
@@ -15,8 +15,8 @@ dir=$SCRATCH/gemmtab-$SLURM_ARRAY_JOB_ID-$i
 mkdir -p "$dir" || exit 1
 trap 'rm -rf "$dir"' EXIT
 db=$dir/shard.db
-out=$OUT_DIR/shard-$i.db
-rm -f "$OUT_DIR/shard-$i.done"
+out=$RESULTS_DIR/shard-$i.db
+rm -f "$RESULTS_DIR/shard-$i.done"
 if [ -f "$out" ]; then
 	echo "shard $i/$n: resuming $out"
 	cp "$out" "$db" && { [ ! -f "$out-wal" ] || cp "$out-wal" "$db-wal"; } || exit 1
@@ -39,7 +39,7 @@ if [ -f "$db" ]; then
 	mv -f "$out.part" "$out"
 fi
 case $rc in
-0) date -u +%FT%TZ >"$OUT_DIR/shard-$i.done"; echo "shard $i/$n: done" ;;
+0) date -u +%FT%TZ >"$RESULTS_DIR/shard-$i.done"; echo "shard $i/$n: done" ;;
 3) echo "shard $i/$n: the time limit stopped it; submit again to resume" ;;
 *) echo "shard $i/$n: gemmtab sweep exited $rc" ;;
 esac

@@ -12,7 +12,7 @@ for f in tools/device_h200.sh tools/device_run.sh tools/device_retune.sh tools/a
 	tests/cli/t_ab_points.sh docs/notes.md; do
 	check "$f is gone" test ! -e "$f"
 done
-# whole words: PTX's red.rel-ease and contrib/slurm's OUT_DIR are fine
+# whole words: PTX's red.rel-ease is fine
 l=lea o=OU
 git grep -nwE "${l}ses?|${l}sed|le""nt|dev""ice ca""lls?|\\\$$o""T" -- ':!lab' >"$TMP/hits"
 check "nothing outside lab/ speaks of borrowed GPU sessions" test ! -s "$TMP/hits"

@@ -5,7 +5,7 @@
 # its merge job folds them, and the merged database and table must equal a
 # single-host sweep's. A shard that fails leaves no merged database: the
 # merge job is cancelled (--kill-on-invalid-dep). The run is judged by
-# what lands in OUT_DIR, never by an exit code (sbatch --wait can exit 0
+# what lands in RESULTS_DIR, never by an exit code (sbatch --wait can exit 0
 # when a task failed). Without Debian's slurmctld, slurmd, slurm-client and
 # munge (.ci/run installs them) the checks are skipped, saying so.
 . "$(dirname "$0")/lib.sh"
@@ -125,7 +125,7 @@ site() {   # the settings a site sets, for this machine
 		SCRATCH=$S/scratch CACHE=$cache SWEEP_LIMIT=10m TIME=10:00 "$@"
 }
 out=$S/out/ok
-expect_exit "submit.sh: an array of 3 (task ids 1-3) and a merge" 0 site OUT_DIR=$out contrib/slurm/submit.sh
+expect_exit "submit.sh: an array of 3 (task ids 1-3) and a merge" 0 site RESULTS_DIR=$out contrib/slurm/submit.sh
 check "... says both jobs" grep -qE '^array [0-9]+ \(3 tasks, 1-3\), merge [0-9]+; results in ' "$TMP/out"
 read -r array merge < <(sed -n 's/^array \([0-9]*\) .*, merge \([0-9]*\);.*/\1 \2/p' "$TMP/out")
 check "the array and the merge left the queue" wait_gone "${array:-0}" "${merge:-0}"
@@ -163,7 +163,7 @@ FLAKY
 chmod +x "$TMP/flaky"
 out=$S/out/fail
 expect_exit "submit.sh with task ids 0-2 and shard 1 failing" 0 \
-	site OUT_DIR=$out ARRAY=0-2 GEMMTAB=$TMP/flaky contrib/slurm/submit.sh
+	site RESULTS_DIR=$out ARRAY=0-2 GEMMTAB=$TMP/flaky contrib/slurm/submit.sh
 read -r array merge < <(sed -n 's/^array \([0-9]*\) .*, merge \([0-9]*\);.*/\1 \2/p' "$TMP/out")
 check "the array and the cancelled merge left the queue" wait_gone "${array:-0}" "${merge:-0}"
 check "shards 0 and 2 finished, 1 did not" \
@@ -173,9 +173,9 @@ check "the failed shard's log says why" grep -q 'planted failure' "$out/logs/sha
 check "the merge job never ran (no merge log)" test ! -e "$out/logs/merge.out"
 
 # bad settings are refused before anything is submitted
-expect_exit "HOSTS=0: exit 2" 2 site OUT_DIR=$S/out/bad HOSTS=0 contrib/slurm/submit.sh
+expect_exit "HOSTS=0: exit 2" 2 site RESULTS_DIR=$S/out/bad HOSTS=0 contrib/slurm/submit.sh
 check "... saying so" grep -q "HOSTS='0' is not a positive count" "$TMP/err"
-expect_exit "a missing space: exit 2" 2 site OUT_DIR=$S/out/bad SPACE=$TMP/none.yaml contrib/slurm/submit.sh
+expect_exit "a missing space: exit 2" 2 site RESULTS_DIR=$S/out/bad SPACE=$TMP/none.yaml contrib/slurm/submit.sh
 check "... naming it" grep -q "SPACE: no such file: $TMP/none.yaml" "$TMP/err"
 
 [ "$_fail" -eq 0 ] || logs
