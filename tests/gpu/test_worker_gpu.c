@@ -1,6 +1,7 @@
 /*
  * test_worker_gpu.c: the worker's GPU layer on an H200: the harness's
- * random inputs and FP64 reference against a CPU reference, the cuBLAS
+ * random inputs and naive FP64 reference against a CPU reference, the
+ * worker's DGEMM reference against the naive one on odd shapes, the cuBLAS
  * baseline passing validation for every family at several m, planted
  * wrong outputs failing it, candidate kernels loaded from a cubin (right,
  * wrong, over static limits, counters left set), a fault being seen as
@@ -19,6 +20,7 @@
 #include "timing.h"
 #include "baseline.h"
 #include "harness.h"
+#include "reference.h"
 #include "util.h"
 
 #include <math.h>
@@ -117,6 +119,78 @@ TEST(reference_matches_cpu)
 		CHECK(!CUDA_CHECK(cudaFree(dw)) && !CUDA_CHECK(cudaFree(dx)) &&
 		      !CUDA_CHECK(cudaFree(dr)));
 	}
+}
+
+/* One case of dgemm_reference_matches_naive: R by reference_dgemm with a
+ * slab of `slab` rows of W (0: reference_slab_elems's) against
+ * harness_reference's. */
+static void compare_references(int m, int n, int k, enum dtype wt, enum dtype xt, int slab)
+{
+	size_t w64_elems = slab ? (size_t)slab * k : reference_slab_elems(n, k);
+	size_t wb = (size_t)n * k * dtype_size(wt), xb = (size_t)m * k * dtype_size(xt);
+	size_t rb = (size_t)m * n * sizeof(double);
+	void *dw = NULL, *dx = NULL;
+	double *naive = NULL, *dgemm = NULL, *w64 = NULL, *x64 = NULL;
+	CHECK(!CUDA_CHECK(cudaMalloc(&dw, wb)) && !CUDA_CHECK(cudaMalloc(&dx, xb)) &&
+	      !CUDA_CHECK(cudaMalloc((void **)&naive, rb)) &&
+	      !CUDA_CHECK(cudaMalloc((void **)&dgemm, rb)) &&
+	      !CUDA_CHECK(cudaMalloc((void **)&w64, w64_elems * sizeof(double))) &&
+	      !CUDA_CHECK(cudaMalloc((void **)&x64, (size_t)m * k * sizeof(double))));
+	CHECK(!CUDA_CHECK(harness_fill_normal(dw, wt, (size_t)n * k, 0.02f, 21 + n, g.stream)));
+	CHECK(!CUDA_CHECK(harness_fill_activations(dx, xt, m, k, 22 + m, g.stream)));
+	/* NaN where the DGEMM has not written: every slab must cover its columns */
+	CHECK(!CUDA_CHECK(cudaMemsetAsync(dgemm, 0xFF, rb, g.stream)));
+	CHECK(!CUDA_CHECK(harness_reference(dw, wt, dx, xt, naive, m, n, k, g.stream)));
+	CHECK_INT(reference_dgemm(&g, dw, wt, dx, xt, m, n, k, w64, w64_elems, x64, dgemm), 0);
+	CHECK(!CUDA_CHECK(cudaStreamSynchronize(g.stream)));
+	void *hw = to_host(dw, wb), *hx = to_host(dx, xb);
+	double *hn = to_host(naive, rb), *hd = to_host(dgemm, rb);
+	int bad = 0, probes = 0, probe_bad = 0;
+	for (int i = 0; i < m; i++) {
+		int nonzero = 0;
+		for (int c = 0; c < k; c++)
+			nonzero += host_value(hx, xt, (size_t)i * k + c) != 0;
+		probes += nonzero == 1;
+		for (int j = 0; j < n; j++) {
+			double a = 0, d = hd[(size_t)i * n + j], r = hn[(size_t)i * n + j];
+			for (int c = 0; c < k; c++)
+				a += fabs(host_value(hx, xt, (size_t)i * k + c) *
+					  host_value(hw, wt, (size_t)j * k + c));
+			/* both sum the same exact products in FP64, each within
+			 * k * 2^-53 * a of their exact sum; a probe row's one
+			 * product is its sum, exactly */
+			if (!(fabs(d - r) <= ldexp((double)k, -52) * a))
+				bad++;
+			if (nonzero == 1 && d != r)
+				probe_bad++;
+		}
+	}
+	fprintf(stderr, "  m=%d n=%d k=%d w=%s x=%s slab=%zu rows: %d probe rows\n", m, n, k,
+		dtype_name(wt), dtype_name(xt), w64_elems / (size_t)k, probes);
+	CHECK_INT(bad, 0);
+	CHECK_INT(probe_bad, 0);
+	free(hw);
+	free(hx);
+	free(hn);
+	free(hd);
+	CHECK(!CUDA_CHECK(cudaFree(dw)) && !CUDA_CHECK(cudaFree(dx)) &&
+	      !CUDA_CHECK(cudaFree(naive)) && !CUDA_CHECK(cudaFree(dgemm)) &&
+	      !CUDA_CHECK(cudaFree(w64)) && !CUDA_CHECK(cudaFree(x64)));
+}
+
+TEST(dgemm_reference_matches_naive)
+{
+	/* whole rows within REFERENCE_SLAB_BYTES, one row when a row is larger */
+	CHECK(reference_slab_elems(128256, 4096) == (REFERENCE_SLAB_BYTES / 8 / 4096) * 4096);
+	CHECK(reference_slab_elems(37, 300) == 37 * 300);
+	CHECK(reference_slab_elems(3, 40000000) == 40000000);
+	/* odd shapes, each dtype pair, slabs that leave a partial last one */
+	compare_references(1, 37, 300, DT_BF16, DT_BF16, 0);
+	compare_references(7, 129, 1001, DT_BF16, DT_BF16, 50);
+	compare_references(33, 257, 4099, DT_FP32, DT_BF16, 64);
+	compare_references(5, 61, 333, DT_BF16, DT_FP32, 1);
+	compare_references(17, 3, 8191, DT_FP32, DT_FP32, 2);
+	compare_references(129, 255, 127, DT_BF16, DT_BF16, 0);
 }
 
 TEST(activations_hold_probe_rows)
@@ -689,7 +763,7 @@ TEST(waves_follow_the_device_limits)
 }
 
 static const struct test_case gpu_cases[] = {
-	T(reference_matches_cpu), T(activations_hold_probe_rows),
+	T(reference_matches_cpu), T(dgemm_reference_matches_naive), T(activations_hold_probe_rows),
 	T(weights_are_seeded_normal_never_zero), T(baseline_validates_every_family),
 	T(planted_faults_fail_validation), T(candidate_kernels_from_a_cubin),
 	T(memset_steps_and_replays), T(counters_left_set_fail), T(static_limits_prune),

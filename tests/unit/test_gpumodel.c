@@ -1,12 +1,14 @@
 /*
  * test_gpumodel.c: the fake worker's modelled GPU (tests/fake/gpumodel.c,
  * compiled in here) and the request costs it charges
- * (tuner/sweep/costmodel.h): profiles, the shape of the time curves (W's
- * passes, token tiles, the baseline's small-M handicap), the paired
- * timing's noise, cuBLASLt's variants.
+ * (tuner/sweep/costmodel.h): profiles, the FP64 reference's price by the
+ * worker's method (the naive kernel, then the DGEMM), the shape of the
+ * time curves (W's passes, token tiles, the baseline's small-M
+ * handicap), the paired timing's noise, cuBLASLt's variants.
  */
 #include "check.h"
 #include "costmodel.h"
+#include "reference.h"
 
 #include "../fake/gpumodel.c"
 
@@ -54,13 +56,48 @@ TEST(profiles)
 	CHECK_NEAR(t100 / t200, 4.8 / 3.35, 0.03);
 }
 
+/* The DGEMM reference's price from its derivation (costmodel.h): W's
+ * and X's elements read as bf16, written and read as FP64 (18 bytes),
+ * R's written (8), at 0.93 of 4.8 TB/s; 2 N K M flops at 60 TFLOP/s. */
+static double dgemm_ref_s(double n, double k, double m)
+{
+	return (18 * (n * k + m * k) + 8 * m * n) / (0.93 * 4.8e12) + 2 * n * k * m / 60e12;
+}
+
 TEST(eval_cost)
 {
-	/* 0.762 ms + 0.744 ms x 2304*8192*1/1e9 + 10 x (0.126 ms + 1.93 x 20 us) */
+	/* M = 1, the naive reference: 0.762 ms + 0.744 ms x 2304*8192*1/1e9
+	 * + 10 x (0.126 ms + 1.93 x 20 us) */
 	CHECK_NEAR(costmodel_eval_s(10, 12, 8, 2304, 8192, 1),
 		   0.762e-3 + 0.744e-3 * 0.018874368 + 10 * (0.126e-3 + 1.93 * 20e-6), 1e-12);
+	/* M = 512, the DGEMM: Llama-3-8B's lm_head (128256 x 4096) 11.2 ms,
+	 * where the naive kernel's fitted price is 200 ms */
+	CHECK_NEAR(costmodel_eval_s(10, 12, 8, 128256, 4096, 512),
+		   0.762e-3 + dgemm_ref_s(128256, 4096, 512) + 10 * (0.126e-3 + 1.93 * 20e-6), 1e-12);
+	CHECK_NEAR(costmodel_ref_s(128256, 4096, 512), 11.21e-3, 0.01e-3);
+	CHECK_NEAR(COST_REF_NAIVE_S_PER_GMAC * 128256 * 4096 * 512 * 1e-9, 200.1e-3, 0.1e-3);
 	CHECK_NEAR(costmodel_pairs_s(100, 7), 100 * (0.126e-3 + 1.93 * 7e-6), 1e-12);
 	CHECK_NEAR(costmodel_pairs_s(0, 7), 0.126e-3 + 1.93 * 7e-6, 1e-12);
+}
+
+TEST(reference_switches_where_the_prices_cross)
+{
+	/* the cost model charges the method the worker uses */
+	CHECK_INT(COST_REF_DGEMM_MIN_M, REFERENCE_DGEMM_MIN_M);
+	/* and it switches at the first M where the DGEMM is the cheaper, on
+	 * Llama-3-8B's down projection's W (4096 x 14336) and on the
+	 * reference's oproj (8192 x 1024) */
+	const double shapes[][2] = { { 4096, 14336 }, { 8192, 1024 } };
+	for (int i = 0; i < 2; i++) {
+		const double n = shapes[i][0], k = shapes[i][1];
+		for (int m = 1; m <= 64; m++) {
+			const double naive = 0.744e-3 * n * k * m * 1e-9;
+			const double dgemm = dgemm_ref_s(n, k, m);
+			CHECK((naive < dgemm) == (m < COST_REF_DGEMM_MIN_M));
+			CHECK_NEAR(costmodel_ref_s((long)n, (long)k, m),
+				   m < COST_REF_DGEMM_MIN_M ? naive : dgemm, 1e-12);
+		}
+	}
 }
 
 TEST(gemv_passes_over_w)
@@ -162,5 +199,6 @@ TEST(lt_variants)
 	CHECK_INT(gpumodel_lt_variants(a, NULL, 0, 0, count_one, &n), 1);
 }
 
-TESTS(T(profiles), T(eval_cost), T(gemv_passes_over_w), T(mma_steps_at_its_token_tile),
+TESTS(T(profiles), T(eval_cost), T(reference_switches_where_the_prices_cross),
+      T(gemv_passes_over_w), T(mma_steps_at_its_token_tile),
       T(baseline_loses_at_small_m_only), T(pairs_are_noisy_and_seeded), T(lt_variants))

@@ -3,13 +3,15 @@
  * that (shape, m) and freed when it changes, so device memory stays
  * bounded: the rotated timing copies (random weights and activations, the
  * baseline's FP32 activations where it needs them, outputs) and the
- * validation buffers (inputs, FP64 reference, guarded output, error sums).
+ * validation buffers (inputs, their FP64 copies, the FP64 reference,
+ * guarded output, error sums).
  */
 #include "gpu.h"
 #include "bench.h"
 #include "timing.h"
 #include "baseline.h"
 #include "harness.h"
+#include "reference.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -68,6 +70,8 @@ void bench_free(struct bench *b)
 	gpu_dev_free(b->vx32);
 	gpu_dev_free(b->vy);
 	gpu_dev_free(b->vr);
+	gpu_dev_free(b->vw64);
+	gpu_dev_free(b->vx64);
 	gpu_dev_free(b->err2);
 	gpu_dev_free(b->ref2);
 	gpu_dev_free(b->nonfinite);
@@ -115,7 +119,7 @@ static int alloc_copies(struct gpu *g, struct bench *b, uint64_t seed)
 
 static int alloc_validation(struct bench *b)
 {
-	size_t m = (size_t)b->m, n = (size_t)b->shape.n;
+	size_t m = (size_t)b->m, n = (size_t)b->shape.n, k = (size_t)b->shape.k;
 	if (CUDA_CHECK(cudaMalloc(&b->vw, b->w_bytes)) ||
 	    CUDA_CHECK(cudaMalloc(&b->vx, b->x_bytes)) ||
 	    CUDA_CHECK(cudaMalloc(&b->vy, b->y_bytes + BENCH_GUARD_BYTES)) ||
@@ -127,6 +131,12 @@ static int alloc_validation(struct bench *b)
 		return -1;
 	if (b->x32_bytes && CUDA_CHECK(cudaMalloc(&b->vx32, b->x32_bytes)))
 		return -1;
+	if (b->m >= REFERENCE_DGEMM_MIN_M) {
+		b->vw64_elems = reference_slab_elems(b->shape.n, b->shape.k);
+		if (CUDA_CHECK(cudaMalloc((void **)&b->vw64, b->vw64_elems * sizeof(double))) ||
+		    CUDA_CHECK(cudaMalloc((void **)&b->vx64, m * k * sizeof(double))))
+			return -1;
+	}
 	b->h_err2 = xcalloc(m, sizeof(double));
 	b->h_ref2 = xcalloc(m, sizeof(double));
 	b->h_nonfinite = xcalloc(m, sizeof(unsigned));

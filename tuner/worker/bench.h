@@ -18,8 +18,8 @@
 /*
  * Device buffers of one (shape, m): the rotated timing copies (W, X, the
  * baseline's FP32 X when it needs one, Y), the baseline's graphs over
- * them, and the validation buffers (fresh inputs, the FP64 reference, Y
- * followed by a guard, the per-row error sums).
+ * them, and the validation buffers (fresh inputs, their FP64 copies and
+ * reference, Y followed by a guard, the per-row error sums).
  */
 struct bench {
 	struct shape shape;
@@ -32,6 +32,11 @@ struct bench {
 	int baseline_ok;                /* the baseline passed validation */
 	void *vw, *vx, *vx32, *vy;
 	double *vr, *err2, *ref2;
+	/* the FP64 copies the DGEMM reference reads (reference.h): a slab of
+	 * vw64_elems doubles of W's rows, and all of X; NULL (and 0) below
+	 * REFERENCE_DGEMM_MIN_M, where the naive kernel computes it */
+	double *vw64, *vx64;
+	size_t vw64_elems;
 	unsigned *nonfinite, *mismatch;
 	double *h_err2, *h_ref2;        /* host copies of the sums */
 	unsigned *h_nonfinite;

@@ -5,7 +5,7 @@
  * turns into a reply, and struct gpu: the context, stream, cuBLAS
  * handles, L2 flush buffer, event pool and candidate workspace (gpu.c).
  * Beside it, one header for each of the other .c files: launch.h,
- * bench.h, validate.h, timing.h, baseline.h.
+ * bench.h, validate.h, reference.h, timing.h, baseline.h.
  * The rules these follow are docs/workload.md's.
  */
 #ifndef GT_GPU_H

@@ -1,7 +1,8 @@
 /*
  * harness.cu: the worker's own kernels (see harness.h): seeded random
- * fills, the FP64 reference product, per-row error metrics, the L2 flush,
- * the streaming-read floor and an empty kernel. They are deliberately
+ * fills, the conversion to FP64 that the DGEMM reference reads
+ * (reference.c), a naive FP64 reference product, per-row error metrics,
+ * the L2 flush, the streaming-read floor and an empty kernel. They are deliberately
  * simple, so that they are obviously correct; none of them is timed
  * except the floor read and the empty kernel.
  */
@@ -193,6 +194,27 @@ extern "C" cudaError_t harness_pack_tiles(const void *w, void *out, int n, int k
 }
 
 template <typename T>
+__global__ void to_double_kernel(const T *src, double *dst, size_t count)
+{
+	for (size_t i = global_thread(); i < count; i += grid_threads())
+		dst[i] = as_double(src[i]);
+}
+
+extern "C" cudaError_t harness_to_double(const void *src, int dtype, double *dst, size_t count,
+					 cudaStream_t stream)
+{
+	if (dtype == DT_BF16)
+		to_double_kernel<<<fill_blocks(count), BLOCK, 0, stream>>>(
+			(const __nv_bfloat16 *)src, dst, count);
+	else if (dtype == DT_FP32)
+		to_double_kernel<<<fill_blocks(count), BLOCK, 0, stream>>>(
+			(const float *)src, dst, count);
+	else
+		return cudaErrorInvalidValue;
+	return cudaGetLastError();
+}
+
+template <typename T>
 __global__ void from_double_kernel(const double *src, T *dst, size_t count)
 {
 	for (size_t i = global_thread(); i < count; i += grid_threads())
@@ -214,7 +236,9 @@ extern "C" cudaError_t harness_from_double(const double *src, void *dst, int dty
 }
 
 /*
- * One warp per output. Consecutive warps take consecutive rows of X for
+ * The naive FP64 reference (the worker computes its reference with
+ * reference.c's DGEMM; the GPU tests compare the two and check their
+ * planted outputs with this one). One warp per output. Consecutive warps take consecutive rows of X for
  * the same row of W, so each W row is read from DRAM about once and the
  * X rows (at most a few MB) stay in L2.
  */

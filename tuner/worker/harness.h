@@ -1,11 +1,12 @@
 /*
  * harness.h: the worker's own device kernels, compiled by nvcc into the
  * gemmtab binary (harness.cu) and reached from C only through these
- * launchers: seeded random fills, the FP64 reference product, the error
- * metrics, the L2 flush, the streaming-read floor kernel and an empty
- * kernel. Every launcher enqueues on stream and returns the result of
- * cudaGetLastError() right after its launch, so each caller checks each
- * launch. Element types are passed as enum dtype values (types.h).
+ * launchers: seeded random fills, the conversion to FP64, a naive FP64
+ * reference product, the error metrics, the L2 flush, the streaming-read
+ * floor kernel and an empty kernel. Every launcher enqueues on stream
+ * and returns the result of cudaGetLastError() right after its launch, so
+ * each caller checks each launch. Element types are passed as enum dtype
+ * values (types.h).
  */
 #ifndef GT_HARNESS_H
 #define GT_HARNESS_H
@@ -55,6 +56,11 @@ cudaError_t harness_transpose(const void *w, void *out, int n, int k, cudaStream
 cudaError_t harness_pack_tiles(const void *w, void *out, int n, int k, int rows, int cols,
 			       cudaStream_t stream);
 
+/* dst[i] = double(src[i]) for count values of dtype (exact): the FP64
+ * copies of W and X that the DGEMM reference reads (reference.c). */
+cudaError_t harness_to_double(const void *src, int dtype, double *dst, size_t count,
+			      cudaStream_t stream);
+
 /* dst[i] = src[i] rounded to nearest in dtype (tests plant outputs with it). */
 cudaError_t harness_from_double(const double *src, void *dst, int dtype, size_t count,
 				cudaStream_t stream);
@@ -62,7 +68,8 @@ cudaError_t harness_from_double(const double *src, void *dst, int dtype, size_t 
 /*
  * r[i*n + j] = sum over c of double(x[i*k + c]) * double(w[j*k + c]):
  * the FP64 reference of Y = X W^T over the exact inputs, one warp per
- * output. r holds m*n doubles.
+ * output: the naive kernel, which the GPU tests hold the worker's DGEMM
+ * reference (reference.h) to. r holds m*n doubles.
  */
 cudaError_t harness_reference(const void *w, int w_dtype, const void *x, int x_dtype,
 			      double *r, int m, int n, int k, cudaStream_t stream);

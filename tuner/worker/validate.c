@@ -1,15 +1,18 @@
 /*
  * validate.c: correctness of a captured graph per docs/workload.md: fresh
  * random inputs drawn on the GPU from a seed, the FP64 reference over the
- * same inputs, the output poisoned with NaN (and a guard after it set to
- * a known byte) before the first of several replays, then the global and
- * per-row relative L2 errors of the last replay's output.
+ * same inputs (a DGEMM on their FP64 copies from REFERENCE_DGEMM_MIN_M
+ * tokens on, reference.c; the naive kernel below), the output poisoned
+ * with NaN (and a guard after it set to a known byte) before the first of
+ * several replays, then the global and per-row relative L2 errors of the
+ * last replay's output.
  */
 #include "gpu.h"
 #include "bench.h"
 #include "validate.h"
 #include "baseline.h"
 #include "harness.h"
+#include "reference.h"
 #include "util.h"
 
 #include <math.h>
@@ -32,6 +35,9 @@ int validate_inputs(struct gpu *g, struct bench *b, uint64_t seed)
 	if (b->vx32 && CUDA_CHECK(harness_bf16_to_fp32(b->vx, b->vx32, (size_t)b->m * s->k,
 						       g->stream)))
 		return -1;
+	if (b->vw64)
+		return reference_dgemm(g, b->vw, s->w, b->vx, s->x, b->m, s->n, s->k, b->vw64,
+				       b->vw64_elems, b->vx64, b->vr);
 	return CUDA_CHECK(harness_reference(b->vw, s->w, b->vx, s->x, b->vr, b->m, s->n, s->k,
 					    g->stream));
 }

@@ -17,7 +17,9 @@ struct verdict {
 };
 
 /* Fresh inputs from seed in b's validation buffers (W, X, the baseline's
- * FP32 X) and their FP64 reference. Returns 0 or -1. */
+ * FP32 X) and their FP64 reference: reference_dgemm from
+ * REFERENCE_DGEMM_MIN_M tokens on, harness_reference below. Returns 0 or
+ * -1. */
 int validate_inputs(struct gpu *g, struct bench *b, uint64_t seed);
 
 /*
