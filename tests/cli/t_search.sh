@@ -18,7 +18,7 @@ expect_exit "--search-opts without --search new: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search-opts race --dry-run
 expect_exit "--search-opts fast: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search new --search-opts race,fast --dry-run
-check "names the part" grep -q "'fast' is not prune, early, race, grid or none" "$TMP/err"
+check "names the part" grep -q "'fast' is not prune, early, race, grid, carry or none" "$TMP/err"
 
 # sweep NAME ARGS: a sweep of the space with --search ARGS into
 # $TMP/NAME.db, its GPU log, its table and its regret line in

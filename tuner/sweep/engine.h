@@ -184,10 +184,11 @@ void sweep_search_points(struct sweep *sw, const char *family, int from);
 void sweep_search_ranges(struct sweep *sw, const char *family);
 double sweep_floor_us(struct sweep *sw, int si);
 
-/* race.c: a race among finalists at one M, *best the winner's task (or
- * -1); returns how many got retest pairs */
-int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *best,
-	       double *best_ratio);
+/* race.c: a race among finalists ti[0..n) at one M: the survivors into
+ * won[] with their retest ratios, each finalist's round figure into
+ * round[] when not NULL; returns how many got retest pairs */
+int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
+	       double *won_ratio, double *round);
 
 /* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
 void sweep_spans(struct sweep *sw, const char *family);

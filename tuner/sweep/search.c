@@ -33,7 +33,7 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 {
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "prune", SEARCH_PRUNE }, { "early", SEARCH_EARLY }, { "race", SEARCH_RACE },
-		{ "grid", SEARCH_GRID }, { "none", 0 },
+		{ "grid", SEARCH_GRID }, { "carry", SEARCH_CARRY }, { "none", 0 },
 	};
 	*search = SWEEP_DENSE;
 	*out = SEARCH_ALL;
@@ -57,8 +57,8 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 		while (i < ARRAY_SIZE(names) && strcmp(names[i].name, p))
 			i++;
 		if (i == ARRAY_SIZE(names)) {
-			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid "
-				 "or none", p);
+			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid, "
+				 "carry or none", p);
 			return -1;
 		}
 		*out |= names[i].bit;
@@ -207,7 +207,7 @@ static void anchor_item(struct sweep *sw, const void *arg)
 	screen_point(sw, si, m, from, base_us, sc, &nsc);
 	if (sw->retest && !sweep_time_up(sw)) {
 		const int nfin = finalists(sw, si, m, sc, nsc, fin);
-		const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio);
+		const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio, NULL);
 		if (!shape_is_range(&sw->sp->shapes[si]))
 			retest_around(sw, si, m, won, nwon);
 	}

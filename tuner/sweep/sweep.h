@@ -26,7 +26,9 @@ enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
 			  * those within the noise of it */
 #define SEARCH_GRID  8u  /* ranges measured on emit's grid, with held-out Ms and the
 			  * Ms between grid neighbours of different winners */
-#define SEARCH_ALL   15u
+#define SEARCH_CARRY 16u /* with grid: each template's best at the anchors and at the
+			  * grid M before raced at each grid M (spans.c) */
+#define SEARCH_ALL   31u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
@@ -45,7 +47,7 @@ struct sweep_opts {
 };
 
 /* --search METHOD and --search-opts PARTS (NULL: all of them; a comma
- * list of prune, early, race, grid, or none) into *search and *parts.
+ * list of prune, early, race, grid, carry, or none) into *search and *parts.
  * Returns 0, or -1 with what is wrong in why (len bytes). */
 int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
 		       unsigned *out, char *why, size_t len);
