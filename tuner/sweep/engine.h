@@ -183,6 +183,8 @@ void sweep_search_points(struct sweep *sw, const char *family, int from);
  * (SEARCH_GRID; nothing otherwise) */
 void sweep_search_ranges(struct sweep *sw, const char *family);
 double sweep_floor_us(struct sweep *sw, int si);
+/* The pairs of an anchor's screen: 3 with SEARCH_EARLY, else screen_pairs */
+int sweep_screen_pairs(const struct sweep *sw);
 
 /* race.c: a race among finalists ti[0..n) at one M: the survivors into
  * won[] with their retest ratios, each finalist's round figure into

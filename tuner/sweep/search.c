@@ -33,7 +33,8 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 {
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "prune", SEARCH_PRUNE }, { "early", SEARCH_EARLY }, { "race", SEARCH_RACE },
-		{ "grid", SEARCH_GRID }, { "carry", SEARCH_CARRY }, { "none", 0 },
+		{ "grid", SEARCH_GRID }, { "carry", SEARCH_CARRY },
+		{ "cross", SEARCH_CROSS }, { "none", 0 },
 	};
 	*search = SWEEP_DENSE;
 	*out = SEARCH_ALL;
@@ -58,12 +59,17 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 			i++;
 		if (i == ARRAY_SIZE(names)) {
 			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid, "
-				 "carry or none", p);
+				 "carry, cross or none", p);
 			return -1;
 		}
 		*out |= names[i].bit;
 	}
 	return 0;
+}
+
+int sweep_screen_pairs(const struct sweep *sw)
+{
+	return sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
 }
 
 /* The read floor of shape si's weights on this GPU, in microseconds (the
@@ -124,7 +130,7 @@ static void screen_point(struct sweep *sw, int si, int m, int from, double base_
 			 struct scored *sc, int *nsc)
 {
 	const double floor = sw->parts & SEARCH_PRUNE && base_us > 0 ? sweep_floor_us(sw, si) : -1;
-	const int pairs = sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
+	const int pairs = sweep_screen_pairs(sw);
 	for (int i = from; i < sw->tl->n && !sweep_time_up(sw); i++) {
 		const struct task *t = &sw->tl->t[i];
 		if (t->shape != si || t->m != m || sw->done[i])

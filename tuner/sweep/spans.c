@@ -239,6 +239,40 @@ static void segment_item(struct sweep *sw, const void *arg)
 		race_at(sw, pl, m, pool, n, 0);
 }
 
+/* SEARCH_CROSS for range shape si (one item a shape, before its plan):
+ * the best SPAN_CARRY_EACH cuBLASLt screens of each anchor, as the
+ * anchors' screens left them, screened at each other anchor where they
+ * have no screen. cuBLASLt's heuristic names an algorithm at one anchor;
+ * the one fastest at the large Ms may be named only at a small anchor,
+ * where it is not the fastest (lm_head in Llama-3-8B at 4). */
+static void cross_item(struct sweep *sw, const void *arg)
+{
+	const struct span_item *it = arg;
+	const int si = it->m;
+	const struct shape *s = &sw->sp->shapes[si];
+	const struct tmpl *lt = tmpl_find("blas_lt");
+	int nst;
+	struct cand_task *st = sweep_point_tasks(sw, si, 0, &nst);
+	int *all = xmalloc(sizeof(*all) * (size_t)(nst + 1));
+	int *best = xmalloc(sizeof(*best) * (size_t)(s->n_ms * SPAN_CARRY_EACH + 1)), nb = 0;
+	for (int j = 0; j < s->n_ms && lt; j++) {
+		const int nall = sweep_leaders(sw, si, s->ms[j], "screen", st, nst, nst, all, NULL);
+		for (int i = 0, k = 0; i < nall && k < SPAN_CARRY_EACH; i++)
+			if (sw->tl->t[all[i]].cand.tmpl == lt) {
+				pool_add(sw, best, &nb, all[i]);
+				k++;
+			}
+	}
+	for (int j = 0; j < s->n_ms && !sweep_time_up(sw); j++)
+		for (int b = 0; b < nb && !sweep_time_up(sw); b++)
+			if (db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[best[b]],
+					  s->ms[j], "screen", NULL) == 0)
+				sweep_eval(sw, best[b], s->ms[j], "screen", sweep_screen_pairs(sw));
+	free(best);
+	free(all);
+	free(st);
+}
+
 /* The plan of range shape si: its anchors' finalists (the range_top best
  * retests at each), and room for its grid Ms' races. */
 static void plan_init(struct sweep *sw, int si, struct span_plan *pl)
@@ -282,12 +316,20 @@ void sweep_spans(struct sweep *sw, const char *family)
 	struct span_plan *plans = xcalloc((size_t)sw->sp->nshapes, sizeof(*plans));
 	struct span_item *items = NULL;
 	int n = 0, cap = 0;
-	for (int step = 1; step <= 2; step++) {
+	for (int step = sw->parts & SEARCH_CROSS ? 0 : 1; step <= 2; step++) {
 		n = 0;
 		for (int si = 0; si < sw->sp->nshapes; si++) {
 			const struct shape *s = &sw->sp->shapes[si];
 			if (!shape_is_range(s) || (family && strcmp(family, s->family)))
 				continue;
+			if (step == 0) {
+				if (n == cap) {
+					cap = cap ? 2 * cap : 1024;
+					items = xrealloc(items, sizeof(*items) * (size_t)cap);
+				}
+				items[n++] = (struct span_item){ NULL, si, 0 };
+				continue;
+			}
 			if (step == 1)
 				plan_init(sw, si, &plans[si]);
 			/* SEARCH_CARRY: step 1 is one item a shape (grid_item) */
@@ -303,7 +345,8 @@ void sweep_spans(struct sweep *sw, const char *family)
 				items[n++] = (struct span_item){ &plans[si], m, b };
 			}
 		}
-		sweep_phase(sw, step == 1 ? grid_item : segment_item, items, sizeof(*items), n);
+		sweep_phase(sw, step == 0 ? cross_item : step == 1 ? grid_item : segment_item, items,
+			    sizeof(*items), n);
 	}
 	for (int si = 0; si < sw->sp->nshapes; si++) {
 		free(plans[si].fin);

@@ -28,7 +28,9 @@ enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
 			  * Ms between grid neighbours of different winners */
 #define SEARCH_CARRY 16u /* with grid: each template's best at the anchors and at the
 			  * grid M before raced at each grid M (spans.c) */
-#define SEARCH_ALL   31u
+#define SEARCH_CROSS 32u /* with grid: each anchor's best cuBLASLt algorithms screened
+			  * at the range's other anchors too (spans.c) */
+#define SEARCH_ALL   63u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
@@ -47,7 +49,7 @@ struct sweep_opts {
 };
 
 /* --search METHOD and --search-opts PARTS (NULL: all of them; a comma
- * list of prune, early, race, grid, carry, or none) into *search and *parts.
+ * list of prune, early, race, grid, carry, cross, or none) into *search and *parts.
  * Returns 0, or -1 with what is wrong in why (len bytes). */
 int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
 		       unsigned *out, char *why, size_t len);
