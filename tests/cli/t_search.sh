@@ -97,6 +97,13 @@ sweep nocarry new --search-opts prune,early,race,grid
 check "carry: regret below no carry's ($(geo carry)% against $(geo nocarry)%)" \
 	awk -v a="$(geo carry)" -v b="$(geo nocarry)" 'BEGIN { exit !(a < b) }'
 check "carry: nowhere slower than the baseline" grep -q ' slower=0 ' "$TMP/carry.regret"
+# cross (tests/spaces/search_cross.yaml, Llama-3-8B's lm_head over 1..512):
+# the table with cross has the lower regret
+space=tests/spaces/search_cross.yaml
+sweep cross new
+sweep nocross new --search-opts prune,early,race,grid,carry
+check "cross: regret below no cross's ($(geo cross)% against $(geo nocross)%)" \
+	awk -v a="$(geo cross)" -v b="$(geo nocross)" 'BEGIN { exit !(a < b) }'
 space=tests/spaces/search.yaml
 
 # each part off: --search-opts none screens with screen_pairs, retests
