@@ -183,8 +183,15 @@ void sweep_search_points(struct sweep *sw, const char *family, int from);
  * (SEARCH_GRID; nothing otherwise) */
 void sweep_search_ranges(struct sweep *sw, const char *family);
 double sweep_floor_us(struct sweep *sw, int si);
-/* The pairs of an anchor's screen: 3 with SEARCH_EARLY, else screen_pairs */
-int sweep_screen_pairs(const struct sweep *sw);
+/* Pairs of an early-stopping screen: enough to tell a candidate 25% behind
+ * (the median of 3 ratios of 2% spread, one replay in 50 an outlier) */
+#define EARLY_PAIRS 3
+/* The pairs of an anchor's screen: EARLY_PAIRS with SEARCH_EARLY, else
+ * screen_pairs (search.c's screens, spans.c's cross screens) */
+static inline int sweep_screen_pairs(const struct sweep *sw)
+{
+	return sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
+}
 
 /* race.c: a race among finalists ti[0..n) at one M: the survivors into
  * won[] with their retest ratios, each finalist's round figure into

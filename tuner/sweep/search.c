@@ -19,9 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pairs of an early-stopping screen: enough to tell a candidate 25% behind
- * (the median of 3 ratios of 2% spread, one replay in 50 an outlier) */
-#define EARLY_PAIRS 3
 /* Behind the point's best screen by more than this: no race. 79.5% of
  * db/h200.db's template screens end there (issue 43); none came back */
 #define EARLY_BEHIND 1.25
@@ -65,11 +62,6 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 		*out |= names[i].bit;
 	}
 	return 0;
-}
-
-int sweep_screen_pairs(const struct sweep *sw)
-{
-	return sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
 }
 
 /* The read floor of shape si's weights on this GPU, in microseconds (the
