@@ -26,7 +26,8 @@
 # Options: --search dense|new|both [both]: new is passed to the sweep as
 # `--search new` and runs only where the sweep has that option (else
 # new=-); --search-opts PARTS passes sweep's --search-opts to the new
-# search (what a part buys: e.g. prune,early,race without grid);
+# search (what a part buys: e.g. prune,early,race,grid without carry
+# and cross);
 # --spaces LIST [reference,llama,odd,transfer]; --model h200|h100 (the
 # transfer is always H200 to H100).
 # Kernels are "compiled" by tests/fake/fake_nvrtc.c (LD_PRELOAD): no

@@ -4,7 +4,9 @@
 # finalists than it ran; every grid M measured and every span between
 # grid neighbours certified by a held-out M, so emit serves Ms it did not
 # measure only inside certified spans; less modelled GPU time than
-# --search dense for a table of the same regret within 0.5%.
+# --search dense for a table of the same regret within 0.5%; the carry
+# part's lower regret where an anchor's cuBLASLt algorithm wins far
+# beyond its window.
 . "$(dirname "$0")/lib.sh"
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
@@ -18,7 +20,7 @@ expect_exit "--search-opts without --search new: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search-opts race --dry-run
 expect_exit "--search-opts fast: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search new --search-opts race,fast --dry-run
-check "names the part" grep -q "'fast' is not prune, early, race, grid or none" "$TMP/err"
+check "names the part" grep -q "'fast' is not prune, early, race, grid, carry, cross or none" "$TMP/err"
 
 # sweep NAME ARGS: a sweep of the space with --search ARGS into
 # $TMP/NAME.db, its GPU log, its table and its regret line in
@@ -84,6 +86,25 @@ check "its rate recorded" grep -qE '^[0-9.]+ instantiations/s \(gemmtab compile:
 expect_exit "dry run with that cache: exit 0" 0 "$GEMMTAB" sweep --space "$space" --dry-run \
 	--cache "$TMP/cc"
 check "prices the compile at it" grep -qE '^estimate: compile [0-9]+ s at [0-9]+/s \(measured\)' "$TMP/out"
+
+# carry (tests/spaces/search_carry.yaml, Llama-3-8B's down over 1..512):
+# a cuBLASLt algorithm named at one anchor reaches the grid Ms beyond
+# that anchor's window only when carried; the table with carry has the
+# lower regret, and runs nowhere slower than the baseline
+space=tests/spaces/search_carry.yaml
+sweep carry new
+sweep nocarry new --search-opts prune,early,race,grid
+check "carry: regret below no carry's ($(geo carry)% against $(geo nocarry)%)" \
+	awk -v a="$(geo carry)" -v b="$(geo nocarry)" 'BEGIN { exit !(a < b) }'
+check "carry: nowhere slower than the baseline" grep -q ' slower=0 ' "$TMP/carry.regret"
+# cross (tests/spaces/search_cross.yaml, Llama-3-8B's lm_head over 1..512):
+# the table with cross has the lower regret
+space=tests/spaces/search_cross.yaml
+sweep cross new
+sweep nocross new --search-opts prune,early,race,grid,carry
+check "cross: regret below no cross's ($(geo cross)% against $(geo nocross)%)" \
+	awk -v a="$(geo cross)" -v b="$(geo nocross)" 'BEGIN { exit !(a < b) }'
+space=tests/spaces/search.yaml
 
 # each part off: --search-opts none screens with screen_pairs, retests
 # without a race and times every M of the range (ranges.c)

@@ -11,6 +11,10 @@
  *       per M (--per-m) the workload's time with the table, the truth's
  *       and the baseline's, then one line:
  *       regret geo=G% max=W% at_m=M slower=K ms=N
+ *   fake_truth --space FILE --table TABLE.h --per-shape [...]
+ *       per (family, M) of the workload: family m table_us best_us base_us,
+ *       then the table's entry there ("baseline" when none) and the
+ *       truth's best, separated by " | " (where a table's regret comes from)
  *
  * A table's entry serves M when M lies in its range and its families
  * name the shape's; anything unserved runs the baseline. The regret at
@@ -249,10 +253,13 @@ static int names_family(const char *families, const char *family)
 }
 
 /* The time the table gives shape s at m: its entry's candidate, or the
- * baseline. */
+ * baseline; the entry's index into *at (-1: the baseline) when at is not
+ * NULL. */
 static double table_us(const struct gpu_profile *g, const struct shape *s, int m,
-		       const struct emit_incumbent *inc, int ninc)
+		       const struct emit_incumbent *inc, int ninc, int *at)
 {
+	if (at)
+		*at = -1;
 	for (int i = 0; i < ninc; i++) {
 		if (m < inc[i].m_lo || m > inc[i].m_hi || !names_family(inc[i].families, s->family))
 			continue;
@@ -260,9 +267,36 @@ static double table_us(const struct gpu_profile *g, const struct shape *s, int m
 		if (!c.tmpl || emit_params_parse_quiet(c.tmpl, inc[i].cand.params, c.params))
 			die("fake_truth: entry %s %s: not a candidate this build knows",
 			    inc[i].cand.tmpl, inc[i].cand.params);
+		if (at)
+			*at = i;
 		return gpumodel_kernel_us(g, s, &c, m);
 	}
 	return gpumodel_cublas_us(g, s, m);
+}
+
+/* --per-shape: per (family, M) of the workload, the table's time, the
+ * truth's and the baseline's, the table's entry and the truth's best. */
+static void print_per_shape(const struct gpu_profile *g, const struct space *sp,
+			    const struct best *t, int m_max, const struct emit_incumbent *inc,
+			    int ninc)
+{
+	for (int si = 0; si < sp->nshapes; si++) {
+		const struct shape *s = &sp->shapes[si];
+		for (int m = 1; m <= m_max; m++) {
+			int in = 0, at;
+			for (int p = 0; p < sp->workload.nparts; p++)
+				in |= !strcmp(sp->workload.parts[p].family, s->family) &&
+				      workload_part_in(&sp->workload.parts[p], m);
+			if (!in || !shape_has_m(s, m))
+				continue;
+			const struct best *b = &t[(size_t)si * (size_t)(m_max + 1) + (size_t)m];
+			const double tab = table_us(g, s, m, inc, ninc, &at);
+			printf("%s %d %.4f %.4f %.4f %s%s%s | %s\n", s->family, m, tab,
+			       fmin(b->us, gpumodel_cublas_us(g, s, m)), gpumodel_cublas_us(g, s, m),
+			       at < 0 ? "baseline" : inc[at].cand.tmpl, at < 0 ? "" : " ",
+			       at < 0 ? "" : inc[at].cand.params, b->us < HUGE_VAL ? b->key : "-");
+		}
+	}
 }
 
 static int print_regret(const struct gpu_profile *g, const struct space *sp, const struct best *t,
@@ -282,7 +316,7 @@ static int print_regret(const struct gpu_profile *g, const struct space *sp, con
 					continue;
 				const double b = gpumodel_cublas_us(g, s, m);
 				const double tb = t[(size_t)si * (size_t)(m_max + 1) + (size_t)m].us;
-				tab += wp->count * table_us(g, s, m, inc, ninc);
+				tab += wp->count * table_us(g, s, m, inc, ninc, NULL);
 				best += wp->count * fmin(b, tb);
 				base += wp->count * b;
 			}
@@ -311,14 +345,14 @@ static int print_regret(const struct gpu_profile *g, const struct space *sp, con
 static void usage(void)
 {
 	fprintf(stderr, "usage: fake_truth --space FILE [--model h200|h100] [--m-max M] "
-			"[--table TABLE.h [--per-m]]\n");
+			"[--table TABLE.h [--per-m | --per-shape]]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *space = NULL, *table = NULL, *model = "h200";
-	int m_max = 512, per_m = 0;
+	int m_max = 512, per_m = 0, per_shape = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--space") && i + 1 < argc)
 			space = argv[++i];
@@ -330,6 +364,8 @@ int main(int argc, char **argv)
 			m_max = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--per-m"))
 			per_m = 1;
+		else if (!strcmp(argv[i], "--per-shape"))
+			per_shape = 1;
 		else
 			usage();
 	}
@@ -354,7 +390,10 @@ int main(int argc, char **argv)
 	} else {
 		struct emit_incumbent *inc = NULL;
 		int ninc = table_file_read(table, "--table", &inc);
-		rc = ninc < 0 || print_regret(&g, &sp, t, m_max, inc, ninc, per_m);
+		if (ninc >= 0 && per_shape)
+			print_per_shape(&g, &sp, t, m_max, inc, ninc);
+		else
+			rc = ninc < 0 || print_regret(&g, &sp, t, m_max, inc, ninc, per_m);
 		free(inc);
 	}
 	free(t);

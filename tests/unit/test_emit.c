@@ -118,6 +118,38 @@ TEST(failed_holdout_serves_only_measured)
 	CHECK_SERVES(r[2], 0, 80, 80, 0);
 }
 
+/* A span of two segments, 65..80 and 81..96, whose held-out Ms are 72
+ * and 88: A loses at 88, so the span is cut there. 65..80 keeps its own
+ * held-out M (72) and is served; 81..96 is not, and 88 runs the baseline
+ * (no one wins there). */
+TEST(losing_holdout_cuts_the_span)
+{
+	int ms[] = { 65, 72, 80, 81, 88, 96 };
+	struct emit_cell cells[] = { WIN(1.2), WIN(1.15), WIN(1.3), WIN(1.2), LOSS(0.9),
+				     WIN(1.1) };
+	struct emit_range r[12];
+	CHECK_INT(choose(ms, 6, cells, 1, r), 2);
+	CHECK_SERVES(r[0], 0, 65, 81, 72);
+	CHECK_SERVES(r[1], 0, 96, 96, 0);
+	/* the piece before the cut runs on into the losing segment as far as
+	 * A's measured wins go (81..88, certified by 72 inside the piece),
+	 * and stops at the loss at 90 */
+	int on[] = { 65, 72, 80, 81, 88, 90, 96 };
+	struct emit_cell on_cells[] = { WIN(1.2), WIN(1.15), WIN(1.3), WIN(1.2), WIN(1.1),
+					LOSS(0.9), WIN(1.1) };
+	CHECK_INT(choose(on, 7, on_cells, 1, r), 2);
+	CHECK_SERVES(r[0], 0, 65, 88, 72);
+	CHECK_SERVES(r[1], 0, 96, 96, 0);
+	/* a piece whose only held-out M is its own end is not certified:
+	 * 65..70 ends at 70 (A loses at 75), so 66..69 are not served */
+	int end[] = { 65, 70, 75, 80 };
+	struct emit_cell end_cells[] = { WIN(1.2), WIN(1.15), LOSS(0.9), WIN(1.3) };
+	CHECK_INT(choose(end, 4, end_cells, 1, r), 3);
+	CHECK_SERVES(r[0], 0, 65, 65, 0);
+	CHECK_SERVES(r[1], 0, 70, 70, 0);
+	CHECK_SERVES(r[2], 0, 80, 80, 0);
+}
+
 /* A bridging candidate at 1.006 against point winners at 1.12: the point
  * winners serve their Ms. Where A's span is certified, A serves only the
  * unmeasured Ms between them. */
@@ -910,6 +942,7 @@ TEST(per_template_hashes)
 
 TESTS(T(one_winner_serves_its_measured_ms), T(measured_ends_alone_do_not_bridge),
       T(certified_span_is_served), T(failed_holdout_serves_only_measured),
+      T(losing_holdout_cuts_the_span),
       T(point_winners_beat_a_bridge), T(interrupted_sweep_serves_its_measured_ms),
       T(fastest_at_each_measured_m), T(point_without_winner_splits),
       T(no_bridge_over_a_loss), T(what_counts_as_a_win), T(ties_go_to_the_first_key),

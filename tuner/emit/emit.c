@@ -11,7 +11,8 @@
  *   two measured grid Ms (grid.h: every M up to 64, then 16t and 16t + 1,
  *   and the range ends) at most EMIT_SPAN_GAP apart, where the candidate
  *   chosen on the grid alone also wins at a held-out measured M off the
- *   grid within its span;
+ *   grid within its span; a measured M it loses cuts the span there, and
+ *   each piece needs a held-out M of its own;
  * - everything else runs the baseline. A sweep with no range phase, or
  *   one stopped before it, measured no segment's two grid ends with a
  *   held-out M between, so its table serves its measured Ms only.
@@ -102,37 +103,54 @@ static int segment_end(const int *ms, int nms, int i)
 	return -1;
 }
 
-/*
- * The held-out M certifying candidate c on the segment a..b (indices of
- * grid Ms): its span runs from a down and from b up over segments whose
- * grid Ms c wins at; the measured Ms off the grid inside it must be at
- * least one, and c must win at all of them. Returns the one nearest the
- * segment (the lower of two as near), or 0 when the span is not certified.
- */
-static int span_holdout(const int *ms, int nms, const struct emit_cell *cells, int c,
-			int a, int b)
+/* The span of candidate c through the segment a..b (indices of grid Ms):
+ * from a down and from b up over the segments whose grid Ms c wins at,
+ * into *first and *last. */
+static void span_of(const int *ms, int nms, const struct emit_cell *cells, int c, int a,
+		    int b, int *first, int *last)
 {
-	int lo = ms[0], hi = ms[nms - 1], first = a, last = b, holdout = 0;
+	int lo = ms[0], hi = ms[nms - 1];
+	*first = a;
+	*last = b;
 	for (int p = a - 1; p >= 0; p--) {
 		if (!grid_on(ms[p], lo, hi))
 			continue;
-		if (segment_end(ms, nms, p) != first || !wins_at(cells, nms, c, p))
+		if (segment_end(ms, nms, p) != *first || !wins_at(cells, nms, c, p))
 			break;
-		first = p;
+		*first = p;
 	}
-	for (int n = segment_end(ms, nms, last); n >= 0 && wins_at(cells, nms, c, n);
-	     n = segment_end(ms, nms, last))
-		last = n;
-	for (int i = first + 1; i < last; i++) {
-		if (grid_on(ms[i], lo, hi))
+	for (int n = segment_end(ms, nms, *last); n >= 0 && wins_at(cells, nms, c, n);
+	     n = segment_end(ms, nms, *last))
+		*last = n;
+}
+
+/*
+ * The held-out M certifying candidate c on the unmeasured Ms between
+ * ms[i] and ms[i + 1], inside c's span first..last (span_of). The span is
+ * cut at every measured M inside it that c does not win: the sub-span is
+ * the run of measured Ms through i and i + 1 that c wins, and it must hold
+ * a measured M off the grid strictly between its ends (a held-out M: no
+ * choice read it). Returns the one nearest the gap (the lower of two as
+ * near), or 0 when c loses at ms[i] or ms[i + 1] or nothing certifies it.
+ */
+static int gap_holdout(const int *ms, int nms, const struct emit_cell *cells, int c,
+		       int first, int last, int i)
+{
+	int lo = ms[0], hi = ms[nms - 1], from = i, to = i + 1, holdout = 0, dh = 0;
+	if (!wins_at(cells, nms, c, i) || !wins_at(cells, nms, c, i + 1))
+		return 0;
+	while (from > first && wins_at(cells, nms, c, from - 1))
+		from--;
+	while (to < last && wins_at(cells, nms, c, to + 1))
+		to++;
+	for (int j = from + 1; j < to; j++) {
+		if (grid_on(ms[j], lo, hi))
 			continue;
-		if (!wins_at(cells, nms, c, i))
-			return 0;
-		int d = ms[i] < ms[a] ? ms[a] - ms[i] : ms[i] > ms[b] ? ms[i] - ms[b] : 0;
-		int dh = !holdout ? -1 : holdout < ms[a] ? ms[a] - holdout
-			: holdout > ms[b] ? holdout - ms[b] : 0;
-		if (!holdout || d < dh)
-			holdout = ms[i];
+		int d = ms[j] < ms[i] ? ms[i] - ms[j] : ms[j] > ms[i + 1] ? ms[j] - ms[i + 1] : 0;
+		if (!holdout || d < dh) {
+			holdout = ms[j];
+			dh = d;
+		}
 	}
 	return holdout;
 }
@@ -166,13 +184,16 @@ int emit_choose(const int *ms, int nms, const struct emit_cell *cells,
 	for (int a = 0; a < nms; a++) {
 		if (!grid_on(ms[a], ms[0], ms[nms - 1]))
 			continue;
-		int b = segment_end(ms, nms, a), c, h;
-		if (b < 0 || ms[b] - ms[a] < 2 || (c = segment_pick(cells, nms, ncand, a, b)) < 0 ||
-		    !(h = span_holdout(ms, nms, cells, c, a, b)))
+		int b = segment_end(ms, nms, a), c, first, last;
+		if (b < 0 || ms[b] - ms[a] < 2 || (c = segment_pick(cells, nms, ncand, a, b)) < 0)
 			continue;
+		span_of(ms, nms, cells, c, a, b, &first, &last);
 		for (int i = a; i < b; i++) {
-			gap[i] = c;
-			held[i] = h;
+			int h = ms[i + 1] - ms[i] > 1 ? gap_holdout(ms, nms, cells, c, first, last, i) : 0;
+			if (h) {
+				gap[i] = c;
+				held[i] = h;
+			}
 		}
 	}
 	for (int i = 0; i < nms; i++) {

@@ -67,9 +67,12 @@ struct emit_range {
  * is chosen on the grid alone: of those that win at a and at b, the one
  * whose smaller score of the two is the largest (ties: smallest index).
  * Its span is the longest run of segments through a in which that
- * candidate wins at every grid M; the segment's unmeasured Ms are served
- * by it when the span holds at least one measured M off the grid (a
- * held-out M: no choice read it) and it wins at every such M there.
+ * candidate wins at every grid M, cut at every measured M off the grid
+ * that it does not win: the unmeasured Ms between two measured Ms of the
+ * segment are served by it when it wins at both and the piece of the span
+ * through them (the run of measured Ms it wins) holds a measured M off
+ * the grid strictly between the piece's ends (a held-out M: no choice
+ * read it).
  * Everything else runs the baseline. A candidate that spans more Ms so
  * never takes a measured M from a faster one.
  *

@@ -183,11 +183,21 @@ void sweep_search_points(struct sweep *sw, const char *family, int from);
  * (SEARCH_GRID; nothing otherwise) */
 void sweep_search_ranges(struct sweep *sw, const char *family);
 double sweep_floor_us(struct sweep *sw, int si);
+/* Pairs of an early-stopping screen: enough to tell a candidate 25% behind
+ * (the median of 3 ratios of 2% spread, one replay in 50 an outlier) */
+#define EARLY_PAIRS 3
+/* The pairs of an anchor's screen: EARLY_PAIRS with SEARCH_EARLY, else
+ * screen_pairs (search.c's screens, spans.c's cross screens) */
+static inline int sweep_screen_pairs(const struct sweep *sw)
+{
+	return sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
+}
 
-/* race.c: a race among finalists at one M, *best the winner's task (or
- * -1); returns how many got retest pairs */
-int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *best,
-	       double *best_ratio);
+/* race.c: a race among finalists ti[0..n) at one M: the survivors into
+ * won[] with their retest ratios, each finalist's round figure into
+ * round[] when not NULL; returns how many got retest pairs */
+int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
+	       double *won_ratio, double *round);
 
 /* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
 void sweep_spans(struct sweep *sw, const char *family);

@@ -26,31 +26,42 @@
 /* Race tasks ti[0..n) at shape si's M m: the elimination round (with
  * SEARCH_RACE, and more than one finalist), then retest pairs for the
  * survivors. Their tasks into won[] and their retest ratios into
- * won_ratio[] (-1 where not ok), both of n; returns how many. */
+ * won_ratio[] (-1 where not ok), both of n; returns how many. When
+ * round is not NULL, each task's figure into round[i] (of n): its
+ * round's ratio, or its retest's without a round (-1: not ok, not run). */
 int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
-	       double *won_ratio)
+	       double *won_ratio, double *round)
 {
 	(void)si;
-	int na = 0;
-	if (!(sw->parts & SEARCH_RACE) || n <= 1) {
+	int na = 0, raced = (sw->parts & SEARCH_RACE) && n > 1;
+	for (int i = 0; round && i < n; i++)
+		round[i] = -1;
+	if (!raced) {
 		for (int i = 0; i < n; i++)
 			won[na++] = ti[i];
 	} else {
 		double *r = xmalloc(sizeof(*r) * (size_t)n), lead = 0;
+		for (int i = 0; i < n; i++)
+			r[i] = -1;
 		for (int i = 0; i < n && !sweep_time_up(sw); i++) {
 			sweep_eval(sw, ti[i], m, "screen", RACE_ROUND_PAIRS);
 			r[i] = sweep_dev->last_ratio;
 			if (r[i] > lead)
 				lead = r[i];
 		}
-		for (int i = 0; i < n && !sw->stopped; i++)
+		for (int i = 0; i < n && !sw->stopped; i++) {
+			if (round)
+				round[i] = r[i];
 			if (r[i] > 0 && r[i] * RACE_NEAR >= lead)
 				won[na++] = ti[i];
+		}
 		free(r);
 	}
 	for (int i = 0; i < na; i++) {
 		sweep_eval(sw, won[i], m, "retest", sw->sp->sweep.retest_pairs);
 		won_ratio[i] = sw->stopped ? -1 : sweep_dev->last_ratio;
+		if (round && !raced)
+			round[i] = won_ratio[i];
 	}
 	return na;
 }

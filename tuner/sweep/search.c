@@ -19,9 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pairs of an early-stopping screen: enough to tell a candidate 25% behind
- * (the median of 3 ratios of 2% spread, one replay in 50 an outlier) */
-#define EARLY_PAIRS 3
 /* Behind the point's best screen by more than this: no race. 79.5% of
  * db/h200.db's template screens end there (issue 43); none came back */
 #define EARLY_BEHIND 1.25
@@ -33,7 +30,8 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 {
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "prune", SEARCH_PRUNE }, { "early", SEARCH_EARLY }, { "race", SEARCH_RACE },
-		{ "grid", SEARCH_GRID }, { "none", 0 },
+		{ "grid", SEARCH_GRID }, { "carry", SEARCH_CARRY },
+		{ "cross", SEARCH_CROSS }, { "none", 0 },
 	};
 	*search = SWEEP_DENSE;
 	*out = SEARCH_ALL;
@@ -57,8 +55,8 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 		while (i < ARRAY_SIZE(names) && strcmp(names[i].name, p))
 			i++;
 		if (i == ARRAY_SIZE(names)) {
-			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid "
-				 "or none", p);
+			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid, "
+				 "carry, cross or none", p);
 			return -1;
 		}
 		*out |= names[i].bit;
@@ -124,7 +122,7 @@ static void screen_point(struct sweep *sw, int si, int m, int from, double base_
 			 struct scored *sc, int *nsc)
 {
 	const double floor = sw->parts & SEARCH_PRUNE && base_us > 0 ? sweep_floor_us(sw, si) : -1;
-	const int pairs = sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
+	const int pairs = sweep_screen_pairs(sw);
 	for (int i = from; i < sw->tl->n && !sweep_time_up(sw); i++) {
 		const struct task *t = &sw->tl->t[i];
 		if (t->shape != si || t->m != m || sw->done[i])
@@ -207,7 +205,7 @@ static void anchor_item(struct sweep *sw, const void *arg)
 	screen_point(sw, si, m, from, base_us, sc, &nsc);
 	if (sw->retest && !sweep_time_up(sw)) {
 		const int nfin = finalists(sw, si, m, sc, nsc, fin);
-		const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio);
+		const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio, NULL);
 		if (!shape_is_range(&sw->sp->shapes[si]))
 			retest_around(sw, si, m, won, nwon);
 	}

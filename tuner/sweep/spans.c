@@ -14,6 +14,15 @@
  *    baseline, every M between a and b is raced by the winners of a and b
  *    (emit serves a measured M on its own), so no M is served blind and
  *    none is left to the baseline where a finalist wins.
+ *
+ * With SEARCH_CARRY the pool at a grid M also holds, of each template,
+ * the best screen at each anchor whose window holds it and the best of
+ * the round at the grid M before (a shape's grid Ms are raced in order,
+ * one item a shape): cuBLASLt's heuristic names an algorithm at one
+ * anchor only, and one that is never an anchor's top few there (down at
+ * 64 in Llama-3-8B: tenth of 348, first of its 102 cuBLASLt screens) may
+ * be the fastest at every M above it (make bench-search; fake_truth
+ * --per-shape).
  */
 #include "engine.h"
 #include "grid.h"
@@ -24,15 +33,31 @@
 
 /* The most retests a grid M keeps for step 2 */
 #define SPAN_KEEP 16
+/* SEARCH_CARRY keeps the best SPAN_CARRY_EACH of each template (of
+ * SPAN_TMPLS at most) at an anchor and at the grid M before: with one,
+ * a cuBLASLt algorithm that is the fastest at every M above 64 (down in
+ * Llama-3-8B) fell out wherever noise put another ahead in a round */
+#define SPAN_TMPLS 8
+#define SPAN_CARRY_EACH 2
+#define SPAN_CARRIED (SPAN_TMPLS * SPAN_CARRY_EACH)
 
 /* What a range shape's grid Ms gave: per M of lo..hi, the retested
  * tasks and their ratios. */
 struct span_plan {
 	int si, lo, hi, top;
-	int *fin, *nfin;         /* anchor j's finalists: fin[j * top ..], nfin[j] */
+	int cap;                 /* finalists an anchor keeps: top, and with
+				  * SEARCH_CARRY each template's best */
+	int *fin, *nfin;         /* anchor j's finalists: fin[j * cap ..], nfin[j] */
 	int *nwon;               /* per M - lo */
 	int *won;                /* per M - lo, SPAN_KEEP each */
 	double *ratio;
+	int end[SPAN_CARRIED];   /* SEARCH_CROSS: each template's best screens at
+				  * the range's end, for the Ms past the last
+				  * anchor */
+	int nend;
+	int carry[SPAN_CARRIED]; /* SEARCH_CARRY: each template's best of the
+				  * round at the last grid M raced */
+	int ncarry;
 };
 
 struct span_item {
@@ -40,8 +65,19 @@ struct span_item {
 	int m, b;                /* a grid M; in step 2 the segment m..b */
 };
 
-/* The finalists of the anchors whose windows hold m, each once, into
- * out[] (of s->n_ms * top); returns the count. */
+/* Task t into out[0..*n) unless a task of its candidate is there. */
+static void pool_add(const struct sweep *sw, int *out, int *n, int t)
+{
+	for (int a = 0; a < *n; a++)
+		if (sw->cand_id[out[a]] == sw->cand_id[t])
+			return;
+	out[(*n)++] = t;
+}
+
+/* The finalists of the anchors whose windows hold m, past the last
+ * anchor the range end's best screens (SEARCH_CROSS), then the carried
+ * tasks, each once, into out[] (of s->n_ms * cap + 2 * SPAN_CARRIED);
+ * returns the count. */
 static int pool_at(const struct sweep *sw, const struct span_plan *pl, int m, int *out)
 {
 	const struct shape *s = &sw->sp->shapes[pl->si];
@@ -49,41 +85,88 @@ static int pool_at(const struct sweep *sw, const struct span_plan *pl, int m, in
 	for (int j = 0; j < s->n_ms; j++) {
 		if (!sweep_anchor_covers(s, j, m))
 			continue;
-		for (int f = 0; f < pl->nfin[j]; f++) {
-			int t = pl->fin[j * pl->top + f], seen = 0;
-			for (int a = 0; a < n; a++)
-				seen |= sw->cand_id[out[a]] == sw->cand_id[t];
-			if (!seen)
-				out[n++] = t;
-		}
+		for (int f = 0; f < pl->nfin[j]; f++)
+			pool_add(sw, out, &n, pl->fin[j * pl->cap + f]);
 	}
+	for (int i = 0; m > s->ms[s->n_ms - 1] && i < pl->nend; i++)
+		pool_add(sw, out, &n, pl->end[i]);
+	for (int i = 0; i < pl->ncarry; i++)
+		pool_add(sw, out, &n, pl->carry[i]);
 	return n;
 }
 
-/* The baseline and a race among pool[0..n) at m, kept in the plan. */
-static void race_at(struct sweep *sw, struct span_plan *pl, int m, const int *pool, int n)
+/* Of tasks ti[0..n), the best SPAN_CARRY_EACH of each template (of
+ * SPAN_TMPLS templates at most) into best[] (of SPAN_CARRIED): by r[i]
+ * (> 0: ok), or without r the first met (ti[] in order, best first).
+ * Returns the count. */
+static int best_per_template(const struct sweep *sw, const int *ti, const double *r, int n,
+			     int *best)
+{
+	const struct tmpl *seen[SPAN_TMPLS];
+	int count[SPAN_TMPLS], nseen = 0, nb = 0;
+	char *taken = xcalloc((size_t)(n ? n : 1), 1);
+	for (;;) {
+		int pick = -1;      /* the next in order: the best r not taken */
+		for (int i = 0; i < n && (pick < 0 || r); i++)
+			if (!taken[i] && (!r || (r[i] > 0 && (pick < 0 || r[i] > r[pick]))))
+				pick = i;
+		if (pick < 0 || nb == SPAN_CARRIED)
+			break;
+		taken[pick] = 1;
+		const struct tmpl *t = sw->tl->t[ti[pick]].cand.tmpl;
+		int k = 0;
+		while (k < nseen && seen[k] != t)
+			k++;
+		if (k == nseen) {
+			if (nseen == SPAN_TMPLS)
+				continue;
+			seen[nseen] = t;
+			count[nseen++] = 0;
+		}
+		if (count[k] < SPAN_CARRY_EACH) {
+			count[k]++;
+			best[nb++] = ti[pick];
+		}
+	}
+	free(taken);
+	return nb;
+}
+
+/* The baseline and a race among pool[0..n) at m, kept in the plan; with
+ * carry, each template's best of its round is what the plan carries to
+ * the next grid M. */
+static void race_at(struct sweep *sw, struct span_plan *pl, int m, const int *pool, int n,
+		    int carry)
 {
 	const int at = m - pl->lo;
 	int *won = xmalloc(sizeof(*won) * (size_t)(n ? n : 1));
 	double *r = xmalloc(sizeof(*r) * (size_t)(n ? n : 1));
+	double *round = xmalloc(sizeof(*round) * (size_t)(n ? n : 1));
 	sweep_baseline_if_missing(sw, pl->si, m);
-	const int nw = sweep_race(sw, pl->si, m, pool, n, won, r);
+	const int nw = sweep_race(sw, pl->si, m, pool, n, won, r, round);
 	pl->nwon[at] = 0;
 	for (int i = 0; i < nw && pl->nwon[at] < SPAN_KEEP; i++) {
 		pl->won[at * SPAN_KEEP + pl->nwon[at]] = won[i];
 		pl->ratio[at * SPAN_KEEP + pl->nwon[at]++] = r[i];
 	}
+	if (carry && !sw->stopped)
+		pl->ncarry = best_per_template(sw, pool, round, n, pl->carry);
 	free(won);
 	free(r);
+	free(round);
 }
 
-/* Step 1 at grid M item->m. */
+/* Step 1 at grid M item->m; with SEARCH_CARRY at every grid M of the
+ * shape from item->m on, in order (each carries to the next). */
 static void grid_item(struct sweep *sw, const void *arg)
 {
 	const struct span_item *it = arg;
-	const struct shape *s = &sw->sp->shapes[it->pl->si];
-	int *pool = xmalloc(sizeof(*pool) * (size_t)(s->n_ms * it->pl->top + 1));
-	race_at(sw, it->pl, it->m, pool, pool_at(sw, it->pl, it->m, pool));
+	struct span_plan *pl = it->pl;
+	const struct shape *s = &sw->sp->shapes[pl->si];
+	const int carry = !!(sw->parts & SEARCH_CARRY);
+	int *pool = xmalloc(sizeof(*pool) * (size_t)(s->n_ms * pl->cap + 2 * SPAN_CARRIED + 1));
+	for (int m = it->m; m && !sweep_time_up(sw); m = carry ? grid_next(m, pl->lo, pl->hi) : 0)
+		race_at(sw, pl, m, pool, pool_at(sw, pl, m, pool), carry);
 	free(pool);
 }
 
@@ -160,7 +243,49 @@ static void segment_item(struct sweep *sw, const void *arg)
 	if (wb >= 0 && wb != wa)
 		pool[n++] = wb;
 	for (int m = a + 1; m < b && n && !sweep_time_up(sw); m++)
-		race_at(sw, pl, m, pool, n);
+		race_at(sw, pl, m, pool, n, 0);
+}
+
+/* SEARCH_CROSS for range shape si (one item a shape, before its plan):
+ * the best SPAN_CARRY_EACH cuBLASLt screens of each anchor, as the
+ * anchors' screens left them, screened at each other anchor where they
+ * have no screen. cuBLASLt's heuristic names an algorithm at one anchor;
+ * the one fastest at the large Ms may be named only at a small anchor,
+ * where it is not the fastest (lm_head in Llama-3-8B at 4). A range that
+ * ends past its last anchor gets them screened at its end too, and its
+ * Ms past the last anchor race the end's best of each template
+ * (search_spaces/h200.yaml's unpooler, 9..512, last anchor 256: its
+ * regret against the truth 5.28% -> 4.91%, make bench-search). */
+static void cross_item(struct sweep *sw, const void *arg)
+{
+	const struct span_item *it = arg;
+	const int si = it->m;
+	const struct shape *s = &sw->sp->shapes[si];
+	const struct tmpl *lt = tmpl_find("blas_lt");
+	int nst;
+	struct cand_task *st = sweep_point_tasks(sw, si, 0, &nst);
+	int *all = xmalloc(sizeof(*all) * (size_t)(nst + 1));
+	int *best = xmalloc(sizeof(*best) * (size_t)(s->n_ms * SPAN_CARRY_EACH + 1)), nb = 0;
+	for (int j = 0; j < s->n_ms && lt; j++) {
+		const int nall = sweep_leaders(sw, si, s->ms[j], "screen", st, nst, nst, all, NULL);
+		for (int i = 0, k = 0; i < nall && k < SPAN_CARRY_EACH; i++)
+			if (sw->tl->t[all[i]].cand.tmpl == lt) {
+				pool_add(sw, best, &nb, all[i]);
+				k++;
+			}
+	}
+	/* at the anchors, and at the range's end past the last anchor */
+	const int last = s->ms[s->n_ms - 1], nat = s->n_ms + (s->m_hi > last);
+	for (int j = 0; j < nat && !sweep_time_up(sw); j++)
+		for (int b = 0; b < nb && !sweep_time_up(sw); b++) {
+			const int m = j < s->n_ms ? s->ms[j] : s->m_hi;
+			if (db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[best[b]],
+					  m, "screen", NULL) == 0)
+				sweep_eval(sw, best[b], m, "screen", sweep_screen_pairs(sw));
+		}
+	free(best);
+	free(all);
+	free(st);
 }
 
 /* The plan of range shape si: its anchors' finalists (the range_top best
@@ -174,14 +299,30 @@ static void plan_init(struct sweep *sw, int si, struct span_plan *pl)
 	pl->lo = s->m_lo;
 	pl->hi = s->m_hi;
 	pl->top = sw->sp->sweep.range_top + 1;
-	pl->fin = xmalloc(sizeof(*pl->fin) * (size_t)(s->n_ms * pl->top + 1));
+	pl->cap = pl->top + (sw->parts & SEARCH_CARRY ? SPAN_CARRIED : 0);
+	pl->fin = xmalloc(sizeof(*pl->fin) * (size_t)(s->n_ms * pl->cap + 1));
 	pl->nfin = xcalloc((size_t)s->n_ms, sizeof(*pl->nfin));
 	/* the best screens at each anchor (its race's round among them):
 	 * the race retests one or two, and a runner-up there may win
-	 * between anchors */
-	for (int j = 0; j < s->n_ms; j++)
-		pl->nfin[j] = sweep_leaders(sw, si, s->ms[j], "screen", st, nst, pl->top,
-					    &pl->fin[j * pl->top], NULL);
+	 * between anchors; with SEARCH_CARRY each template's best too */
+	int *all = xmalloc(sizeof(*all) * (size_t)(nst + 1)), best[SPAN_CARRIED];
+	for (int j = 0; j < s->n_ms; j++) {
+		int *fin = &pl->fin[j * pl->cap];
+		const int nall = sweep_leaders(sw, si, s->ms[j], "screen", st, nst,
+					       pl->cap > pl->top ? nst : pl->top, all, NULL);
+		pl->nfin[j] = nall < pl->top ? nall : pl->top;
+		memcpy(fin, all, sizeof(*fin) * (size_t)pl->nfin[j]);
+		if (pl->cap == pl->top)
+			continue;
+		const int nb = best_per_template(sw, all, NULL, nall, best);
+		for (int b = 0; b < nb; b++)
+			pool_add(sw, fin, &pl->nfin[j], best[b]);
+	}
+	if (sw->parts & SEARCH_CROSS && s->m_hi > s->ms[s->n_ms - 1]) {
+		const int nall = sweep_leaders(sw, si, s->m_hi, "screen", st, nst, nst, all, NULL);
+		pl->nend = best_per_template(sw, all, NULL, nall, pl->end);
+	}
+	free(all);
 	free(st);
 	const size_t nm = (size_t)(pl->hi - pl->lo + 1);
 	pl->nwon = xcalloc(nm, sizeof(*pl->nwon));
@@ -194,15 +335,25 @@ void sweep_spans(struct sweep *sw, const char *family)
 	struct span_plan *plans = xcalloc((size_t)sw->sp->nshapes, sizeof(*plans));
 	struct span_item *items = NULL;
 	int n = 0, cap = 0;
-	for (int step = 1; step <= 2; step++) {
+	for (int step = sw->parts & SEARCH_CROSS ? 0 : 1; step <= 2; step++) {
 		n = 0;
 		for (int si = 0; si < sw->sp->nshapes; si++) {
 			const struct shape *s = &sw->sp->shapes[si];
 			if (!shape_is_range(s) || (family && strcmp(family, s->family)))
 				continue;
+			if (step == 0) {
+				if (n == cap) {
+					cap = cap ? 2 * cap : 1024;
+					items = xrealloc(items, sizeof(*items) * (size_t)cap);
+				}
+				items[n++] = (struct span_item){ NULL, si, 0 };
+				continue;
+			}
 			if (step == 1)
 				plan_init(sw, si, &plans[si]);
-			for (int m = s->m_lo; m; m = grid_next(m, s->m_lo, s->m_hi)) {
+			/* SEARCH_CARRY: step 1 is one item a shape (grid_item) */
+			const int whole = step == 1 && sw->parts & SEARCH_CARRY;
+			for (int m = s->m_lo; m; m = whole ? 0 : grid_next(m, s->m_lo, s->m_hi)) {
 				const int b = grid_next(m, s->m_lo, s->m_hi);
 				if (step == 2 && (!b || b - m < 2))
 					continue;
@@ -213,7 +364,8 @@ void sweep_spans(struct sweep *sw, const char *family)
 				items[n++] = (struct span_item){ &plans[si], m, b };
 			}
 		}
-		sweep_phase(sw, step == 1 ? grid_item : segment_item, items, sizeof(*items), n);
+		sweep_phase(sw, step == 0 ? cross_item : step == 1 ? grid_item : segment_item, items,
+			    sizeof(*items), n);
 	}
 	for (int si = 0; si < sw->sp->nshapes; si++) {
 		free(plans[si].fin);

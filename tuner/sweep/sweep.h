@@ -26,7 +26,11 @@ enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
 			  * those within the noise of it */
 #define SEARCH_GRID  8u  /* ranges measured on emit's grid, with held-out Ms and the
 			  * Ms between grid neighbours of different winners */
-#define SEARCH_ALL   15u
+#define SEARCH_CARRY 16u /* with grid: each template's best at the anchors and at the
+			  * grid M before raced at each grid M (spans.c) */
+#define SEARCH_CROSS 32u /* with grid: each anchor's best cuBLASLt algorithms screened
+			  * at the range's other anchors too (spans.c) */
+#define SEARCH_ALL   63u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
@@ -45,7 +49,7 @@ struct sweep_opts {
 };
 
 /* --search METHOD and --search-opts PARTS (NULL: all of them; a comma
- * list of prune, early, race, grid, or none) into *search and *parts.
+ * list of prune, early, race, grid, carry, cross, or none) into *search and *parts.
  * Returns 0, or -1 with what is wrong in why (len bytes). */
 int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
 		       unsigned *out, char *why, size_t len);
