@@ -229,7 +229,7 @@ static void segment_item(struct sweep *sw, const void *arg)
 			const int t = pl->won[(a - pl->lo) * SPAN_KEEP + i];
 			if (ratio_of(pl, a, t) <= 1 || ratio_of(pl, b, t) <= 1)
 				continue;
-			sweep_eval(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
+			sweep_eval_once(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
 			if (t == c)
 				held = sweep_dev->last_ratio;
 		}
