@@ -208,6 +208,13 @@ void sweep_eval_once(struct sweep *sw, int ti, int m, const char *phase, int pai
 int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
 	       double *won_ratio, double *round);
 
+/* SEARCH_CARRY keeps the best SPAN_CARRY_EACH of each template (of
+ * SPAN_TMPLS at most) at an anchor and at the grid M before (spans.c;
+ * price.c counts them): with one, a cuBLASLt algorithm that is the
+ * fastest at every M above 64 (down in Llama-3-8B) fell out wherever
+ * noise put another ahead in a round */
+#define SPAN_TMPLS 8
+#define SPAN_CARRY_EACH 2
 /* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
 void sweep_spans(struct sweep *sw, const char *family);
 

@@ -33,12 +33,6 @@
 
 /* The most retests a grid M keeps for step 2 */
 #define SPAN_KEEP 16
-/* SEARCH_CARRY keeps the best SPAN_CARRY_EACH of each template (of
- * SPAN_TMPLS at most) at an anchor and at the grid M before: with one,
- * a cuBLASLt algorithm that is the fastest at every M above 64 (down in
- * Llama-3-8B) fell out wherever noise put another ahead in a round */
-#define SPAN_TMPLS 8
-#define SPAN_CARRY_EACH 2
 #define SPAN_CARRIED (SPAN_TMPLS * SPAN_CARRY_EACH)
 
 /* What a range shape's grid Ms gave: per M of lo..hi, the retested
