@@ -96,7 +96,7 @@ run() {
 	est=$("$GEMMTAB" sweep --space "$file" "${args[@]}" --dry-run 2>/dev/null |
 		sed -n 's/^estimate: .*GPU \([0-9]*\) s.*/\1/p' | tail -n 1)
 	est="estimate ${est:-?} s ($(awk -v e="${est:-0}" -v g="$gpu_s" \
-		'BEGIN { printf "%+.1f%%", g > 0 ? 100 * (e - g) / g : 0 }'))"
+		'BEGIN { printf "%+.1f%%", (g > 0 ? 100 * (e - g) / g : 0) }'))"
 	local entries
 	entries=$(grep -cE '^	/\* .*, M [0-9]+\.\.[0-9]+: ' "$d/table.h")
 	echo "$name ($method): modelled GPU $gpu_s s ($est), $evals evals, $pairs pairs, $entries entries;" \
