@@ -39,13 +39,14 @@ sweep whole
 check "uninterrupted: exit 0" test $? = 0
 check "its table" table whole
 
-# the same command with --time-limit 0.4 s, 5 ms an eval, run until it
-# finishes; what each stop left, by the dry run's resume: lines
-stops=0 rc=3
+# the same command with --time-limit 0.4 s (0.2 s the first time, to
+# stop inside the screens), 5 ms an eval, run until it finishes; what
+# each stop left, by the dry run's resume: lines
+stops=0 rc=3 limit=0.2
 : >"$TMP/left"
 while [ "$rc" = 3 ] && [ "$stops" -lt 40 ]; do
-	FAKE_WORKER_DELAY_MS=5 sweep parts --time-limit 0.4
-	rc=$?
+	FAKE_WORKER_DELAY_MS=5 sweep parts --time-limit $limit
+	rc=$? limit=0.4
 	[ "$rc" = 3 ] && stops=$((stops + 1))
 	resume_line parts >>"$TMP/left"
 	echo >>"$TMP/left"
@@ -53,6 +54,10 @@ done
 check "stopped $stops times by --time-limit, then exit 0" test "$rc" = 0 -a "$stops" -ge 3
 # the counts of one resume: line: screens to do, anchors and grid Ms to race
 counts() { sed -n 's/.*; \([0-9]*\) to screen there .*: \([0-9]*\) anchors still to race and \([0-9]*\) grid Ms.*/\1 \2 \3/p'; }
+check "a stop in the screens (some screened, some not)" \
+	awk 'match($0, / holds [0-9]+ of the [0-9]+ screens/) {
+		split(substr($0, RSTART, RLENGTH), a, " "); if (a[2] > 0 && a[2] < a[5]) f = 1 }
+		END { exit !f }' "$TMP/left"
 first=$(head -n 1 "$TMP/left" | counts)
 check "the first stop left screens, races and grid Ms ($first)" \
 	awk -v c="$first" 'BEGIN { split(c, a, " "); exit !(a[1] > 0 && a[2] > 0 && a[3] > 0) }'
