@@ -10,7 +10,8 @@
 # Each is swept from an empty database by the fake worker with
 # FAKE_WORKER_MODEL (default h200), emitted, and judged against the
 # model's truth (build/tests/fake_truth) at every M of 1..512 of its
-# workload. Per space and method it prints the modelled GPU seconds, the
+# workload. Per space and method it prints the modelled GPU seconds
+# (with the dry run's estimate of the same sweep and its error), the
 # evals and their pairs, the regret's geomean, its worst M and how many
 # Ms the table runs slower than the baseline; then one line per space:
 #   bench-search SPACE: gpu_s old=X new=Y (Zx) regret geo=G% max=W% slower=K
@@ -90,9 +91,15 @@ run() {
 	read -r gpu_s evals pairs < <(awk '{ s += $5 } $1 == "eval" { e++; p += $4 }
 		END { printf "%.1f %d %d\n", s, e, p }' "$d/gpu.log")
 	regret=$(tail -n 1 "$d/regret.txt")
+	# the dry run's GPU estimate of the same sweep (price.c) against the model
+	local est
+	est=$("$GEMMTAB" sweep --space "$file" "${args[@]}" --dry-run 2>/dev/null |
+		sed -n 's/^estimate: .*GPU \([0-9]*\) s.*/\1/p' | tail -n 1)
+	est="estimate ${est:-?} s ($(awk -v e="${est:-0}" -v g="$gpu_s" \
+		'BEGIN { printf "%+.1f%%", (g > 0 ? 100 * (e - g) / g : 0) }'))"
 	local entries
 	entries=$(grep -cE '^	/\* .*, M [0-9]+\.\.[0-9]+: ' "$d/table.h")
-	echo "$name ($method): modelled GPU $gpu_s s, $evals evals, $pairs pairs, $entries entries;" \
+	echo "$name ($method): modelled GPU $gpu_s s ($est), $evals evals, $pairs pairs, $entries entries;" \
 		"${regret#regret }; sweep and judge $((SECONDS - t0)) s on this CPU"
 }
 

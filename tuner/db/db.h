@@ -173,6 +173,12 @@ int db_record_result(struct db *db, long long env, long long shape,
 int db_has_result(struct db *db, long long env, long long shape,
 		  long long cand, int m, const char *phase, const char *since);
 
+/* The row of (env, shape, cand, m, phase) recorded at or after since (as
+ * db_has_result): its pairs into *pairs and its ratio into *ratio, both
+ * -1 unless its status is ok. Returns 1, 0 when there is none, or -1. */
+int db_result_figure(struct db *db, long long env, long long shape, long long cand, int m,
+		     const char *phase, const char *since, int *pairs, double *ratio);
+
 /* Up to max candidate ids with status ok in phase ("screen": the
  * finalists; "retest": the leaders) at (env, shape, m), best median ratio
  * first, after the skip best ones (a page of the ranking), and, when runs

@@ -197,6 +197,33 @@ int db_has_result(struct db *db, long long env, long long shape,
 	return step_int64(db, st, "has result", &one);
 }
 
+int db_result_figure(struct db *db, long long env, long long shape, long long cand, int m,
+		     const char *phase, const char *since, int *pairs, double *ratio)
+{
+	sqlite3_stmt *st = db_stmt(db, ST_RESULT_FIGURE);
+	*pairs = -1;
+	*ratio = -1;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int64(st, 3, cand);
+	sqlite3_bind_int(st, 4, m);
+	bind_text(st, 5, phase);
+	bind_text(st, 6, since ? since : "");
+	const int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int(st, 0)) {
+		*pairs = col_count(st, 1);
+		*ratio = col_figure(st, 2);
+		if (!(*ratio > 0))
+			*ratio = -1;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(db, "result figure");
+	return rc == SQLITE_ROW;
+}
+
 int db_has_baseline(struct db *db, long long env, long long shape, int m)
 {
 	sqlite3_stmt *st = db_stmt(db, ST_BASELINE_HAS);

@@ -48,6 +48,9 @@ static const char *const stmt_sql[NSTMT] = {
 		"?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
 	[ST_RESULT_HAS] = "SELECT 1 FROM result WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND candidate_id = ?3 AND m = ?4 AND phase = ?5 AND recorded_at >= ?6",
+	[ST_RESULT_FIGURE] = "SELECT status = 'ok', pairs, ratio FROM result WHERE env_id = ?1 "
+		"AND shape_id = ?2 AND candidate_id = ?3 AND m = ?4 AND phase = ?5 "
+		"AND recorded_at >= ?6",
 	[ST_BASELINE_HAS] = "SELECT 1 FROM baseline WHERE env_id = ?1 AND shape_id = ?2 "
 		"AND m = ?3",
 	[ST_PHASE_BEST] = "SELECT candidate_id, COALESCE(run, '') FROM result WHERE env_id = ?1 "

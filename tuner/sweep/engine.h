@@ -193,12 +193,28 @@ static inline int sweep_screen_pairs(const struct sweep *sw)
 	return sw->parts & SEARCH_EARLY ? EARLY_PAIRS : sw->sp->sweep.screen_pairs;
 }
 
+/* Pairs of a race's elimination round: a median of 10 ratios is within
+ * about 2% of the 100-pair figure on the modelled GPU (2% spread per
+ * replay, a per-eval offset of 1.5%: tests/fake/gpumodel.c) */
+#define RACE_ROUND_PAIRS 10
+/* race.c: task ti at m in phase with pairs pairs, unless the database
+ * holds that row for this environment (a retest recorded since
+ * --retest-since; a row of other pairs is timed again): its ratio, or -1
+ * where it is not ok, into sweep_dev->last_ratio either way */
+void sweep_eval_once(struct sweep *sw, int ti, int m, const char *phase, int pairs);
 /* race.c: a race among finalists ti[0..n) at one M: the survivors into
  * won[] with their retest ratios, each finalist's round figure into
  * round[] when not NULL; returns how many got retest pairs */
 int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
 	       double *won_ratio, double *round);
 
+/* SEARCH_CARRY keeps the best SPAN_CARRY_EACH of each template (of
+ * SPAN_TMPLS at most) at an anchor and at the grid M before (spans.c;
+ * price.c counts them): with one, a cuBLASLt algorithm that is the
+ * fastest at every M above 64 (down in Llama-3-8B) fell out wherever
+ * noise put another ahead in a round */
+#define SPAN_TMPLS 8
+#define SPAN_CARRY_EACH 2
 /* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
 void sweep_spans(struct sweep *sw, const char *family);
 

@@ -159,28 +159,52 @@ int sweep_print_plan(const struct sweep *sw, const char *family)
 	return empty;
 }
 
-/* The Ms of range shape si a sweep still has to time (those the range
- * phase times, dense's every M or new's grid Ms, where shape's database
- * id, 0 when it has none, holds no baseline in env) added to *n and
- * their priced GPU seconds to *gpu_s. Returns 0 or -1. */
+/* Whether the database holds an ok retest at (shape, m) in env: a
+ * race's end (1), 0 if not, -1 on error. */
+static int has_retest(struct db *db, long long env, long long shape, int m)
+{
+	long long id;
+	return db_best(db, env, shape, m, "retest", 0, &id, NULL, 1);
+}
+
+/* The Ms of range shape si a sweep still has to time, added to *n with
+ * their priced GPU seconds to *gpu_s: dense's every M with no baseline
+ * yet; new's grid Ms with no retest yet (a grid M's race retests its
+ * survivors; its baseline comes first, so a stopped race has one).
+ * shape is its database id, 0 when it has none. Returns 0 or -1. */
 static int range_todo(const struct sweep *sw, struct db *db, long long env, int si,
 		      long long shape, long *n, double *gpu_s)
 {
 	const struct shape *s = &sw->sp->shapes[si];
 	if (!shape_is_range(s))
 		return 0;
-	long left = 0;
 	for (int m = s->m_lo; m; m = sw->search == SWEEP_NEW ? grid_next(m, s->m_lo, s->m_hi)
 					     : (m < s->m_hi ? m + 1 : 0)) {
-		int r = shape ? db_has_baseline(db, env, shape, m) : 0;
+		int r = !shape ? 0 : sw->search == SWEEP_NEW ? has_retest(db, env, shape, m)
+				    : db_has_baseline(db, env, shape, m);
 		if (r < 0)
 			return -1;
-		left += !r;
+		*n += !r;
 		*gpu_s += r ? 0 : sweep_price_range_m(sw, si, m);
 	}
-	if (!left)
-		return 0;
-	*n += left;
+	return 0;
+}
+
+/* --search new: the anchors of shape si (database id shape, 0: none)
+ * whose race has not ended (no retest there yet), added to *n. Returns 0
+ * or -1. */
+static int races_todo(const struct sweep *sw, struct db *db, long long env, int si,
+		      long long shape, long *n)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	for (int j = 0; j < s->n_ms && sw->search == SWEEP_NEW && sw->retest; j++) {
+		if (!sweep_point_runnable(sw, si, s->ms[j], 0))
+			continue;
+		const int r = shape ? has_retest(db, env, shape, s->ms[j]) : 0;
+		if (r < 0)
+			return -1;
+		*n += !r;
+	}
 	return 0;
 }
 
@@ -196,7 +220,7 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 	struct db *db;
 	struct env_info e;
 	long long env;
-	long done = 0, todo = 0, unknown = 0, range_ms = 0;
+	long done = 0, todo = 0, unknown = 0, range_ms = 0, races = 0;
 	double range_s = 0;
 	if (access(sw->db_path, F_OK))
 		return 0;
@@ -215,7 +239,8 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 		if (family && strcmp(family, s->family))
 			continue;
 		int have = db_shape_find(db, s, &shape);
-		if (have < 0 || range_todo(sw, db, env, si, have ? shape : 0, &range_ms, &range_s))
+		if (have < 0 || range_todo(sw, db, env, si, have ? shape : 0, &range_ms, &range_s) ||
+		    races_todo(sw, db, env, si, have ? shape : 0, &races))
 			goto fail;
 		for (int i = 0; i < sw->tl->n; i++) {
 			const struct task *t = &sw->tl->t[i];
@@ -242,7 +267,12 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 	       "environment and screens all\n", sw->db_path, env,
 	       e.gpu_name, done, done + todo, todo, unknown,
 	       todo * (0.002 + ss->screen_pairs * 2 * 1e-4));
-	if (range_ms)
+	if (sw->search == SWEEP_NEW)
+		printf("resume: --search new: %ld anchors still to race and %ld grid Ms of the "
+		       "ranges still to race (no retest there yet), GPU about %.0f s for those "
+		       "grid Ms; what the database holds is not timed again\n", races, range_ms,
+		       range_s);
+	else if (range_ms)
 		printf("resume: the ranges have %ld Ms still to time (no baseline there yet), "
 		       "GPU about %.0f s\n", range_ms, range_s);
 	return 0;

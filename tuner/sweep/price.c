@@ -202,14 +202,93 @@ static double race_s(const struct sweep *sw, const struct shape *s, int m, doubl
 	       kept * eval_s(sw, s, m, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER);
 }
 
-/* The new search at grid M m of range shape s: its race, and the
- * segment to the next grid M (its held-out M, the share filled). */
-static double new_grid_m_s(const struct sweep *sw, const struct shape *s, int m,
-			   struct sweep_price *p)
+/* The templates whose screens shape si's plan at anchor m keeps the best
+ * of (spans.c, SEARCH_CARRY): those of its runnable tasks, and blas_lt
+ * where cuBLASLt names candidates (a bf16 shape); SPAN_TMPLS at most. */
+static int point_templates(const struct sweep *sw, int si, int m)
 {
-	const double pool = 2.0 * (sw->sp->sweep.range_top + 1);
+	const struct tmpl *seen[SPAN_TMPLS];
+	const struct shape *s = &sw->sp->shapes[si];
+	const int lt = sw->sp->lt.top && s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16;
+	int n = 0;
+	for (int i = 0; i < sw->tl->n && n + lt < SPAN_TMPLS; i++) {
+		const struct task *t = &sw->tl->t[i];
+		int known = 0;
+		if (t->shape != si || t->m != m || t->pruned)
+			continue;
+		for (int a = 0; a < n; a++)
+			known |= seen[a] == t->cand.tmpl;
+		if (!known)
+			seen[n++] = t->cand.tmpl;
+	}
+	return n + lt;
+}
+
+/* The finalists range shape si's plan keeps at anchor j (spans.c,
+ * plan_init): the range_top + 1 best screens, and with SEARCH_CARRY the
+ * best SPAN_CARRY_EACH of each template, the best overall among them
+ * (so as many as the larger), as many as the anchor screens at most. */
+static double plan_finalists(const struct sweep *sw, int si, int j)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	const double n = (double)point_screens(sw, si, s->ms[j]);
+	double f = sw->sp->sweep.range_top + 1;
+	if (sw->parts & SEARCH_CARRY)
+		f = fmax(f, SPAN_CARRY_EACH * point_templates(sw, si, s->ms[j]));
+	return fmin(f, n);
+}
+
+/* The pool a grid M m of range shape si races (spans.c, pool_at): the
+ * finalists of the anchors whose windows hold m, each anchor's whole
+ * (its per-template bests are its own screens' best: cuBLASLt names
+ * algorithms per anchor), and, past the last anchor with SEARCH_CROSS,
+ * the range end's best cuBLASLt screens. The carried bests of the grid
+ * M before are taken to be among those anchors' finalists (make
+ * bench-search's reference space races 17 to 20 at qkv's grid Ms 9..64,
+ * this prices 12 to 16: the carried ones outside are not counted). */
+static double grid_pool(const struct sweep *sw, int si, int m)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	double pool = 0;
+	for (int j = 0; j < s->n_ms; j++)
+		if (sweep_anchor_covers(s, j, m)) {
+			const double f = plan_finalists(sw, si, j);
+			pool += f;
+		}
+	if (sw->parts & SEARCH_CROSS && m > s->ms[s->n_ms - 1] && sw->sp->lt.top &&
+	    s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16)
+		pool += SPAN_CARRY_EACH;
+	return pool;
+}
+
+/* A grid M's race among its pool (raced whole: sweep_race races every
+ * finalist it is given), PRICE_RETESTED of them retested; at an anchor
+ * the anchor's race (new_shape_s) raced and retested its finalists,
+ * whose rounds and retests the grid's race takes from the database. */
+static double grid_race_s(const struct sweep *sw, const struct shape *s, int si, int m,
+			  struct sweep_price *p)
+{
+	double raced = grid_pool(sw, si, m), kept = PRICE_RETESTED;
+	for (int j = 0; j < s->n_ms; j++)
+		if (s->ms[j] == m) {
+			const double n = (double)point_screens(sw, si, m);
+			raced -= n < PRICE_RACED ? n : PRICE_RACED;
+			kept = 0;
+		}
+	if (raced < 0)
+		raced = 0;
+	p->retests += (long)ceil(kept);
+	return raced * eval_s(sw, s, m, RACE_ROUND_PAIRS, 1.05) +
+	       kept * eval_s(sw, s, m, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER);
+}
+
+/* The new search at grid M m of range shape si: its race, and the
+ * segment to the next grid M (its held-out M, the share filled). */
+static double new_grid_m_s(const struct sweep *sw, int si, int m, struct sweep_price *p)
+{
+	const struct shape *s = &sw->sp->shapes[si];
 	const int b = grid_next(m, s->m_lo, s->m_hi);
-	double t = baseline_s(sw, s, m) + race_s(sw, s, m, pool, p);
+	double t = baseline_s(sw, s, m) + grid_race_s(sw, s, si, m, p);
 	if (!b || b - m < 2)
 		return t;
 	const int h = grid_holdout(m, b);
@@ -219,12 +298,35 @@ static double new_grid_m_s(const struct sweep *sw, const struct shape *s, int m,
 	return t;
 }
 
+/* SEARCH_CROSS at range shape si: the best SPAN_CARRY_EACH cuBLASLt
+ * screens of each anchor screened at each other anchor, and at the
+ * range's end past its last anchor (spans.c, cross_item); counted in
+ * p->screens. */
+static double cross_s(const struct sweep *sw, int si, struct sweep_price *p)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	if (!(sw->parts & SEARCH_CROSS) || !sw->sp->lt.top || s->w != DT_BF16 ||
+	    s->x != DT_BF16 || s->y != DT_BF16)
+		return 0;
+	const int last = s->ms[s->n_ms - 1];
+	double t = 0;
+	for (int j = 0; j <= s->n_ms; j++) {
+		if (j == s->n_ms && s->m_hi <= last)
+			break;
+		const int m = j < s->n_ms ? s->ms[j] : s->m_hi;
+		const int n = SPAN_CARRY_EACH * (s->n_ms - (j < s->n_ms));
+		t += n * eval_s(sw, s, m, sweep_screen_pairs(sw), PRICE_SCREEN_SLOWER);
+		p->screens += n;
+	}
+	return t;
+}
+
 double sweep_price_range_m(const struct sweep *sw, int si, int m)
 {
 	const struct shape *s = &sw->sp->shapes[si];
 	struct sweep_price p = { 0 };
 	if (sw->search == SWEEP_NEW)
-		return new_grid_m_s(sw, s, m, &p);
+		return new_grid_m_s(sw, si, m, &p);
 	return baseline_s(sw, s, m) +
 	       dense_finalists(sw, si, m) * eval_s(sw, s, m, sw->sp->sweep.range_pairs, PRICE_FINALIST_SLOWER);
 }
@@ -245,8 +347,9 @@ static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 	}
 	if (!shape_is_range(s) || !any)
 		return t;
+	t += cross_s(sw, si, p);
 	for (int m = s->m_lo; m; m = grid_next(m, s->m_lo, s->m_hi)) {
-		t += new_grid_m_s(sw, s, m, p);
+		t += new_grid_m_s(sw, si, m, p);
 		p->ranged++;
 	}
 	return t;

@@ -9,19 +9,41 @@
  * retest_pairs (the pairs emit needs) for the leader and every finalist
  * within the noise of it. The round's rows are the point's screens; the
  * last ones its retests.
+ *
+ * What the database holds for this environment stands: a finalist whose
+ * round (a screen row of RACE_ROUND_PAIRS pairs) or retest (a retest row
+ * of retest_pairs, recorded since --retest-since) is recorded at the M is
+ * not timed again (sweep_eval_once), so a sweep stopped by --time-limit
+ * and run again goes on where it stopped. The round times the finalists
+ * best last: a stopped round leaves the best screen unraced, which is how
+ * search.c's finalists() finds the rest of a point's finalists again.
  */
 #include "engine.h"
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-/* Pairs of the elimination round: a median of 10 ratios is within about
- * 2% of the 100-pair figure on the modelled GPU (2% spread per replay,
- * a per-eval offset of 1.5%: tests/fake/gpumodel.c) */
-#define RACE_ROUND_PAIRS 10
 /* Within this of the leader after the round: timed with retest_pairs too
  * (the rest leave) */
 #define RACE_NEAR 1.02
+
+void sweep_eval_once(struct sweep *sw, int ti, int m, const char *phase, int pairs)
+{
+	const int retest = !strcmp(phase, "retest");
+	int np;
+	double r;
+	const int got = db_result_figure(sw->db, sw->env_id, sw->shape_id[sw->tl->t[ti].shape],
+					 sw->cand_id[ti], m, phase, retest ? sw->retest_since : NULL,
+					 &np, &r);
+	if (got < 0)
+		die("cannot read %s's results", sw->db_path);
+	if (got && (np < 0 || np == pairs)) {
+		sweep_dev->last_ratio = r;
+		return;
+	}
+	sweep_eval(sw, ti, m, phase, pairs);
+}
 
 /* Race tasks ti[0..n) at shape si's M m: the elimination round (with
  * SEARCH_RACE, and more than one finalist), then retest pairs for the
@@ -43,8 +65,8 @@ int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
 		double *r = xmalloc(sizeof(*r) * (size_t)n), lead = 0;
 		for (int i = 0; i < n; i++)
 			r[i] = -1;
-		for (int i = 0; i < n && !sweep_time_up(sw); i++) {
-			sweep_eval(sw, ti[i], m, "screen", RACE_ROUND_PAIRS);
+		for (int i = n - 1; i >= 0 && !sweep_time_up(sw); i--) {
+			sweep_eval_once(sw, ti[i], m, "screen", RACE_ROUND_PAIRS);
 			r[i] = sweep_dev->last_ratio;
 			if (r[i] > lead)
 				lead = r[i];
@@ -58,7 +80,7 @@ int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
 		free(r);
 	}
 	for (int i = 0; i < na; i++) {
-		sweep_eval(sw, won[i], m, "retest", sw->sp->sweep.retest_pairs);
+		sweep_eval_once(sw, won[i], m, "retest", sw->sp->sweep.retest_pairs);
 		won_ratio[i] = sw->stopped ? -1 : sweep_dev->last_ratio;
 		if (round && !raced)
 			round[i] = won_ratio[i];

@@ -8,8 +8,9 @@
  * it screens and retests as the dense method does, without its range
  * phase.
  *
- * A rerun skips the screens the database holds but races every anchor
- * and grid M again: a race's figures are kept in memory only.
+ * A rerun (the same command after --time-limit stopped it) builds on
+ * what the database holds for this environment: the screens, the
+ * races' rounds and retests (race.c), the held-out Ms' retests.
  */
 #include "engine.h"
 #include "tasks.h"
@@ -116,10 +117,8 @@ static int by_ratio(const void *a, const void *b)
 }
 
 /* Screen the tasks of shape si at anchor m from index from on that have
- * no screen yet, base_us the baseline's time there (-1: unknown). Their
- * ok ratios into sc (of *nsc). */
-static void screen_point(struct sweep *sw, int si, int m, int from, double base_us,
-			 struct scored *sc, int *nsc)
+ * no screen yet, base_us the baseline's time there (-1: unknown). */
+static void screen_point(struct sweep *sw, int si, int m, int from, double base_us)
 {
 	const double floor = sw->parts & SEARCH_PRUNE && base_us > 0 ? sweep_floor_us(sw, si) : -1;
 	const int pairs = sweep_screen_pairs(sw);
@@ -139,32 +138,69 @@ static void screen_point(struct sweep *sw, int si, int m, int from, double base_
 		}
 		sweep_eval(sw, i, m, "screen", pairs);
 		sw->done[i] = !sw->stopped;
-		if (sweep_dev->last_ratio > 0)
-			sc[(*nsc)++] = (struct scored){ i, sweep_dev->last_ratio };
 	}
 }
 
-/* The finalists of a point from its screens sc (sorted here): up to
- * RACE_MAX within best/EARLY_BEHIND (SEARCH_EARLY), else the retest_top
- * best; where this run screened nothing there (a resumed sweep), the
- * database's retest_top best screens. Into fin[]; returns the count. */
-static int finalists(struct sweep *sw, int si, int m, struct scored *sc, int nsc, int *fin)
+/* The point's screens, as the database holds them (this run's and a
+ * stopped run's), of tasks from index from on: the ok ones into sc (of
+ * *nsc) and, apart, those a race's round has replaced (a screen row of
+ * RACE_ROUND_PAIRS where screens have other pairs) into raced (of
+ * *nraced). Returns whether a retest of one of those is recorded (their
+ * round ended). */
+static int point_screens(struct sweep *sw, int si, int m, int from, struct scored *sc,
+			 int *nsc, struct scored *raced, int *nraced)
+{
+	const int rounds = sweep_screen_pairs(sw) != RACE_ROUND_PAIRS;
+	int ended = 0;
+	*nsc = *nraced = 0;
+	for (int i = from; i < sw->tl->n; i++) {
+		const struct task *t = &sw->tl->t[i];
+		int np;
+		double r;
+		if (t->shape != si || t->m != m || t->pruned)
+			continue;
+		const int got = db_result_figure(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[i],
+						 m, "screen", NULL, &np, &r);
+		if (got < 0)
+			die("cannot read %s's results", sw->db_path);
+		if (!got || r <= 0)
+			continue;
+		if (rounds && np == RACE_ROUND_PAIRS) {
+			raced[(*nraced)++] = (struct scored){ i, r };
+			ended = ended || db_has_result(sw->db, sw->env_id, sw->shape_id[si],
+						       sw->cand_id[i], m, "retest", NULL) == 1;
+		} else {
+			sc[(*nsc)++] = (struct scored){ i, r };
+		}
+	}
+	return ended;
+}
+
+/* The finalists of a point, into fin[]; returns the count. With
+ * SEARCH_EARLY, up to RACE_MAX within best/EARLY_BEHIND of its screens
+ * sc (sorted here), else the retest_top best. Those a round has raced
+ * (race.c races the best last) stay finalists: all of them once a
+ * retest of one is recorded (ended), else with as many of the screens
+ * left within their best (the best finalist, not raced yet) as RACE_MAX
+ * leaves, as the race that stopped had them. *done is set when the
+ * round ended. */
+static int finalists(struct sweep *sw, int si, int m, int from, int *fin, int *done)
 {
 	const int top = sw->sp->sweep.retest_top;
-	int n = 0;
-	if (!nsc) {
-		int npt;
-		struct cand_task *pt = sweep_point_tasks(sw, si, m, &npt);
-		n = sweep_leaders(sw, si, m, "screen", pt, npt, top < RACE_MAX ? top : RACE_MAX,
-				  fin, NULL);
-		free(pt);
-		return n;
-	}
+	struct scored *sc = xmalloc(sizeof(*sc) * (size_t)(sw->tl->n + 1));
+	struct scored *raced = xmalloc(sizeof(*raced) * (size_t)(sw->tl->n + 1));
+	int nsc, nraced, n = 0;
+	*done = point_screens(sw, si, m, from, sc, &nsc, raced, &nraced);
 	qsort(sc, (size_t)nsc, sizeof(*sc), by_ratio);
+	qsort(raced, (size_t)nraced, sizeof(*raced), by_ratio);
 	const int most = sw->parts & SEARCH_EARLY ? RACE_MAX : top < 64 ? top : 64;
-	for (int i = 0; i < nsc && n < most; i++)
+	for (int i = 0; i < nraced && n < most; i++)
+		fin[n++] = raced[i].task;
+	for (int i = 0; i < nsc && n < most && !*done; i++)
 		if (!(sw->parts & SEARCH_EARLY) || sc[i].ratio * EARLY_BEHIND >= sc[0].ratio)
 			fin[n++] = sc[i].task;
+	free(sc);
+	free(raced);
 	return n;
 }
 
@@ -192,24 +228,31 @@ static void anchor_item(struct sweep *sw, const void *arg)
 	const int si = it->si, m = it->m, from = sw->phase_from;
 	if (!sweep_point_runnable(sw, si, m, from))
 		return;
+	/* the baseline prices the pruning of the screens left to run */
+	int left = 0;
+	for (int i = from; i < sw->tl->n; i++)
+		left += sw->tl->t[i].shape == si && sw->tl->t[i].m == m && !sw->done[i];
 	double base_us = -1;
-	if (from) {
+	if (from || !left) {
 		sweep_baseline_if_missing(sw, si, m);
 	} else {
 		sweep_baseline(sw, si, m);
 		base_us = sweep_dev->last_base_us;
 	}
-	struct scored *sc = xmalloc(sizeof(*sc) * (size_t)(sw->tl->n + 1));
-	int nsc = 0, fin[RACE_MAX > 64 ? RACE_MAX : 64], won[64];
+	int fin[RACE_MAX > 64 ? RACE_MAX : 64], won[64], ended;
 	double ratio[64];
-	screen_point(sw, si, m, from, base_us, sc, &nsc);
-	if (sw->retest && !sweep_time_up(sw)) {
-		const int nfin = finalists(sw, si, m, sc, nsc, fin);
-		const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio, NULL);
-		if (!shape_is_range(&sw->sp->shapes[si]))
-			retest_around(sw, si, m, won, nwon);
-	}
-	free(sc);
+	screen_point(sw, si, m, from, base_us);
+	if (!sw->retest || sweep_time_up(sw))
+		return;
+	const int nfin = finalists(sw, si, m, from, fin, &ended);
+	const int range = shape_is_range(&sw->sp->shapes[si]);
+	/* a range's anchor race that ended is spans.c's to build on: the grid
+	 * races at its Ms replace rounds of candidates it did not race */
+	if (range && ended)
+		return;
+	const int nwon = sweep_race(sw, si, m, fin, nfin, won, ratio, NULL);
+	if (!range)
+		retest_around(sw, si, m, won, nwon);
 }
 
 void sweep_search_points(struct sweep *sw, const char *family, int from)

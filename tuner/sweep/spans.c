@@ -33,12 +33,6 @@
 
 /* The most retests a grid M keeps for step 2 */
 #define SPAN_KEEP 16
-/* SEARCH_CARRY keeps the best SPAN_CARRY_EACH of each template (of
- * SPAN_TMPLS at most) at an anchor and at the grid M before: with one,
- * a cuBLASLt algorithm that is the fastest at every M above 64 (down in
- * Llama-3-8B) fell out wherever noise put another ahead in a round */
-#define SPAN_TMPLS 8
-#define SPAN_CARRY_EACH 2
 #define SPAN_CARRIED (SPAN_TMPLS * SPAN_CARRY_EACH)
 
 /* What a range shape's grid Ms gave: per M of lo..hi, the retested
@@ -156,18 +150,88 @@ static void race_at(struct sweep *sw, struct span_plan *pl, int m, const int *po
 	free(round);
 }
 
+/* Whether m is where the new search screens range shape s (an anchor,
+ * or with SEARCH_CROSS the range's end past the last anchor). */
+static int screened_at(const struct sweep *sw, const struct shape *s, int m)
+{
+	for (int j = 0; j < s->n_ms; j++)
+		if (s->ms[j] == m)
+			return 1;
+	return sw->parts & SEARCH_CROSS && m == s->m_hi && m > s->ms[s->n_ms - 1];
+}
+
+/* Whether grid M m's race has ended, as the database holds it: a retest
+ * at m (its survivors'), or at an M where the shape is screened (whose
+ * own race retests there) the next grid M's race ended (a shape's grid
+ * Ms are raced in order with SEARCH_CARRY). */
+static int grid_ended(struct sweep *sw, const struct span_plan *pl, int m)
+{
+	const struct shape *s = &sw->sp->shapes[pl->si];
+	for (; m && screened_at(sw, s, m); m = grid_next(m, pl->lo, pl->hi))
+		if (!(sw->parts & SEARCH_CARRY))
+			return 0;
+	long long id;
+	const int r = m ? db_best(sw->db, sw->env_id, sw->shape_id[pl->si], m, "retest", 0, &id,
+				  NULL, 1) : 0;
+	if (r < 0)
+		die("cannot read %s's results", sw->db_path);
+	return r > 0;
+}
+
+/* The tasks whose race round at m the database holds (screens of
+ * RACE_ROUND_PAIRS; where m is screened with as many pairs, none) added
+ * to out[] (of *n). */
+static void rounds_at(struct sweep *sw, const struct span_plan *pl, int m,
+		      const struct cand_task *st, int nst, int *out, int *n)
+{
+	const struct shape *s = &sw->sp->shapes[pl->si];
+	if (sweep_screen_pairs(sw) == RACE_ROUND_PAIRS && screened_at(sw, s, m))
+		return;
+	int *all = xmalloc(sizeof(*all) * (size_t)(nst + 1));
+	const int nall = sweep_leaders(sw, pl->si, m, "screen", st, nst, nst, all, NULL);
+	for (int i = 0; i < nall; i++) {
+		int np;
+		double r;
+		if (db_result_figure(sw->db, sw->env_id, sw->shape_id[pl->si], sw->cand_id[all[i]], m,
+				     "screen", NULL, &np, &r) < 0)
+			die("cannot read %s's results", sw->db_path);
+		if (np == RACE_ROUND_PAIRS)
+			pool_add(sw, out, n, all[i]);
+	}
+	free(all);
+}
+
+static int by_cand(const void *a, const void *b, void *arg)
+{
+	const struct sweep *sw = arg;
+	const long long x = sw->cand_id[*(const int *)a], y = sw->cand_id[*(const int *)b];
+	return (x > y) - (x < y);
+}
+
 /* Step 1 at grid M item->m; with SEARCH_CARRY at every grid M of the
- * shape from item->m on, in order (each carries to the next). */
+ * shape from item->m on, in order (each carries to the next). The pool
+ * at a grid M is what the database holds raced there (a rerun's) with,
+ * unless that race ended, pool_at's; in candidate order, so a rerun
+ * races an ended grid M as the run before did, whatever the ranking of
+ * the anchors' screens that later rounds replaced. */
 static void grid_item(struct sweep *sw, const void *arg)
 {
 	const struct span_item *it = arg;
 	struct span_plan *pl = it->pl;
 	const struct shape *s = &sw->sp->shapes[pl->si];
 	const int carry = !!(sw->parts & SEARCH_CARRY);
-	int *pool = xmalloc(sizeof(*pool) * (size_t)(s->n_ms * pl->cap + 2 * SPAN_CARRIED + 1));
-	for (int m = it->m; m && !sweep_time_up(sw); m = carry ? grid_next(m, pl->lo, pl->hi) : 0)
-		race_at(sw, pl, m, pool, pool_at(sw, pl, m, pool), carry);
+	int nst;
+	struct cand_task *st = sweep_point_tasks(sw, pl->si, 0, &nst);
+	int *pool = xmalloc(sizeof(*pool) *
+			    (size_t)(s->n_ms * pl->cap + 2 * SPAN_CARRIED + nst + 1));
+	for (int m = it->m; m && !sweep_time_up(sw); m = carry ? grid_next(m, pl->lo, pl->hi) : 0) {
+		int n = grid_ended(sw, pl, m) ? 0 : pool_at(sw, pl, m, pool);
+		rounds_at(sw, pl, m, st, nst, pool, &n);
+		qsort_r(pool, (size_t)n, sizeof(*pool), by_cand, sw);
+		race_at(sw, pl, m, pool, n, carry);
+	}
 	free(pool);
+	free(st);
 }
 
 /* Task t's retest ratio at m as the plan holds it, or -1. */
@@ -229,7 +293,7 @@ static void segment_item(struct sweep *sw, const void *arg)
 			const int t = pl->won[(a - pl->lo) * SPAN_KEEP + i];
 			if (ratio_of(pl, a, t) <= 1 || ratio_of(pl, b, t) <= 1)
 				continue;
-			sweep_eval(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
+			sweep_eval_once(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
 			if (t == c)
 				held = sweep_dev->last_ratio;
 		}
