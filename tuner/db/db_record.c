@@ -181,6 +181,19 @@ int db_record_result(struct db *db, long long env, long long shape,
 	return step_done(db, st, "record result");
 }
 
+/* A result's key and the run it must be newer than ("" for any), as
+ * ST_RESULT_HAS and ST_RESULT_FIGURE bind them */
+static void bind_result_key(sqlite3_stmt *st, long long env, long long shape, long long cand,
+			    int m, const char *phase, const char *since)
+{
+	sqlite3_bind_int64(st, 1, env);
+	sqlite3_bind_int64(st, 2, shape);
+	sqlite3_bind_int64(st, 3, cand);
+	sqlite3_bind_int(st, 4, m);
+	bind_text(st, 5, phase);
+	bind_text(st, 6, since ? since : "");
+}
+
 int db_has_result(struct db *db, long long env, long long shape,
 		  long long cand, int m, const char *phase, const char *since)
 {
@@ -188,12 +201,7 @@ int db_has_result(struct db *db, long long env, long long shape,
 	long long one;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, env);
-	sqlite3_bind_int64(st, 2, shape);
-	sqlite3_bind_int64(st, 3, cand);
-	sqlite3_bind_int(st, 4, m);
-	bind_text(st, 5, phase);
-	bind_text(st, 6, since ? since : "");
+	bind_result_key(st, env, shape, cand, m, phase, since);
 	return step_int64(db, st, "has result", &one);
 }
 
@@ -205,12 +213,7 @@ int db_result_figure(struct db *db, long long env, long long shape, long long ca
 	*ratio = -1;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, env);
-	sqlite3_bind_int64(st, 2, shape);
-	sqlite3_bind_int64(st, 3, cand);
-	sqlite3_bind_int(st, 4, m);
-	bind_text(st, 5, phase);
-	bind_text(st, 6, since ? since : "");
+	bind_result_key(st, env, shape, cand, m, phase, since);
 	const int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_int(st, 0)) {
 		*pairs = col_count(st, 1);
