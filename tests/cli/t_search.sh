@@ -6,7 +6,7 @@
 # measure only inside certified spans; less modelled GPU time than
 # --search dense for a table of the same regret within 0.5%; the carry
 # part's lower regret where an anchor's cuBLASLt algorithm wins far
-# beyond its window.
+# beyond its window; the bridge part's cheaper segments.
 . "$(dirname "$0")/lib.sh"
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
@@ -20,7 +20,7 @@ expect_exit "--search-opts without --search new: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search-opts race --dry-run
 expect_exit "--search-opts fast: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search new --search-opts race,fast --dry-run
-check "names the part" grep -q "'fast' is not prune, early, race, grid, carry, cross or none" "$TMP/err"
+check "names the part" grep -q "'fast' is not prune, early, race, grid, carry, cross, bridge or none" "$TMP/err"
 
 # sweep NAME ARGS: a sweep of the space with --search ARGS into
 # $TMP/NAME.db, its GPU log, its table and its regret line in
@@ -104,6 +104,22 @@ sweep cross new
 sweep nocross new --search-opts prune,early,race,grid,carry
 check "cross: regret below no cross's ($(geo cross)% against $(geo nocross)%)" \
 	awk -v a="$(geo cross)" -v b="$(geo nocross)" 'BEGIN { exit !(a < b) }'
+# bridge (tests/spaces/search_bridge.yaml, Llama-3-8B's gate_up over
+# 1..512): segments whose ends have different winners are retested across
+# instead of raced M by M: fewer Ms raced off the grid and its held-out
+# Ms (16t + 8), less modelled GPU, the regret within 0.1%
+space=tests/spaces/search_bridge.yaml
+sweep bridge new
+sweep nobridge new --search-opts prune,early,race,grid,carry,cross
+filled() { q "SELECT count(DISTINCT m) FROM result WHERE phase = 'retest' AND m > 64 \
+	AND m % 16 NOT IN (0, 1, 8) AND m < 512" "$TMP/$1.db"; }
+check "bridge: fewer Ms raced between grid Ms ($(filled bridge) against $(filled nobridge))" \
+	test "$(filled bridge)" -lt "$(filled nobridge)"
+check "bridge: less modelled GPU ($(gpu_s bridge) s against $(gpu_s nobridge) s)" \
+	awk -v a="$(gpu_s bridge)" -v b="$(gpu_s nobridge)" 'BEGIN { exit !(a < b) }'
+check "bridge: regret within 0.1% of no bridge's ($(geo bridge)% against $(geo nobridge)%)" \
+	awk -v a="$(geo bridge)" -v b="$(geo nobridge)" 'BEGIN { exit !(a <= b + 0.1) }'
+check "bridge: nowhere slower than the baseline" grep -q ' slower=0 ' "$TMP/bridge.regret"
 space=tests/spaces/search.yaml
 
 # each part off: --search-opts none screens with screen_pairs, retests

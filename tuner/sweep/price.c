@@ -56,9 +56,15 @@
 /* The new search's races: finalists a point races, those retested */
 #define PRICE_RACED 5.0
 #define PRICE_RETESTED 1.3
-/* Its held-out Ms that lose, or segments of different winners, whose Ms
- * between are then all raced: a share of the segments */
-#define PRICE_FILLED 0.15
+/* Segments whose ends have different winners, each retested at the
+ * other end (spans.c's bridge): a share of the segments (make
+ * bench-search's Llama-3-8B space: 11 of 140) */
+#define PRICE_BRIDGED 0.08
+/* Its held-out Ms that lose, or segments with no candidate winning at
+ * both ends after the bridge, whose Ms between are then all raced: a
+ * share of the segments (the Llama-3-8B space: 1 of 140; odd shapes: 6
+ * of 84) */
+#define PRICE_FILLED 0.04
 
 /* The cuBLASLt variants of all its steps over those of the first */
 static double lt_steps(const struct sweep *sw)
@@ -293,8 +299,13 @@ static double new_grid_m_s(const struct sweep *sw, int si, int m, struct sweep_p
 		return t;
 	const int h = grid_holdout(m, b);
 	t += baseline_s(sw, s, h) + eval_s(sw, s, h, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER);
+	if (sw->parts & SEARCH_BRIDGE)
+		t += PRICE_BRIDGED * (eval_s(sw, s, m, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER) +
+			      eval_s(sw, s, b, sw->sp->sweep.retest_pairs, PRICE_FINALIST_SLOWER));
+	/* without the bridge, every segment of different winners is filled */
+	const double filled = PRICE_FILLED + (sw->parts & SEARCH_BRIDGE ? 0 : PRICE_BRIDGED);
 	for (int q = m + 1; q < b; q++)
-		t += PRICE_FILLED * (baseline_s(sw, s, q) + race_s(sw, s, q, 2, p));
+		t += filled * (baseline_s(sw, s, q) + race_s(sw, s, q, 2, p));
 	return t;
 }
 

@@ -32,7 +32,7 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "prune", SEARCH_PRUNE }, { "early", SEARCH_EARLY }, { "race", SEARCH_RACE },
 		{ "grid", SEARCH_GRID }, { "carry", SEARCH_CARRY },
-		{ "cross", SEARCH_CROSS }, { "none", 0 },
+		{ "cross", SEARCH_CROSS }, { "bridge", SEARCH_BRIDGE }, { "none", 0 },
 	};
 	*search = SWEEP_DENSE;
 	*out = SEARCH_ALL;
@@ -57,7 +57,7 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 			i++;
 		if (i == ARRAY_SIZE(names)) {
 			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid, "
-				 "carry, cross or none", p);
+				 "carry, cross, bridge or none", p);
 			return -1;
 		}
 		*out |= names[i].bit;

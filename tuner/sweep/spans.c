@@ -10,8 +10,11 @@
  * 2. between grid neighbours a < b with Ms between them: every candidate
  *    retested at both that wins at both is timed at grid_holdout(a, b),
  *    the one emit will pick there (the larger smaller ratio) among them;
- *    where no candidate wins at both, or the pick loses to the
- *    baseline, every M between a and b is raced by the winners of a and b
+ *    where none wins at both but a and b have different winners, with
+ *    SEARCH_BRIDGE each is retested at the other end first
+ *    (segment_bridge); where still no candidate wins at both, or the
+ *    pick loses to the baseline, every M between a and b is raced by
+ *    the winners of a and b
  *    (emit serves a measured M on its own), so no M is served blind and
  *    none is left to the baseline where a finalist wins.
  *
@@ -28,6 +31,7 @@
 #include "grid.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,12 +279,42 @@ static int segment_pick(const struct span_plan *pl, int a, int b)
 	return pick;
 }
 
+/* Where no retested candidate wins at both ends of the segment a..b but
+ * each end has a winner (wa at a, wb at b, different), the bridge: wa
+ * retested at b and wb at a, into *ra_b and *rb_a; returns the one of
+ * them that wins at both whose smaller ratio is the larger (emit's pick
+ * among them), or -1. Two retests where racing every M between costs a
+ * baseline and a race at each (make bench-search's Llama-3-8B space: 11
+ * segments raced whole, 154 Ms, all with different winners at the ends). */
+static int segment_bridge(struct sweep *sw, const struct span_plan *pl, int a, int b,
+			  double *ra_b, double *rb_a)
+{
+	const int wa = winner_at(pl, a), wb = winner_at(pl, b);
+	*ra_b = *rb_a = -1;
+	if (wa < 0 || wb < 0 || wa == wb)
+		return -1;
+	sweep_eval_once(sw, wa, b, "retest", sw->sp->sweep.retest_pairs);
+	*ra_b = sw->stopped ? -1 : sweep_dev->last_ratio;
+	sweep_eval_once(sw, wb, a, "retest", sw->sp->sweep.retest_pairs);
+	*rb_a = sw->stopped ? -1 : sweep_dev->last_ratio;
+	const double la = fmin(ratio_of(pl, a, wa), *ra_b), lb = fmin(*rb_a, ratio_of(pl, b, wb));
+	if (la <= 1 && lb <= 1)
+		return -1;
+	return la >= lb ? wa : wb;
+}
+
 /* Step 2 on the segment item->m .. item->b. */
 static void segment_item(struct sweep *sw, const void *arg)
 {
 	const struct span_item *it = arg;
 	struct span_plan *pl = it->pl;
-	const int a = it->m, b = it->b, c = segment_pick(pl, a, b);
+	const int a = it->m, b = it->b;
+	double ra_b = -1, rb_a = -1;
+	int c = segment_pick(pl, a, b), bridged = 0;
+	if (c < 0 && sw->parts & SEARCH_BRIDGE && !sw->stopped) {
+		c = segment_bridge(sw, pl, a, b, &ra_b, &rb_a);
+		bridged = c >= 0;
+	}
 	if (c >= 0) {
 		/* every candidate that wins at both ends: emit certifies a
 		 * candidate's span over several segments only where it wins at
@@ -289,13 +323,17 @@ static void segment_item(struct sweep *sw, const void *arg)
 		const int h = grid_holdout(a, b);
 		double held = -1;
 		sweep_baseline_if_missing(sw, pl->si, h);
-		for (int i = 0; i < pl->nwon[a - pl->lo] && !sw->stopped; i++) {
+		for (int i = 0; i < pl->nwon[a - pl->lo] && !sw->stopped && !bridged; i++) {
 			const int t = pl->won[(a - pl->lo) * SPAN_KEEP + i];
 			if (ratio_of(pl, a, t) <= 1 || ratio_of(pl, b, t) <= 1)
 				continue;
 			sweep_eval_once(sw, t, h, "retest", sw->sp->sweep.retest_pairs);
 			if (t == c)
 				held = sweep_dev->last_ratio;
+		}
+		if (bridged && !sw->stopped) {
+			sweep_eval_once(sw, c, h, "retest", sw->sp->sweep.retest_pairs);
+			held = sweep_dev->last_ratio;
 		}
 		if (held > 1 || sw->stopped)
 			return;

@@ -30,7 +30,9 @@ enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
 			  * grid M before raced at each grid M (spans.c) */
 #define SEARCH_CROSS 32u /* with grid: each anchor's best cuBLASLt algorithms screened
 			  * at the range's other anchors too (spans.c) */
-#define SEARCH_ALL   63u
+#define SEARCH_BRIDGE 64u /* with grid: where a segment's ends have different winners, each
+			   * retested at the other end before its Ms are raced (spans.c) */
+#define SEARCH_ALL   127u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
