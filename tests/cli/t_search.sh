@@ -104,6 +104,14 @@ sweep cross new
 sweep nocross new --search-opts prune,early,race,grid,carry
 check "cross: regret below no cross's ($(geo cross)% against $(geo nocross)%)" \
 	awk -v a="$(geo cross)" -v b="$(geo nocross)" 'BEGIN { exit !(a < b) }'
+# from M = 256 on, an anchor screens its neighbour anchors' cuBLASLt
+# algorithms too (the cuBLASLt screens at 128 or 512 not at 256)
+unwide() { q "SELECT count(DISTINCT r.candidate_id) FROM result r JOIN candidate c \
+	ON c.id = r.candidate_id WHERE c.template = 'blas_lt' AND r.phase = 'screen' \
+	AND r.m IN (128, 512) AND NOT EXISTS (SELECT 1 FROM result x WHERE x.phase = 'screen' \
+	AND x.m = 256 AND x.candidate_id = r.candidate_id)" "$TMP/$1.db"; }
+check "cross: every cuBLASLt screen of 128 and 512 screened at 256 ($(unwide cross) left, \
+without cross $(unwide nocross))" test "$(unwide cross)" = 0 -a "$(unwide nocross)" -gt 0
 # bridge (tests/spaces/search_bridge.yaml, Llama-3-8B's gate_up over
 # 1..512): segments whose ends have different winners are retested across
 # instead of raced M by M: fewer Ms raced off the grid and its held-out

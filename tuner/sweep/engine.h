@@ -215,6 +215,10 @@ int sweep_race(struct sweep *sw, int si, int m, const int *ti, int n, int *won,
  * noise put another ahead in a round */
 #define SPAN_TMPLS 8
 #define SPAN_CARRY_EACH 2
+/* SEARCH_CROSS: from this M on, an anchor of a range shape also screens
+ * every cuBLASLt algorithm screened at the anchor before or after it
+ * (spans.c, cross_neighbours) */
+#define CROSS_WIDE_MIN_M 256
 /* spans.c: the range shapes on emit's grid (SEARCH_GRID) */
 void sweep_spans(struct sweep *sw, const char *family);
 

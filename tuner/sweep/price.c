@@ -53,6 +53,10 @@
  * bench-search's Llama-3-8B dense sweep 12,188 range and anchor retests
  * against 15,900 counted without sharing */
 #define PRICE_SHARED 0.5
+/* Of the cuBLASLt algorithms a neighbour anchor names, the share an
+ * anchor from CROSS_WIDE_MIN_M on has not screened (spans.c,
+ * cross_neighbours) */
+#define PRICE_CROSS_NEW 0.8
 /* The new search's races: finalists a point races, those retested */
 #define PRICE_RACED 5.0
 #define PRICE_RETESTED 1.3
@@ -311,7 +315,10 @@ static double new_grid_m_s(const struct sweep *sw, int si, int m, struct sweep_p
 
 /* SEARCH_CROSS at range shape si: the best SPAN_CARRY_EACH cuBLASLt
  * screens of each anchor screened at each other anchor, and at the
- * range's end past its last anchor (spans.c, cross_item); counted in
+ * range's end past its last anchor (spans.c, cross_item), and at each
+ * anchor from CROSS_WIDE_MIN_M on the cuBLASLt algorithms its neighbour
+ * anchors name (the heuristic's top in each orientation with its split-K
+ * variants, PRICE_CROSS_NEW of them not named there too); counted in
  * p->screens. */
 static double cross_s(const struct sweep *sw, int si, struct sweep_price *p)
 {
@@ -325,9 +332,12 @@ static double cross_s(const struct sweep *sw, int si, struct sweep_price *p)
 		if (j == s->n_ms && s->m_hi <= last)
 			break;
 		const int m = j < s->n_ms ? s->ms[j] : s->m_hi;
-		const int n = SPAN_CARRY_EACH * (s->n_ms - (j < s->n_ms));
+		double n = SPAN_CARRY_EACH * (s->n_ms - (j < s->n_ms));
+		if (j < s->n_ms && m >= CROSS_WIDE_MIN_M)
+			n += PRICE_CROSS_NEW * ((j > 0) + (j + 1 < s->n_ms)) * sw->sp->lt.top *
+			     sw->sp->lt.norients * (sw->sp->lt.nsplitk > 1 ? sw->sp->lt.nsplitk : 1);
 		t += n * eval_s(sw, s, m, sweep_screen_pairs(sw), PRICE_SCREEN_SLOWER);
-		p->screens += n;
+		p->screens += (long)n;
 	}
 	return t;
 }

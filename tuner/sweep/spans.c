@@ -348,6 +348,35 @@ static void segment_item(struct sweep *sw, const void *arg)
 		race_at(sw, pl, m, pool, n, 0);
 }
 
+/* SEARCH_CROSS at the anchors of range shape si from CROSS_WIDE_MIN_M on:
+ * every cuBLASLt algorithm screened at a neighbour anchor (st[0..nst):
+ * the shape's tasks; all: room for them) screened there too. The
+ * heuristic's names follow its tile choice for the M it is asked at; the
+ * fastest between two large anchors can be named only below them, far
+ * from the best there (make bench-search's Llama-3-8B gate_up: the
+ * truth's best at M = 321..478 is named at 8 and 128 only, 23rd of 121
+ * cuBLASLt screens at 128; most of the table's regret was there). */
+static void cross_neighbours(struct sweep *sw, int si, const struct cand_task *st, int nst,
+			     int *all)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	const struct tmpl *lt = tmpl_find("blas_lt");
+	for (int j = 0; lt && j < s->n_ms && !sweep_time_up(sw); j++) {
+		if (s->ms[j] < CROSS_WIDE_MIN_M)
+			continue;
+		for (int q = j - 1; q <= j + 1; q += 2) {
+			if (q < 0 || q >= s->n_ms)
+				continue;
+			const int nall = sweep_leaders(sw, si, s->ms[q], "screen", st, nst, nst, all, NULL);
+			for (int i = 0; i < nall && !sweep_time_up(sw); i++)
+				if (sw->tl->t[all[i]].cand.tmpl == lt &&
+				    db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[all[i]],
+						  s->ms[j], "screen", NULL) == 0)
+					sweep_eval(sw, all[i], s->ms[j], "screen", sweep_screen_pairs(sw));
+		}
+	}
+}
+
 /* SEARCH_CROSS for range shape si (one item a shape, before its plan):
  * the best SPAN_CARRY_EACH cuBLASLt screens of each anchor, as the
  * anchors' screens left them, screened at each other anchor where they
@@ -357,7 +386,8 @@ static void segment_item(struct sweep *sw, const void *arg)
  * ends past its last anchor gets them screened at its end too, and its
  * Ms past the last anchor race the end's best of each template
  * (search_spaces/h200.yaml's unpooler, 9..512, last anchor 256: its
- * regret against the truth 5.28% -> 4.91%, make bench-search). */
+ * regret against the truth 5.28% -> 4.91%, make bench-search). Then the
+ * large anchors' neighbours' (cross_neighbours). */
 static void cross_item(struct sweep *sw, const void *arg)
 {
 	const struct span_item *it = arg;
@@ -385,6 +415,7 @@ static void cross_item(struct sweep *sw, const void *arg)
 					  m, "screen", NULL) == 0)
 				sweep_eval(sw, best[b], m, "screen", sweep_screen_pairs(sw));
 		}
+	cross_neighbours(sw, si, st, nst, all);
 	free(best);
 	free(all);
 	free(st);
