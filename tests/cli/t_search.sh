@@ -6,7 +6,8 @@
 # measure only inside certified spans; less modelled GPU time than
 # --search dense for a table of the same regret within 0.5%; the carry
 # part's lower regret where an anchor's cuBLASLt algorithm wins far
-# beyond its window; the bridge part's cheaper segments.
+# beyond its window; the bridge part's cheaper segments; the thin part's
+# fewer screens.
 . "$(dirname "$0")/lib.sh"
 
 export GEMMTAB_WORKER=$PWD/build/tests/fake_worker
@@ -20,7 +21,7 @@ expect_exit "--search-opts without --search new: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search-opts race --dry-run
 expect_exit "--search-opts fast: usage error" 2 \
 	"$GEMMTAB" sweep --space "$space" --search new --search-opts race,fast --dry-run
-check "names the part" grep -q "'fast' is not prune, early, race, grid, carry, cross, bridge or none" "$TMP/err"
+check "names the part" grep -q "'fast' is not prune, early, race, grid, carry, cross, bridge, thin or none" "$TMP/err"
 
 # sweep NAME ARGS: a sweep of the space with --search ARGS into
 # $TMP/NAME.db, its GPU log, its table and its regret line in
@@ -46,8 +47,10 @@ check "a GEMV pruned at 128 by its read floor" test "$(q "SELECT count(*) FROM r
 	AND r.reason LIKE 'its read floor%cannot beat cuBLAS%'")" -gt 0
 check "no mma_skinny pruned" test "$(q "SELECT count(*) FROM result r JOIN candidate c \
 	ON c.id = r.candidate_id WHERE c.template = 'mma_skinny' AND r.reason LIKE 'its read floor%'")" = 0
-check "screens of 3 pairs at the anchors" test "$(q "SELECT count(*) FROM result WHERE phase = 'screen' \
-	AND pairs = 3 AND m IN (1, 8, 32, 128)")" -gt 10
+check "screens of 3 pairs at the anchors, and no screen of other pairs than 3 or a round's 10" \
+	test "$(q "SELECT count(*) FROM result WHERE phase = 'screen' AND pairs = 3 \
+	AND m IN (1, 8, 32, 128)")" -ge 5 -a "$(q "SELECT count(*) FROM result WHERE phase = 'screen' \
+	AND pairs NOT IN (3, 10)")" = 0
 raced=$(q "SELECT count(*) FROM result WHERE phase = 'screen' AND pairs = 10 AND m = 32")
 retested=$(q "SELECT count(*) FROM result WHERE phase = 'retest' AND m = 32")
 check "the race at 32 retests fewer than it ran ($retested of $raced)" \
@@ -129,6 +132,15 @@ check "bridge: regret within 0.1% of no bridge's ($(geo bridge)% against $(geo n
 	awk -v a="$(geo bridge)" -v b="$(geo nobridge)" 'BEGIN { exit !(a <= b + 0.1) }'
 check "bridge: nowhere slower than the baseline" grep -q ' slower=0 ' "$TMP/bridge.regret"
 space=tests/spaces/search.yaml
+
+# thin (tests/spaces/search.yaml, anchors 1, 8, 32, 128): the anchors 8
+# and 128 screen their neighbours' best and leave the rest out: fewer
+# screens there, the regret within 0.1% of no thin's
+sweep nothin new --search-opts prune,early,race,grid,carry,cross,bridge
+at8() { q "SELECT count(*) FROM result WHERE phase = 'screen' AND pairs = 3 AND m = 8" "$TMP/$1.db"; }
+check "thin: fewer screens at 8 ($(at8 new) against $(at8 nothin))" test "$(at8 new)" -lt "$(at8 nothin)"
+check "thin: regret within 0.1% of no thin's ($(geo new)% against $(geo nothin)%)" \
+	awk -v a="$(geo new)" -v b="$(geo nothin)" 'BEGIN { exit !(a <= b + 0.1) }'
 
 # each part off: --search-opts none screens with screen_pairs, retests
 # without a race and times every M of the range (ranges.c)

@@ -182,6 +182,9 @@ void sweep_search_points(struct sweep *sw, const char *family, int from);
 /* The range shapes on the grid, once every cuBLASLt step screened
  * (SEARCH_GRID; nothing otherwise) */
 void sweep_search_ranges(struct sweep *sw, const char *family);
+/* Whether anchor j of shape s is thin (SEARCH_THIN: the odd anchors of a
+ * range of three or more), screened after the rest from their best. */
+int sweep_thin_anchor(const struct sweep *sw, const struct shape *s, int j);
 double sweep_floor_us(struct sweep *sw, int si);
 /* Pairs of an early-stopping screen: enough to tell a candidate 25% behind
  * (the median of 3 ratios of 2% spread, one replay in 50 an outlier) */

@@ -208,6 +208,16 @@ static int races_todo(const struct sweep *sw, struct db *db, long long env, int 
 	return 0;
 }
 
+/* Whether m is a thin anchor of shape si (search.c, SEARCH_THIN). */
+static int thin_at(const struct sweep *sw, int si, int m)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	for (int j = 0; j < s->n_ms; j++)
+		if (s->ms[j] == m)
+			return sw->search == SWEEP_NEW && sweep_thin_anchor(sw, s, j);
+	return 0;
+}
+
 /* With --dry-run and a database that exists: how many of the screens
  * the plan counts that database already holds, in its newest environment,
  * for this build's template text (a (candidate, shape) the variant map
@@ -253,6 +263,14 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 			int r = known ? db_has_result(db, env, shape, cand, t->m, "screen", NULL) : 0;
 			if (r < 0)
 				goto fail;
+			/* a thin anchor whose race ended screens nothing more */
+			if (!r && thin_at(sw, si, t->m)) {
+				const int ended = have ? has_retest(db, env, shape, t->m) : 0;
+				if (ended < 0)
+					goto fail;
+				if (ended)
+					continue;
+			}
 			done += r;
 			todo += !r;
 			unknown += !known;

@@ -57,6 +57,10 @@
  * anchor from CROSS_WIDE_MIN_M on has not screened (spans.c,
  * cross_neighbours) */
 #define PRICE_CROSS_NEW 0.8
+/* Of a thin anchor's template candidates, the share it screens (search.c,
+ * thin_keep): make bench-search's Llama-3-8B space kept 0.63 to 0.81 at
+ * M = 2, 8 and 32, about 0.85 at 128 and 512 */
+#define PRICE_THIN_KEPT 0.7
 /* The new search's races: finalists a point races, those retested */
 #define PRICE_RACED 5.0
 #define PRICE_RETESTED 1.3
@@ -136,16 +140,16 @@ static double dense_finalists(const struct sweep *sw, int si, int m)
 /* The screens of shape si at anchor m with pairs pairs: each runnable
  * task at PRICE_SCREEN_SLOWER times the baseline, or a GEMV at its
  * passes over W when W outgrows L2 (with prune, one that cannot beat
- * the baseline so is not run), and the cuBLASLt variants. Their count
- * is added to p->screens. */
-static double screens_s(const struct sweep *sw, int si, int m, int pairs, int prune,
+ * the baseline so is not run), share of them (a thin anchor screens
+ * some: PRICE_THIN_KEPT), and the cuBLASLt variants. Their count is added
+ * to p->screens. */
+static double screens_s(const struct sweep *sw, int si, int m, int pairs, int prune, double share,
 			struct sweep_price *p)
 {
 	const struct shape *s = &sw->sp->shapes[si];
 	const double base = kernel_us(sw, s, m), wbytes = (double)s->n * s->k * (double)dtype_size(s->w);
 	const double floor = wbytes / (strstr(sw->sp->dev.name, "H100") ? PRICE_BW_H100 : PRICE_BW_H200) * 1e6;
-	long n = 0;
-	double t = 0;
+	double n = 0, t = 0;
 	for (int i = 0; i < sw->tl->n; i++) {
 		const struct task *k = &sw->tl->t[i];
 		if (k->shape != si || k->m != m || k->pruned)
@@ -158,12 +162,12 @@ static double screens_s(const struct sweep *sw, int si, int m, int pairs, int pr
 				continue;
 			us = fmax(us, passes * floor / 0.9);
 		}
-		t += costmodel_eval_s(pairs, base, us, s->n, s->k, m);
-		n++;
+		t += share * costmodel_eval_s(pairs, base, us, s->n, s->k, m);
+		n += share;
 	}
 	const long lt = point_screens(sw, si, m) - sweep_point_runnable(sw, si, m, 0) +
 			sweep_point_runnable(sw, si, m, sw->tl->n);
-	p->screens += n + lt;
+	p->screens += (long)n + lt;
 	return t + lt * eval_s(sw, s, m, pairs, PRICE_SCREEN_SLOWER);
 }
 
@@ -181,7 +185,7 @@ static double dense_shape_s(const struct sweep *sw, int si, struct sweep_price *
 		const int top = n < ss->retest_top ? (int)n : ss->retest_top;
 		if (!n)
 			continue;   /* nothing to screen: no baseline either */
-		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], ss->screen_pairs, 0, p);
+		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], ss->screen_pairs, 0, 1, p);
 		const int nms = sweep_retest_ms(s, s->ms[j], ms);
 		for (int q = 0; q < nms; q++)
 			t += top * eval_s(sw, s, ms[q], ss->retest_pairs, PRICE_FINALIST_SLOWER);
@@ -249,13 +253,14 @@ static double plan_finalists(const struct sweep *sw, int si, int j)
 }
 
 /* The pool a grid M m of range shape si races (spans.c, pool_at): the
- * finalists of the anchors whose windows hold m, each anchor's whole
- * (its per-template bests are its own screens' best: cuBLASLt names
- * algorithms per anchor), and, past the last anchor with SEARCH_CROSS,
+ * finalists of the anchors whose windows hold m, the first anchor's
+ * whole and PRICE_SHARED of a further one's (neighbour anchors share
+ * finalists: tests/spaces/search.yaml races 5 a grid M, where two whole
+ * anchors would price 8), and, past the last anchor with SEARCH_CROSS,
  * the range end's best cuBLASLt screens. The carried bests of the grid
  * M before are taken to be among those anchors' finalists (make
- * bench-search's reference space races 17 to 20 at qkv's grid Ms 9..64,
- * this prices 12 to 16: the carried ones outside are not counted). */
+ * bench-search's reference space races 17 to 20 at qkv's grid Ms 9..64;
+ * the carried ones outside are not counted). */
 static double grid_pool(const struct sweep *sw, int si, int m)
 {
 	const struct shape *s = &sw->sp->shapes[si];
@@ -263,7 +268,7 @@ static double grid_pool(const struct sweep *sw, int si, int m)
 	for (int j = 0; j < s->n_ms; j++)
 		if (sweep_anchor_covers(s, j, m)) {
 			const double f = plan_finalists(sw, si, j);
-			pool += f;
+			pool += pool > 0 ? PRICE_SHARED * f : f;
 		}
 	if (sw->parts & SEARCH_CROSS && m > s->ms[s->n_ms - 1] && sw->sp->lt.top &&
 	    s->w == DT_BF16 && s->x == DT_BF16 && s->y == DT_BF16)
@@ -362,7 +367,8 @@ static double new_shape_s(const struct sweep *sw, int si, struct sweep_price *p)
 		const long n = point_screens(sw, si, s->ms[j]);
 		if (!n)
 			continue;
-		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], 3, 1, p);
+		t += baseline_s(sw, s, s->ms[j]) + screens_s(sw, si, s->ms[j], 3, 1,
+					   sweep_thin_anchor(sw, s, j) ? PRICE_THIN_KEPT : 1, p);
 		t += race_s(sw, s, s->ms[j], (double)n, p);
 		any += n;
 	}

@@ -25,6 +25,11 @@
 #define EARLY_BEHIND 1.25
 /* The most finalists a point races */
 #define RACE_MAX 8
+/* SEARCH_THIN: the best screens of each neighbour anchor a thin anchor
+ * takes. Over make bench-search's Llama-3-8B sweep, the best screen at
+ * each of the 25 thin anchors (2, 8, 32, 128 and 512 of 5 shapes) is
+ * among its neighbours' best 64, or cuBLASLt's */
+#define THIN_TOP 64
 
 int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
 		       unsigned *out, char *why, size_t len)
@@ -32,7 +37,8 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 	static const struct { const char *name; unsigned bit; } names[] = {
 		{ "prune", SEARCH_PRUNE }, { "early", SEARCH_EARLY }, { "race", SEARCH_RACE },
 		{ "grid", SEARCH_GRID }, { "carry", SEARCH_CARRY },
-		{ "cross", SEARCH_CROSS }, { "bridge", SEARCH_BRIDGE }, { "none", 0 },
+		{ "cross", SEARCH_CROSS }, { "bridge", SEARCH_BRIDGE }, { "thin", SEARCH_THIN },
+		{ "none", 0 },
 	};
 	*search = SWEEP_DENSE;
 	*out = SEARCH_ALL;
@@ -57,7 +63,7 @@ int sweep_search_parse(const char *method, const char *parts, enum sweep_search 
 			i++;
 		if (i == ARRAY_SIZE(names)) {
 			snprintf(why, len, "--search-opts: '%s' is not prune, early, race, grid, "
-				 "carry, cross, bridge or none", p);
+				 "carry, cross, bridge, thin or none", p);
 			return -1;
 		}
 		*out |= names[i].bit;
@@ -116,12 +122,61 @@ static int by_ratio(const void *a, const void *b)
 	return (x->ratio < y->ratio) - (x->ratio > y->ratio);
 }
 
-/* Screen the tasks of shape si at anchor m from index from on that have
- * no screen yet, base_us the baseline's time there (-1: unknown). */
-static void screen_point(struct sweep *sw, int si, int m, int from, double base_us)
+int sweep_thin_anchor(const struct sweep *sw, const struct shape *s, int j)
+{
+	return sw->parts & SEARCH_THIN && shape_is_range(s) && s->n_ms >= 3 && j % 2 == 1;
+}
+
+/* Mark in keep[] (of sw->tl->n, zeroed) the tasks of shape si that its
+ * thin anchor j screens: the candidates among the THIN_TOP best screens
+ * at anchor j - 1 or j + 1, those with a task at neither (a template's
+ * constraints admit a candidate at some Ms only), and cuBLASLt's, which
+ * its heuristic names per M. */
+static void thin_keep(struct sweep *sw, int si, int j, char *keep)
+{
+	const struct shape *s = &sw->sp->shapes[si];
+	const struct tmpl *lt = tmpl_find("blas_lt");
+	int *top = xmalloc(sizeof(*top) * THIN_TOP), nst[2] = { 0, 0 }, nhere;
+	struct cand_task *st[2] = { NULL, NULL };
+	struct cand_task *here = sweep_point_tasks(sw, si, s->ms[j], &nhere);
+	for (int q = 0; q < 2; q++) {
+		const int jq = j - 1 + 2 * q;
+		if (jq >= s->n_ms)
+			continue;
+		st[q] = sweep_point_tasks(sw, si, s->ms[jq], &nst[q]);
+		const int n = sweep_leaders(sw, si, s->ms[jq], "screen", st[q], nst[q], THIN_TOP, top, NULL);
+		for (int i = 0; i < n; i++) {
+			const int k = sweep_point_task(here, nhere, sw->cand_id[top[i]]);
+			if (k >= 0)
+				keep[k] = 1;
+		}
+	}
+	for (int i = 0; i < nhere; i++) {
+		const int k = here[i].task;
+		const long long c = sw->cand_id[k];
+		keep[k] |= sw->tl->t[k].cand.tmpl == lt ||
+			   ((!st[0] || sweep_point_task(st[0], nst[0], c) < 0) &&
+			    (!st[1] || sweep_point_task(st[1], nst[1], c) < 0));
+	}
+	free(top);
+	free(here);
+	free(st[0]);
+	free(st[1]);
+}
+
+/* Screen the tasks of shape si at anchor j (at m) from index from on
+ * that have no screen yet, base_us the baseline's time there (-1:
+ * unknown). At a thin anchor, those thin_keep() leaves out are done
+ * unscreened (after floor pruning, which costs no GPU time). */
+static void screen_point(struct sweep *sw, int si, int j, int m, int from, double base_us)
 {
 	const double floor = sw->parts & SEARCH_PRUNE && base_us > 0 ? sweep_floor_us(sw, si) : -1;
 	const int pairs = sweep_screen_pairs(sw);
+	char *keep = NULL;
+	if (sweep_thin_anchor(sw, &sw->sp->shapes[si], j)) {
+		keep = xcalloc((size_t)sw->tl->n + 1, 1);
+		thin_keep(sw, si, j, keep);
+	}
 	for (int i = from; i < sw->tl->n && !sweep_time_up(sw); i++) {
 		const struct task *t = &sw->tl->t[i];
 		if (t->shape != si || t->m != m || sw->done[i])
@@ -136,9 +191,15 @@ static void screen_point(struct sweep *sw, int si, int m, int from, double base_
 			sw->done[i] = 1;
 			continue;
 		}
+		if (keep && !keep[i]) {
+			sw->evals_done++;
+			sw->done[i] = 1;
+			continue;
+		}
 		sweep_eval(sw, i, m, "screen", pairs);
 		sw->done[i] = !sw->stopped;
 	}
+	free(keep);
 }
 
 /* The point's screens, as the database holds them (this run's and a
@@ -241,7 +302,7 @@ static void anchor_item(struct sweep *sw, const void *arg)
 	}
 	int fin[RACE_MAX > 64 ? RACE_MAX : 64], won[64], ended;
 	double ratio[64];
-	screen_point(sw, si, m, from, base_us);
+	screen_point(sw, si, it->j, m, from, base_us);
 	if (!sw->retest || sweep_time_up(sw))
 		return;
 	const int nfin = finalists(sw, si, m, from, fin, &ended);
@@ -260,10 +321,21 @@ void sweep_search_points(struct sweep *sw, const char *family, int from)
 	for (int i = from; i < sw->tl->n; i++)
 		sw->evals_total += !sw->done[i];
 	struct phase_item *items = xmalloc(sizeof(*items) * (size_t)(sw->sp->nshapes * MAX_MS + 1));
+	struct phase_item *thin = xmalloc(sizeof(*thin) * (size_t)(sw->sp->nshapes * MAX_MS + 1));
 	sw->phase_from = from;
-	sweep_phase(sw, anchor_item, items, sizeof(*items),
-		    sweep_anchor_items(sw, family, from, items));
+	/* the thin anchors after the rest: they screen from their neighbours */
+	const int n = sweep_anchor_items(sw, family, from, items);
+	int nrest = 0, nthin = 0;
+	for (int i = 0; i < n; i++) {
+		if (sweep_thin_anchor(sw, &sw->sp->shapes[items[i].si], items[i].j))
+			thin[nthin++] = items[i];
+		else
+			items[nrest++] = items[i];
+	}
+	sweep_phase(sw, anchor_item, items, sizeof(*items), nrest);
+	sweep_phase(sw, anchor_item, thin, sizeof(*thin), nthin);
 	free(items);
+	free(thin);
 	/* the grid waits for the cuBLASLt steps (sweep_search_ranges): its
 	 * races take every step's best screens at once */
 	if (sw->retest && !(sw->parts & SEARCH_GRID))

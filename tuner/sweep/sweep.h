@@ -32,7 +32,9 @@ enum sweep_search { SWEEP_DENSE, SWEEP_NEW };
 			  * at the range's other anchors too (spans.c) */
 #define SEARCH_BRIDGE 64u /* with grid: where a segment's ends have different winners, each
 			   * retested at the other end before its Ms are raced (spans.c) */
-#define SEARCH_ALL   127u
+#define SEARCH_THIN 128u  /* every other anchor of a range screens its neighbour anchors'
+			   * best templates and cuBLASLt's own (search.c) */
+#define SEARCH_ALL   255u
 
 /* What the command line asked of a sweep. */
 struct sweep_opts {
