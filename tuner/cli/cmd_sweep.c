@@ -54,7 +54,7 @@ static const char usage_text[] =
 	"  --search METHOD   dense (every anchor screened, every M of a range timed)\n"
 	"                    or new (races, emit's M grid with held-out Ms) [dense]\n"
 	"  --search-opts P   the new search's parts, a list of prune, early, race,\n"
-	"                    grid, carry, cross, bridge, or none [all]\n"
+	"                    grid, carry, cross, bridge, thin, or none [all]\n"
 	"  --cache DIR       cubin cache [.cache/gemmtab]\n"
 	"  --jobs N          compile processes [all CPUs]\n"
 	"  --deadline S      seconds per candidate before its worker is killed [space's]\n"

@@ -53,7 +53,8 @@ struct sweep_opts {
 };
 
 /* --search METHOD and --search-opts PARTS (NULL: all of them; a comma
- * list of prune, early, race, grid, carry, cross, or none) into *search and *parts.
+ * list of prune, early, race, grid, carry, cross, bridge, thin, or none)
+ * into *search and *parts.
  * Returns 0, or -1 with what is wrong in why (len bytes). */
 int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
 		       unsigned *out, char *why, size_t len);
