@@ -191,30 +191,33 @@ static int range_todo(const struct sweep *sw, struct db *db, long long env, int 
 }
 
 /* --search new: the anchors of shape si (database id shape, 0: none)
- * whose race has not ended (no retest there yet), added to *n. Returns 0
- * or -1. */
+ * whose race has not ended (no retest there yet), added to *n; whether
+ * each anchor's race ended into ended[] (of s->n_ms). Returns 0 or -1. */
 static int races_todo(const struct sweep *sw, struct db *db, long long env, int si,
-		      long long shape, long *n)
+		      long long shape, long *n, char *ended)
 {
 	const struct shape *s = &sw->sp->shapes[si];
-	for (int j = 0; j < s->n_ms && sw->search == SWEEP_NEW && sw->retest; j++) {
-		if (!sweep_point_runnable(sw, si, s->ms[j], 0))
+	for (int j = 0; j < s->n_ms; j++) {
+		ended[j] = 0;
+		if (sw->search != SWEEP_NEW || !sw->retest || !sweep_point_runnable(sw, si, s->ms[j], 0))
 			continue;
 		const int r = shape ? has_retest(db, env, shape, s->ms[j]) : 0;
 		if (r < 0)
 			return -1;
+		ended[j] = (char)r;
 		*n += !r;
 	}
 	return 0;
 }
 
-/* Whether m is a thin anchor of shape si (search.c, SEARCH_THIN). */
-static int thin_at(const struct sweep *sw, int si, int m)
+/* Whether m is a thin anchor of shape si (search.c, SEARCH_THIN) whose
+ * race ended (ended[], races_todo's): it screens nothing more. */
+static int thin_ended(const struct sweep *sw, int si, int m, const char *ended)
 {
 	const struct shape *s = &sw->sp->shapes[si];
 	for (int j = 0; j < s->n_ms; j++)
 		if (s->ms[j] == m)
-			return sw->search == SWEEP_NEW && sweep_thin_anchor(sw, s, j);
+			return sw->search == SWEEP_NEW && sweep_thin_anchor(sw, s, j) && ended[j];
 	return 0;
 }
 
@@ -248,9 +251,10 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 		long long shape = 0, cand;
 		if (family && strcmp(family, s->family))
 			continue;
+		char ended[MAX_MS];
 		int have = db_shape_find(db, s, &shape);
 		if (have < 0 || range_todo(sw, db, env, si, have ? shape : 0, &range_ms, &range_s) ||
-		    races_todo(sw, db, env, si, have ? shape : 0, &races))
+		    races_todo(sw, db, env, si, have ? shape : 0, &races, ended))
 			goto fail;
 		for (int i = 0; i < sw->tl->n; i++) {
 			const struct task *t = &sw->tl->t[i];
@@ -263,14 +267,8 @@ int sweep_print_resume(const struct sweep *sw, const char *family)
 			int r = known ? db_has_result(db, env, shape, cand, t->m, "screen", NULL) : 0;
 			if (r < 0)
 				goto fail;
-			/* a thin anchor whose race ended screens nothing more */
-			if (!r && thin_at(sw, si, t->m)) {
-				const int ended = have ? has_retest(db, env, shape, t->m) : 0;
-				if (ended < 0)
-					goto fail;
-				if (ended)
-					continue;
-			}
+			if (!r && thin_ended(sw, si, t->m, ended))
+				continue;
 			done += r;
 			todo += !r;
 			unknown += !known;
