@@ -281,23 +281,21 @@ static int segment_pick(const struct span_plan *pl, int a, int b)
 
 /* Where no retested candidate wins at both ends of the segment a..b but
  * each end has a winner (wa at a, wb at b, different), the bridge: wa
- * retested at b and wb at a, into *ra_b and *rb_a; returns the one of
- * them that wins at both whose smaller ratio is the larger (emit's pick
- * among them), or -1. Two retests where racing every M between costs a
- * baseline and a race at each (make bench-search's Llama-3-8B space: 11
- * segments raced whole, 154 Ms, all with different winners at the ends). */
-static int segment_bridge(struct sweep *sw, const struct span_plan *pl, int a, int b,
-			  double *ra_b, double *rb_a)
+ * retested at b and wb at a; returns the one of them that wins at both
+ * whose smaller ratio is the larger (emit's pick among them), or -1. Two
+ * retests where racing every M between costs a baseline and a race at
+ * each (make bench-search's Llama-3-8B space: 11 segments raced whole,
+ * 154 Ms, all with different winners at the ends). */
+static int segment_bridge(struct sweep *sw, const struct span_plan *pl, int a, int b)
 {
 	const int wa = winner_at(pl, a), wb = winner_at(pl, b);
-	*ra_b = *rb_a = -1;
 	if (wa < 0 || wb < 0 || wa == wb)
 		return -1;
 	sweep_eval_once(sw, wa, b, "retest", sw->sp->sweep.retest_pairs);
-	*ra_b = sw->stopped ? -1 : sweep_dev->last_ratio;
+	const double ra_b = sw->stopped ? -1 : sweep_dev->last_ratio;
 	sweep_eval_once(sw, wb, a, "retest", sw->sp->sweep.retest_pairs);
-	*rb_a = sw->stopped ? -1 : sweep_dev->last_ratio;
-	const double la = fmin(ratio_of(pl, a, wa), *ra_b), lb = fmin(*rb_a, ratio_of(pl, b, wb));
+	const double rb_a = sw->stopped ? -1 : sweep_dev->last_ratio;
+	const double la = fmin(ratio_of(pl, a, wa), ra_b), lb = fmin(rb_a, ratio_of(pl, b, wb));
 	if (la <= 1 && lb <= 1)
 		return -1;
 	return la >= lb ? wa : wb;
@@ -309,10 +307,9 @@ static void segment_item(struct sweep *sw, const void *arg)
 	const struct span_item *it = arg;
 	struct span_plan *pl = it->pl;
 	const int a = it->m, b = it->b;
-	double ra_b = -1, rb_a = -1;
 	int c = segment_pick(pl, a, b), bridged = 0;
 	if (c < 0 && sw->parts & SEARCH_BRIDGE && !sw->stopped) {
-		c = segment_bridge(sw, pl, a, b, &ra_b, &rb_a);
+		c = segment_bridge(sw, pl, a, b);
 		bridged = c >= 0;
 	}
 	if (c >= 0) {
@@ -348,6 +345,15 @@ static void segment_item(struct sweep *sw, const void *arg)
 		race_at(sw, pl, m, pool, n, 0);
 }
 
+/* Task t of range shape si screened at m unless the database holds a
+ * screen of it there. */
+static void screen_missing(struct sweep *sw, int si, int t, int m)
+{
+	if (db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[t], m, "screen",
+			  NULL) == 0)
+		sweep_eval(sw, t, m, "screen", sweep_screen_pairs(sw));
+}
+
 /* SEARCH_CROSS at the anchors of range shape si from CROSS_WIDE_MIN_M on:
  * every cuBLASLt algorithm screened at a neighbour anchor (st[0..nst):
  * the shape's tasks; all: room for them) screened there too. The
@@ -369,10 +375,8 @@ static void cross_neighbours(struct sweep *sw, int si, const struct cand_task *s
 				continue;
 			const int nall = sweep_leaders(sw, si, s->ms[q], "screen", st, nst, nst, all, NULL);
 			for (int i = 0; i < nall && !sweep_time_up(sw); i++)
-				if (sw->tl->t[all[i]].cand.tmpl == lt &&
-				    db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[all[i]],
-						  s->ms[j], "screen", NULL) == 0)
-					sweep_eval(sw, all[i], s->ms[j], "screen", sweep_screen_pairs(sw));
+				if (sw->tl->t[all[i]].cand.tmpl == lt)
+					screen_missing(sw, si, all[i], s->ms[j]);
 		}
 	}
 }
@@ -409,12 +413,8 @@ static void cross_item(struct sweep *sw, const void *arg)
 	/* at the anchors, and at the range's end past the last anchor */
 	const int last = s->ms[s->n_ms - 1], nat = s->n_ms + (s->m_hi > last);
 	for (int j = 0; j < nat && !sweep_time_up(sw); j++)
-		for (int b = 0; b < nb && !sweep_time_up(sw); b++) {
-			const int m = j < s->n_ms ? s->ms[j] : s->m_hi;
-			if (db_has_result(sw->db, sw->env_id, sw->shape_id[si], sw->cand_id[best[b]],
-					  m, "screen", NULL) == 0)
-				sweep_eval(sw, best[b], m, "screen", sweep_screen_pairs(sw));
-		}
+		for (int b = 0; b < nb && !sweep_time_up(sw); b++)
+			screen_missing(sw, si, best[b], j < s->n_ms ? s->ms[j] : s->m_hi);
 	cross_neighbours(sw, si, st, nst, all);
 	free(best);
 	free(all);
@@ -463,6 +463,16 @@ static void plan_init(struct sweep *sw, int si, struct span_plan *pl)
 	pl->ratio = xmalloc(sizeof(*pl->ratio) * nm * SPAN_KEEP);
 }
 
+/* Item it appended to *items (of *n, room for *cap). */
+static void item_add(struct span_item **items, int *n, int *cap, struct span_item it)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		*items = xrealloc(*items, sizeof(**items) * (size_t)*cap);
+	}
+	(*items)[(*n)++] = it;
+}
+
 void sweep_spans(struct sweep *sw, const char *family)
 {
 	struct span_plan *plans = xcalloc((size_t)sw->sp->nshapes, sizeof(*plans));
@@ -475,11 +485,7 @@ void sweep_spans(struct sweep *sw, const char *family)
 			if (!shape_is_range(s) || (family && strcmp(family, s->family)))
 				continue;
 			if (step == 0) {
-				if (n == cap) {
-					cap = cap ? 2 * cap : 1024;
-					items = xrealloc(items, sizeof(*items) * (size_t)cap);
-				}
-				items[n++] = (struct span_item){ NULL, si, 0 };
+				item_add(&items, &n, &cap, (struct span_item){ NULL, si, 0 });
 				continue;
 			}
 			if (step == 1)
@@ -490,11 +496,7 @@ void sweep_spans(struct sweep *sw, const char *family)
 				const int b = grid_next(m, s->m_lo, s->m_hi);
 				if (step == 2 && (!b || b - m < 2))
 					continue;
-				if (n == cap) {
-					cap = cap ? 2 * cap : 1024;
-					items = xrealloc(items, sizeof(*items) * (size_t)cap);
-				}
-				items[n++] = (struct span_item){ &plans[si], m, b };
+				item_add(&items, &n, &cap, (struct span_item){ &plans[si], m, b });
 			}
 		}
 		sweep_phase(sw, step == 0 ? cross_item : step == 1 ? grid_item : segment_item, items,
