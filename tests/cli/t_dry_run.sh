@@ -86,6 +86,18 @@ expect_line "40,606 candidates, 11,267 instantiations, as with the literals" "$T
 printf 'name: Half H200\nsm_count: 66\nsmem_optin: 232448\nsmem_sm: 233472\nsmem_reserved: 1024\nl2_bytes: 62914560\nmax_cluster: 8\n' >"$TMP/half.yaml"
 expect_exit "--device-profile of 66 SMs" 0 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile "$TMP/half.yaml"
 check "enumerates for 66 SMs" grep -q "^total: 49102 candidates" "$TMP/out"
+est_s() { sed -n 's/^estimate: compile [0-9]* s at [0-9]*\/s; GPU \([0-9]*\) s.*/\1/p' "$TMP/out" | head -n 1; }
+expect_exit "--device-profile h100 (built in)" 0 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile h100
+check "the H100 enumerates the H200's 40,606 candidates (the same SMs)" grep -q "^total: 40606 candidates" "$TMP/out"
+# Llama-3-8B's weights all outgrow both L2s: the H100's bandwidth prices
+# its kernels, so its evals, slower
+"$GEMMTAB" init --model tests/models/llama-3-8b.json --tp 1 --max-m 512 --out "$TMP/llama.yaml" 2>/dev/null
+expect_exit "Llama-3-8B on the built-in H200 profile" 0 "$GEMMTAB" sweep --space "$TMP/llama.yaml" --dry-run --search new
+h200_s=$(est_s)
+expect_exit "and on the H100's" 0 "$GEMMTAB" sweep --space "$TMP/llama.yaml" --dry-run --search new --device-profile h100
+check "is priced slower there (less bandwidth): $(est_s) s against ${h200_s:-none}" test "$(est_s)" -gt "${h200_s:-999999}"
+expect_exit "--device-profile h300: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile h300
+check "names the built-in profiles" grep -q "^--device-profile h300: neither a profile file nor a built-in name (h200, h100)" "$TMP/err"
 printf 'name: x\nsm_count: 66\n' >"$TMP/bad.yaml"
 expect_exit "a profile missing a figure: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile "$TMP/bad.yaml"
 expect_line "at its LINE:COL" "$TMP/err" "$TMP/bad.yaml:1:1: a device profile lacks required key 'smem_optin'"

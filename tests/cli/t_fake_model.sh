@@ -35,14 +35,15 @@ check "and per baseline" \
 	test "$(grep -c '^baseline ' "$TMP/gpu.log")" = "$(q "SELECT count(*) FROM baseline")"
 check "cuBLASLt's heuristic asked at 4 anchors, costing no GPU time" \
 	test "$(awk '$1 == "lt_algos" && $5 == 0' "$TMP/gpu.log" | wc -l)" = 4
-# every eval costs at least 0.762 ms + pairs x 0.126 ms (costmodel.h); in
-# request order (one worker) each is 0.762 ms + its FP64 reference +
-# pairs x (0.126 ms + 1.93 x the two kernels' times), which the recorded
+# every eval costs at least 1.233 ms + pairs x 0.148 ms (costmodel.h); in
+# request order (one worker) each is 1.233 ms + 15.70 ms per GB of W's
+# bf16 + its FP64 reference + pairs x (0.148 ms + 1.33 x the two
+# kernels' times), which the recorded
 # medians give within their noise; the reference is the naive kernel's
 # 0.744 ms x N*K*M/1e9 below M = 6, from there on the DGEMM's 18 bytes
 # per element of W and X and 8 per element of R at 0.93 x 4.8 TB/s plus
 # 2 N*K*M flops at 60 TFLOP/s
-check "no eval below its fixed cost" test "$(awk '$1 == "eval" && $5 < 0.762e-3 + $4 * 0.126e-3' \
+check "no eval below its fixed cost" test "$(awk '$1 == "eval" && $5 < 1.233e-3 + $4 * 0.148e-3' \
 	"$TMP/gpu.log" | wc -l)" = 0
 q "SELECT m, pairs, base_us, cand_us FROM result ORDER BY id" | tr , ' ' >"$TMP/rows"
 grep '^eval ' "$TMP/gpu.log" | paste -d ' ' - "$TMP/rows" >"$TMP/costs"
@@ -50,7 +51,7 @@ check "each eval's cost follows its kernels' times ($(wc -l <"$TMP/costs") evals
 	{ n = 2304; k = 8192; m = $6
 	  ref = m < 6 ? 0.744e-3 * n * k * m / 1e9 : \
 		(18 * (n * k + m * k) + 8 * m * n) / (0.93 * 4.8e12) + 2 * n * k * m / 60e12
-	  want = 0.762e-3 + ref + $7 * (0.126e-3 + 1.93 * ($8 + $9) * 1e-6)
+	  want = 1.233e-3 + 15.70e-3 * 2 * n * k / 1e9 + ref + $7 * (0.148e-3 + 1.33 * ($8 + $9) * 1e-6)
 	  if ($3 != $6 || $4 != $7 || $5 / want > 1.05 || $5 / want < 0.95) bad++ }
 	END { exit !(NR > 100 && !bad) }' "$TMP/costs"
 check "the figures are noisy: a screen and a retest of one candidate differ" \

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The longest --deadline accepted: a day; any more is a typo. The
  * shortest: 1 s. A candidate's first eval on a worker loads its module
@@ -40,8 +41,9 @@ static const char usage_text[] =
 	"                    each shape, the same on every host), for N hosts\n"
 	"  --dry-run         parse, enumerate and prune; print counts and an estimate; no GPU\n"
 	"  --strict          with --dry-run: exit 1 when a shape gets no candidate\n"
-	"  --device-profile FILE  the figures a dry run's constraints read (sm_count,\n"
-	"                    smem_optin, ...) [the H200's]; a sweep reads its GPU's\n"
+	"  --device-profile FILE  the figures a dry run's constraints and estimate read\n"
+	"                    (sm_count, smem_optin, ...; h200 or h100 names a built-in\n"
+	"                    one) [h200]; a sweep reads its GPU's\n"
 	"  --seed-from DB_OR_TABLE  a table moved to this GPU: screen at each anchor\n"
 	"                    only the finalists of a database's retests or a table's\n"
 	"                    entries there, with their grid neighbours, and the\n"
@@ -175,7 +177,13 @@ static int load_space(const struct sweep_args *a, struct space *sp)
 	}
 	if (a->profile) {
 		struct device_profile d;
-		if (device_profile_load(a->profile, &d) || space_set_device(sp, &d))
+		if (device_profile_builtin(a->profile, &d) && device_profile_load(a->profile, &d)) {
+			if (access(a->profile, F_OK))
+				fprintf(stderr, "--device-profile %s: neither a profile file nor a "
+					"built-in name (h200, h100)\n", a->profile);
+			goto bad;
+		}
+		if (space_set_device(sp, &d))
 			goto bad;
 	}
 	if (sp->ngrids == 0 && !sp->lt.top) {

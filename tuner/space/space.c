@@ -1103,6 +1103,22 @@ void device_profile_h200(struct device_profile *d)
 	*d = (struct device_profile){ "NVIDIA H200", 132, 227 * 1024, 228 * 1024, 1024, 60L << 20, 8 };
 }
 
+int device_profile_builtin(const char *name, struct device_profile *d)
+{
+	if (!strcmp(name, "h200")) {
+		device_profile_h200(d);
+		return 0;
+	}
+	/* the H100 SXM: the H200's SMs and shared memory, a 50 MiB L2 (run
+	 * 293's probe: L2 52428800 bytes) */
+	if (!strcmp(name, "h100")) {
+		*d = (struct device_profile){ "NVIDIA H100 80GB HBM3", 132, 227 * 1024, 228 * 1024,
+					      1024, 50L << 20, 8 };
+		return 0;
+	}
+	return -1;
+}
+
 int device_profile_load(const char *path, struct device_profile *d)
 {
 	static const char *const keys[] = { "name", "sm_count", "smem_optin", "smem_sm",

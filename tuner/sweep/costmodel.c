@@ -20,5 +20,7 @@ double costmodel_ref_s(long n, long k, long m)
 
 double costmodel_eval_s(int pairs, double base_us, double cand_us, long n, long k, long m)
 {
-	return COST_EVAL_S + costmodel_ref_s(n, k, m) + costmodel_pairs_s(pairs, base_us + cand_us);
+	const double w_gb = 2.0 * (double)n * (double)k * 1e-9;
+	return COST_EVAL_S + COST_INPUT_S_PER_GB * w_gb + costmodel_ref_s(n, k, m) +
+	       costmodel_pairs_s(pairs, base_us + cand_us);
 }

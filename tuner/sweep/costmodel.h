@@ -3,19 +3,22 @@
  * the kernels' own times: the price the sweep's estimate and the fake
  * worker's modelled GPU (tests/fake/gpumodel.c) both charge.
  *
- * An eval validates the candidate on fresh inputs against an FP64
- * reference, then times pairs of graph replays (baseline, candidate),
- * each pair with its L2 flush and the overhead replay:
+ * An eval draws fresh inputs, validates the candidate on them against an
+ * FP64 reference, then times pairs of graph replays (baseline,
+ * candidate), each pair with its L2 flush and the overhead replay:
  *
- *   s = COST_EVAL_S + ref(N, K, M)
+ *   s = COST_EVAL_S + COST_INPUT_S_PER_GB * W's bytes / 1e9 + ref(N, K, M)
  *       + pairs * (COST_PAIR_S + COST_REPLAY * (t_base + t_cand))
  *
- * COST_EVAL_S, COST_PAIR_S, COST_REPLAY and COST_REF_NAIVE_S_PER_GMAC
- * are a least-squares fit of the gaps between consecutive ok results of
- * one sweep run in db/h200.db (39,682 evals of 10 and 200 pairs, gaps
- * under 1 s; rms 4.8 ms), when every eval's reference was the naive
- * kernel's; rerun it with the query in docs/guide.md ("The fake worker
- * and the modelled GPU").
+ * COST_EVAL_S, COST_INPUT_S_PER_GB, COST_PAIR_S and COST_REPLAY are a
+ * least-squares fit of the gaps between consecutive ok results of run
+ * 293's sweep on an H100 (examples/llama-3-8b/h100.db.gz: 24,697 evals
+ * of 3, 10 and 100 pairs, gaps under 1 s, rms 10.0 ms), with ref() at the
+ * prices below; lab/notes.md (run 293) has the fit. W's bytes: the
+ * fresh weights drawn (docs/workload.md), their FP64 copy and the
+ * validation replays' reads scale with them: 15.7 ms per GB, 16.5 ms an
+ * eval of Llama-3-8B's lm_head. The H200 fit before it (db/h200.db,
+ * 39,682 evals, no W term) read 0.762 ms, 0.126 ms and 1.93.
  *
  * The worker computes its reference as the naive kernel below
  * COST_REF_DGEMM_MIN_M tokens and as a DGEMM from there on
@@ -35,13 +38,16 @@
 #ifndef GT_COSTMODEL_H
 #define GT_COSTMODEL_H
 
-/* per eval: setup, fresh inputs, the validation replays */
-#define COST_EVAL_S 0.762e-3
+/* per eval: setup, the launches of the fills and the validation */
+#define COST_EVAL_S 1.233e-3
+/* per eval, per GB of W (bf16: 2 bytes an element): the fresh inputs
+ * and the validation replays' reads */
+#define COST_INPUT_S_PER_GB 15.70e-3
 /* per pair: the flush read and the replays' launch and sync */
-#define COST_PAIR_S 0.126e-3
+#define COST_PAIR_S 0.148e-3
 /* kernel time per pair, over the two kernels' medians: each pair replays
- * each kernel about twice (its warm-up and its timed replay) */
-#define COST_REPLAY 1.93
+ * each kernel (its warm-up and its timed replay) */
+#define COST_REPLAY 1.33
 /* the naive FP64 reference (one warp per output, CUDA-core FP64), per
  * 1e9 multiply-adds of N x K x M: fitted as above */
 #define COST_REF_NAIVE_S_PER_GMAC 0.744e-3

@@ -19,6 +19,7 @@
 static struct {
 	int set;
 	int sticky;
+	int refused;            /* the recorded one is a gpu_refuse */
 	char msg[512];
 } last_error;
 
@@ -35,6 +36,7 @@ static void record(int sticky, const char *fmt, ...)
 	if (!last_error.set || (sticky && !last_error.sticky)) {
 		memcpy(last_error.msg, msg, sizeof(msg));
 		last_error.set = 1;
+		last_error.refused = 0;
 	}
 	last_error.sticky |= sticky;
 }
@@ -117,6 +119,24 @@ int gpu_fail(const char *fmt, ...)
 	return -1;
 }
 
+int gpu_refuse(const char *fmt, ...)
+{
+	if (last_error.set)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error.msg, sizeof(last_error.msg), fmt, ap);
+	va_end(ap);
+	last_error.set = 1;
+	last_error.refused = 1;
+	return -1;
+}
+
+int gpu_error_refused(void)
+{
+	return last_error.set && last_error.refused && !last_error.sticky;
+}
+
 const char *gpu_error(void)
 {
 	return last_error.set ? last_error.msg : NULL;
@@ -126,6 +146,7 @@ void gpu_error_clear(void)
 {
 	last_error.set = 0;
 	last_error.sticky = 0;
+	last_error.refused = 0;
 	last_error.msg[0] = '\0';
 }
 

@@ -41,6 +41,12 @@ void gpu_error_clear(void);
 /* Print and record an error that is not a CUDA call's (a malformed plan,
  * an unreadable cubin) the same way; always returns -1. */
 int gpu_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Record, without printing, that a library declined the candidate at this
+ * point (cuBLASLt's algorithm check): not an error of the candidate's
+ * code, so its eval is answered pruned. Always returns -1. */
+int gpu_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether the recorded error is a gpu_refuse (and nothing sticky since). */
+int gpu_error_refused(void);
 
 /* Bytes of the cuBLAS / cuBLASLt workspace: set explicitly so cuBLAS never
  * allocates while a graph is captured (PyTorch gives cuBLAS 32 MiB on Hopper). */

@@ -324,7 +324,7 @@ static int lt_step(struct gpu *g, const struct launch_step *s, const struct plan
 	if (st == CUBLAS_STATUS_SUCCESS)
 		st = lt_algo_check(g->lt, &c, a->ws_bytes);
 	if (st != CUBLAS_STATUS_SUCCESS)
-		return gpu_fail("plan step %d: cuBLASLt refuses the algorithm at m=%d (%s)", i, o->m,
+		return gpu_refuse("plan step %d: cuBLASLt refuses the algorithm at m=%d (%s)", i, o->m,
 				cublasGetStatusString(st));
 	const void *w = s->lt[0] == LT_ORIENT_N ? o->prep : o->w;
 	if (!w)

@@ -116,8 +116,9 @@ static void reply_result(const struct eval *e, const char *status, const struct 
 }
 
 /* After a failed CUDA step of an eval: fault (and exit) when the context
- * is gone; else launch_error when the candidate's part failed, and a
- * plain error when ours did. */
+ * is gone; else pruned when a library declined the candidate at this
+ * point (gpu_refuse), launch_error when the candidate's part failed, and
+ * a plain error when ours did. */
 static void reply_eval_error(struct gpu *g, const struct eval *e, int in_candidate)
 {
 	const char *msg;
@@ -128,7 +129,7 @@ static void reply_eval_error(struct gpu *g, const struct eval *e, int in_candida
 	}
 	msg = gpu_error() ? gpu_error() : "unknown cuda error";
 	if (in_candidate)
-		reply_result(e, "launch_error", NULL, NULL, msg);
+		reply_result(e, gpu_error_refused() ? "pruned" : "launch_error", NULL, NULL, msg);
 	else
 		worker_reply_error(e->id, msg);
 }
