@@ -34,18 +34,20 @@ fi
 [ -f "$DB" ] || { [ -f "$DB.gz" ] && gunzip -k "$DB.gz"; }
 step dry-run
 $G sweep --space "$SPACE" --db "$DB" --search new --dry-run 2>&1 | grep -E "^(estimate|resume)" | tee -a "$LOG"
+$G sweep --space "$SPACE" --db "$DB" --search new --dry-run --device-profile $C 2>&1 | grep -E "^estimate" | tee -a "$LOG"
 step sweep
 s=$(left "${SWEEP_S:-330}")
 timeout -s INT $((s + 30)) $G sweep --space "$SPACE" --db "$DB" --search new --cache "$CACHE" \
-	--time-limit "${s}s" >"$OUT/sweep.log" 2>&1
-rc=$?; step "sweep exit $rc"; grep -v progress "$OUT/sweep.log" | tail -n 8 | tee -a "$LOG"
+	--time-limit "${s}s" >/tmp/sweep.log 2>&1
+rc=$?; step "sweep exit $rc"; grep -v progress /tmp/sweep.log >"$OUT/sweep.log"; tail -n 8 "$OUT/sweep.log" | tee -a "$LOG"
 if [ $rc = 0 ]; then
 	step emit
-	$G emit --db "$DB" --out build/newtab/$C.h --cache "$CACHE" ${INCUMBENT:+--incumbent $INCUMBENT} >"$OUT/emit.log" 2>&1
-	echo "emit exit $?" | tee -a "$LOG"; tail -n 3 "$OUT/emit.log" | tee -a "$LOG"
+	$G emit --db "$DB" --out build/newtab/$C.h --cache "$CACHE" ${INCUMBENT:+--incumbent $INCUMBENT} >/tmp/emit.log 2>&1
+	echo "emit exit $?" | tee -a "$LOG"; cat /tmp/emit.log >>"$LOG"
 	cp build/newtab/$C.h build/newtab/${C}_kernels.cu "$OUT/"
 	step relink
-	bash build/gpu/relink_$C.sh >"$OUT/relink.log" 2>&1; echo "relink exit $?" | tee -a "$LOG"
+	bash build/gpu/relink_$C.sh >/tmp/relink.log 2>&1; echo "relink exit $?" | tee -a "$LOG"
+	tail -n 5 /tmp/relink.log >>"$LOG"
 	step probe; $G probe --db /tmp/fl.db >>"$LOG" 2>&1
 	if [ "${CONTRACT:-0}" = 1 ]; then
 		step bench-contract
@@ -55,8 +57,10 @@ if [ $rc = 0 ]; then
 		echo "bench exit $?" | tee -a "$LOG"; tail -n 3 "$OUT/contract.md" | tee -a "$LOG"
 	fi
 	step bench-every-m
+	r=${ROUNDS:-2}; [ "$(left 400)" -lt 200 ] && r=1
+	echo "every M: $r rounds" | tee -a "$LOG"
 	timeout "$(left 400)" build/gpu/gemmtab-tab bench --table build/newtab/$C.h --space "$SPACE" \
-		--rounds "${ROUNDS:-2}" --range-step "${STEP:-1}" --floors /tmp/fl.db --format md \
+		--rounds "$r" --range-step "${STEP:-1}" --floors /tmp/fl.db --format md \
 		--out "$OUT/everym.md" --plot "$OUT/everym.svg" >>"$LOG" 2>&1
 	echo "bench exit $?" | tee -a "$LOG"; tail -n 6 "$OUT/everym.md" | tee -a "$LOG"
 fi
