@@ -18,16 +18,8 @@ bench() { # NAME BINARY TABLE SPACE ROUNDS [--paired]
 		--format md --out "$OUT/$1.md" >>"$LOG" 2>&1
 	echo "bench $1 exit $?" | tee -a "$LOG"; tail -n 3 "$OUT/$1.md" | tee -a "$LOG"
 }
-bench contract_new build/ab/gemmtab-new runtime/tables/h200.h search_spaces/h200_loads.yaml 3 --paired
+bench contract_new build/bin/gemmtab runtime/tables/h200.h search_spaces/h200_loads.yaml 3 --paired
 bench contract_old build/ab/gemmtab-old build/ab/h200.h search_spaces/h200_loads.yaml 3 --paired
 bench everym_old build/ab/gemmtab-old build/ab/h200.h search_spaces/h200.yaml $R
-bench everym_new build/ab/gemmtab-new runtime/tables/h200.h search_spaces/h200.yaml $R
-# the worker's DGEMM reference (main after the benches' binaries): its
-# GPU unit test against the naive kernel, and t_reference's sweep
-tar xzf build/gpu/pack.tgz
-step reference
-timeout 60 build/tests/gpu_test_worker_gpu build/tests/test_kernels.cubin >"$OUT/worker_gpu.log" 2>&1
-echo "gpu_test_worker_gpu exit $?" | tee -a "$LOG"; tail -n 2 "$OUT/worker_gpu.log" | tee -a "$LOG"
-timeout 60 bash tests/gpu/t_reference.sh >"$OUT/t_reference.log" 2>&1
-echo "t_reference exit $?" | tee -a "$LOG"; tail -n 1 "$OUT/t_reference.log" | tee -a "$LOG"
+bench everym_new build/bin/gemmtab runtime/tables/h200.h search_spaces/h200.yaml $R
 step done

@@ -21,7 +21,7 @@ case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) in
 *) C=h100 ;;
 esac
 DB=${DB/CARD/$C} INCUMBENT=${INCUMBENT:-}; INCUMBENT=${INCUMBENT/CARD/$C}
-tar xzf build/gpu/pack.tgz; tar xzf build/gpu/kit.tgz; tar xzf "$CACHE_TGZ"
+[ -f build/gpu/pack.tgz ] && tar xzf build/gpu/pack.tgz; tar xzf build/gpu/kit.tgz; tar xzf "$CACHE_TGZ"
 CACHE=$(tar tzf "$CACHE_TGZ" | head -n 1 | cut -d/ -f1-2)
 if [ "${REF:-0}" = 1 ]; then
 	step reference
