@@ -31,6 +31,12 @@ if [ "${REF:-0}" = 1 ]; then
 	GEMMTAB=$PWD/build/bin/gemmtab timeout 40 bash tests/gpu/t_reference.sh >"$OUT/t_reference.log" 2>&1
 	echo "t_reference exit $?" | tee -a "$LOG"; tail -n 1 "$OUT/t_reference.log" | tee -a "$LOG"
 fi
+if [ -f build/gpu/proto.tgz ]; then
+	step worker-proto
+	tar xzf build/gpu/proto.tgz
+	timeout 60 build/tests/gpu_test_worker_proto build/tests/test_kernels.cubin >/tmp/proto.log 2>&1
+	echo "gpu_test_worker_proto exit $?" | tee -a "$LOG"; grep -E "^(ok|not ok)|passed" /tmp/proto.log | tee -a "$LOG"
+fi
 [ -f "$DB" ] || { [ -f "$DB.gz" ] && gunzip -k "$DB.gz"; }
 step dry-run
 $G sweep --space "$SPACE" --db "$DB" --search new --dry-run 2>&1 | grep -E "^(estimate|resume)" | tee -a "$LOG"
