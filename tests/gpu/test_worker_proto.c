@@ -217,23 +217,6 @@ TEST(static_limits_prune)
 	kv_free(&r);
 }
 
-/* An algorithm cuBLASLt's check declines at this point (split-K 8 with
- * reduction 2 at o_proj's 4096 x 4096, m = 256: run 293's sweep on an
- * H100 recorded 24 such refusals there) is answered pruned, with the
- * library's words, not launch_error. */
-TEST(lt_refusal_prunes)
-{
-	struct kv r;
-	CHECK_INT(ask(&wk, "eval id=r1 phase=screen pairs=3 seed=42 family=o_proj n=4096 k=4096 "
-		       "w=bf16 x=bf16 y=bf16 tol=1e-2 m=256 tmpl=blas_lt orient=t algo=66 tile=27 "
-		       "stages=35 splitk=8 reduction=2 swizzle=0 custom=2 inner=0 cluster=7 nk=0", &r),
-		  0);
-	CHECK_STR(kv_get(&r, "status"), "pruned");
-	CHECK(kv_get(&r, "reason") && strstr(kv_get(&r, "reason"), "cuBLASLt refuses"));
-	CHECK(kv_get(&r, "base_us") == NULL);
-	kv_free(&r);
-}
-
 TEST(load_and_request_errors)
 {
 	struct kv r;
@@ -365,8 +348,7 @@ int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
 		T(env_reply), T(right_candidate_is_timed), T(wrong_candidate_fails_untimed),
-		T(static_limits_prune), T(lt_refusal_prunes), T(load_and_request_errors),
-		T(baseline_and_floor_replies),
+		T(static_limits_prune), T(load_and_request_errors), T(baseline_and_floor_replies),
 		T(lt_algos_seeds_only), T(fault_ends_the_worker), T(quit_exits_cleanly),
 	};
 	int passed = 0, failed = 0;
