@@ -54,7 +54,7 @@ if [ $rc = 0 ]; then
 	step relink
 	bash build/gpu/relink_$C.sh >/tmp/relink.log 2>&1; echo "relink exit $?" | tee -a "$LOG"
 	tail -n 5 /tmp/relink.log >>"$LOG"
-	step probe; $G probe --db /tmp/fl.db >>"$LOG" 2>&1
+	step probe; $G probe --db /tmp/fl.db --space "$SPACE" >>"$LOG" 2>&1
 	if [ "${CONTRACT:-0}" = 1 ]; then
 		step bench-contract
 		timeout "$(left 90)" build/gpu/gemmtab-tab bench --table build/newtab/$C.h \

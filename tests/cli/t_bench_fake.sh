@@ -144,6 +144,12 @@ expect_exit "bench --paired over it: exit 0" 0 "$GEMMTAB" bench --space search_s
 check "a warning names the family and its configuration" grep -q "qkv's floor has no read configuration gemmtab can time ('fake'); its paired column reads '-'" "$TMP/err"
 check "its points read '-' in paired, a fraction in floor_frac" bash -c "awk '\$1 == \"qkv\" && \$2 ~ /^[0-9]+\$/ { n++; if (\$8 != \"-\" || \$7 !~ /^[0-9]+\\.[0-9][0-9]\$/) bad++ } END { exit !(n == 18 && !bad) }' '$TMP/out'"
 check "the same score as without --paired" test "$(grep '^score: ' "$TMP/paired.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+# a floor probed for another space's family of the same name (other
+# weight bytes) is not that shape's floor: '-', with a warning naming it
+sed '0,/n: 2304/s//n: 6144/' search_spaces/h200_loads.yaml >"$TMP/qkv6144.yaml"
+expect_exit "bench --floors of a space whose qkv has other bytes: exit 0" 0 "$GEMMTAB" bench --space "$TMP/qkv6144.yaml" --pairs 10 --floors "$TMP/fl.db"
+check "a warning names the family and the shape" grep -q "qkv's floor was probed for weights of other bytes than $TMP/qkv6144.yaml's 6144 x 8192: its floor_frac reads '-'" "$TMP/err"
+check "qkv's points read '-' in floor_frac, oproj's a fraction" bash -c "awk '\$1 == \"qkv\" && \$2 ~ /^[0-9]+\$/ { q++; if (\$7 != \"-\") bad++ } \$1 == \"oproj\" && \$2 ~ /^[0-9]+\$/ { o++; if (\$7 !~ /^[0-9]+\\.[0-9][0-9]\$/) bad++ } END { exit !(q > 0 && o > 0 && !bad) }' '$TMP/out'"
 expect_exit "bench --paired without --floors: exit 2" 2 "$GEMMTAB" bench --paired
 check "the error says --paired needs --floors" grep -q -- "--paired needs --floors" "$TMP/err"
 # a probe of some families only: the others read '-', and so does every

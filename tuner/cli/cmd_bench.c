@@ -115,11 +115,20 @@ static int load_floors(const char *path, struct floor_row **out, char *label, si
 	return n;
 }
 
-static const struct floor_row *floor_of(const struct floor_row *f, int n, const char *family)
+/* The floor probed for shape s: its family's, where the probe read as
+ * many bytes as s's weights (a probe of another space's family of that
+ * name read other bytes: NULL, and *other set). */
+static const struct floor_row *floor_of(const struct floor_row *f, int n, const struct shape *s,
+					int *other)
 {
+	const double bytes = (double)s->n * s->k * dtype_size(s->w);
+	*other = 0;
 	for (int i = 0; i < n; i++)
-		if (!strcmp(f[i].family, family))
-			return &f[i];
+		if (!strcmp(f[i].family, s->family)) {
+			if (isnan(f[i].bytes) || f[i].bytes == bytes)
+				return &f[i];
+			*other = 1;
+		}
 	return NULL;
 }
 
@@ -856,7 +865,12 @@ int cmd_bench(int argc, char **argv)
 	struct point *p = NULL;
 	for (int si = 0; si < sp.nshapes; si++) {
 		const struct shape *s = &sp.shapes[si];
-		const struct floor_row *fr = floor_of(floors, nfloors, s->family);
+		int other;
+		const struct floor_row *fr = floor_of(floors, nfloors, s, &other);
+		if (other)
+			warning("--floors %s: %s's floor was probed for weights of other bytes than "
+				"%s's %d x %d: its floor_frac reads '-' (gemmtab probe --space %s "
+				"measures its own)", floors_path, s->family, space, s->n, s->k, space);
 		const double floor_us = fr ? fr->us : NAN;
 		int fblocks = 0, funroll = 0;
 		if (paired && fr && floor_config_parse(fr->config, &fblocks, &funroll)) {
