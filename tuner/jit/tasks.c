@@ -200,23 +200,86 @@ int tasks_add(struct tasklist *tl, const struct space *sp, int shape, int m,
 	return 1;
 }
 
+struct code_memo {
+	uint64_t h;
+	int task;               /* the task it was computed for; -1: empty */
+	char code[17];
+};
+
+/* Whether tasks a and b are one candidate at one shape compiled to the
+ * same kernels (codes[] are b's): their code keys are the same. */
+static int same_code_inputs(const struct tasklist *tl, int a, int b, char (*codes)[17])
+{
+	const struct task *x = &tl->t[a], *y = &tl->t[b];
+	if (x->cand.tmpl != y->cand.tmpl || x->shape != y->shape || x->nk != y->nk ||
+	    strcmp(x->key, y->key))
+		return 0;
+	for (int j = 0; j < x->nk; j++) {
+		const char *c = jit_item_code(&tl->items[x->item[j]], NULL, 0);
+		if (!c || memcmp(c, codes[j], 17))
+			return 0;
+	}
+	return 1;
+}
+
+static struct code_memo *memo_slot(struct tasklist *tl, uint64_t h, int ti, char (*codes)[17])
+{
+	if (2 * (tl->memo_n + 1) > tl->memo_cap) {
+		struct code_memo *old = tl->memo;
+		size_t ocap = tl->memo_cap;
+		tl->memo_cap = ocap ? 2 * ocap : 1024;
+		tl->memo = xmalloc(tl->memo_cap * sizeof(*tl->memo));
+		for (size_t i = 0; i < tl->memo_cap; i++)
+			tl->memo[i].task = -1;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].task >= 0) {
+				size_t k = old[i].h & (tl->memo_cap - 1);
+				while (tl->memo[k].task >= 0)
+					k = (k + 1) & (tl->memo_cap - 1);
+				tl->memo[k] = old[i];
+			}
+		free(old);
+	}
+	size_t k = h & (tl->memo_cap - 1);
+	while (tl->memo[k].task >= 0 &&
+	       !(tl->memo[k].h == h && same_code_inputs(tl, tl->memo[k].task, ti, codes)))
+		k = (k + 1) & (tl->memo_cap - 1);
+	return &tl->memo[k];
+}
+
 int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[17],
 		  char *why, size_t len)
 {
 	const struct task *t = &tl->t[ti];
 	char codes[TMPL_MAX_KERNELS][17];
+	uint64_t h = hash_str(hash_str(HASH_INIT, t->cand.tmpl->stem), t->key);
+	h = hash_bytes(h, &t->shape, sizeof(t->shape));
 	for (int j = 0; j < t->nk; j++) {
 		const char *c = jit_item_code(&tl->items[t->item[j]], why, len);
 		if (!c)
 			return -1;
 		memcpy(codes[j], c, 17);
+		h = hash_bytes(h, c, 17);
 	}
-	code_key(t->cand.tmpl, t->cand.params, &sp->shapes[t->shape], codes, t->nk, out);
+	/* code_key times each launch plan at 2,032 Ms: once per candidate and
+	 * shape, not once per tuned M */
+	struct code_memo *e = memo_slot(tl, h, ti, codes);
+	if (e->task < 0) {
+		code_key(t->cand.tmpl, t->cand.params, &sp->shapes[t->shape], codes, t->nk,
+			 e->code);
+		e->h = h;
+		e->task = ti;
+		tl->memo_n++;
+	}
+	memcpy(out, e->code, 17);
 	return 0;
 }
 
 void tasks_free(struct tasklist *tl)
 {
+	free(tl->memo);
+	tl->memo = NULL;
+	tl->memo_cap = tl->memo_n = 0;
 	free(tl->tried);
 	free(tl->t);
 	free(tl->items);

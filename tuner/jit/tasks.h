@@ -26,6 +26,10 @@ struct tasklist {
 	struct jit_item *items;          /* distinct instantiations, sorted */
 	int nitems;
 	char *tried;                     /* per item: compile attempted */
+	/* task_code_key's results by candidate, shape and kernels: the
+	 * tasks of one candidate at a shape's tuned Ms share a code key */
+	struct code_memo *memo;
+	size_t memo_cap, memo_n;
 };
 
 /* Enumerate every (shape, tuned M, candidate) of the space and the
