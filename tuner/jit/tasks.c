@@ -7,6 +7,7 @@
 #include "codekey.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,32 +248,105 @@ static struct code_memo *memo_slot(struct tasklist *tl, uint64_t h, int ti, char
 	return &tl->memo[k];
 }
 
-int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[17],
-		  char *why, size_t len)
+/* Task ti's memo hash and its kernels' codes, into codes[]; -1 (why
+ * filled) when one of them did not compile. */
+static int code_inputs(struct tasklist *tl, int ti, char (*codes)[17], uint64_t *h, char *why,
+		       size_t len)
 {
 	const struct task *t = &tl->t[ti];
-	char codes[TMPL_MAX_KERNELS][17];
-	uint64_t h = hash_str(hash_str(HASH_INIT, t->cand.tmpl->stem), t->key);
-	h = hash_bytes(h, &t->shape, sizeof(t->shape));
+	*h = hash_str(hash_str(HASH_INIT, t->cand.tmpl->stem), t->key);
+	*h = hash_bytes(*h, &t->shape, sizeof(t->shape));
 	for (int j = 0; j < t->nk; j++) {
 		const char *c = jit_item_code(&tl->items[t->item[j]], why, len);
 		if (!c)
 			return -1;
 		memcpy(codes[j], c, 17);
-		h = hash_bytes(h, c, 17);
+		*h = hash_bytes(*h, c, 17);
 	}
-	/* code_key times each launch plan at 2,032 Ms: once per candidate and
-	 * shape, not once per tuned M */
+	return 0;
+}
+
+int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[17],
+		  char *why, size_t len)
+{
+	const struct task *t = &tl->t[ti];
+	char codes[TMPL_MAX_KERNELS][17];
+	uint64_t h;
+	if (code_inputs(tl, ti, codes, &h, why, len))
+		return -1;
+	/* code_key hashes each launch plan at 2,032 Ms: once per candidate
+	 * and shape, not once per tuned M */
 	struct code_memo *e = memo_slot(tl, h, ti, codes);
 	if (e->task < 0) {
-		code_key(t->cand.tmpl, t->cand.params, &sp->shapes[t->shape], codes, t->nk,
-			 e->code);
 		e->h = h;
 		e->task = ti;
+		e->code[0] = '\0';
 		tl->memo_n++;
 	}
+	if (!e->code[0])
+		code_key(t->cand.tmpl, t->cand.params, &sp->shapes[t->shape], codes, t->nk,
+			 e->code);
 	memcpy(out, e->code, 17);
 	return 0;
+}
+
+struct keys_job {
+	struct tasklist *tl;
+	const struct space *sp;
+	struct code_memo **todo;
+	size_t n, next;
+	pthread_mutex_t lock;
+};
+
+static void *keys_worker(void *arg)
+{
+	struct keys_job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		const size_t i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= j->n)
+			return NULL;
+		struct code_memo *e = j->todo[i];
+		const struct task *t = &j->tl->t[e->task];
+		char codes[TMPL_MAX_KERNELS][17];
+		for (int k = 0; k < t->nk; k++)
+			memcpy(codes[k], j->tl->items[t->item[k]].code, 17);
+		code_key(t->cand.tmpl, t->cand.params, &j->sp->shapes[t->shape], codes, t->nk,
+			 e->code);
+	}
+}
+
+void tasks_code_keys(struct tasklist *tl, const struct space *sp, const char *need)
+{
+	char codes[TMPL_MAX_KERNELS][17], why[256];
+	for (int i = 0; i < tl->n; i++) {
+		uint64_t h;
+		if (!need[i] || code_inputs(tl, i, codes, &h, why, sizeof(why)))
+			continue;   /* task_code_key says why, serially */
+		struct code_memo *e = memo_slot(tl, h, i, codes);
+		if (e->task < 0) {
+			*e = (struct code_memo){ h, i, "" };
+			tl->memo_n++;
+		}
+	}
+	struct keys_job j = { tl, sp, NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER };
+	j.todo = xmalloc(sizeof(*j.todo) * (tl->memo_cap ? tl->memo_cap : 1));
+	for (size_t i = 0; i < tl->memo_cap; i++)
+		if (tl->memo[i].task >= 0 && !tl->memo[i].code[0])
+			j.todo[j.n++] = &tl->memo[i];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = cpus < 1 ? 1 : cpus > 32 ? 32 : (int)cpus;
+	if ((size_t)nt > j.n / 64 + 1)
+		nt = (int)(j.n / 64 + 1);
+	pthread_t th[32];
+	int started = 0;
+	for (int i = 1; i < nt; i++)
+		started += !pthread_create(&th[started], NULL, keys_worker, &j);
+	keys_worker(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(j.todo);
 }
 
 void tasks_free(struct tasklist *tl)

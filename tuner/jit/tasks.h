@@ -37,6 +37,10 @@ struct tasklist {
  * Ms through the same tasks). Returns 0 or -1. */
 int tasks_build(const struct space *sp, const char *only_family, struct tasklist *out);
 void tasks_free(struct tasklist *tl);
+/* The code keys (task_code_key) of the tasks whose need[i] is set,
+ * computed ahead on every CPU, so task_code_key reads them; tasks whose
+ * kernels did not compile are left to it. */
+void tasks_code_keys(struct tasklist *tl, const struct space *sp, const char *need);
 /* Append (shape, m, c) for a template that launches no kernel of ours
  * (blas_lt candidates the GPU names: see gemmtab sweep), unless the same
  * candidate is already there at (shape, m). Returns 1 when added, 0 when

@@ -57,6 +57,8 @@ void sweep_load_ids(struct sweep *sw, int from)
 {
 	sw->cand_id = xrealloc(sw->cand_id, (size_t)sw->tl->n * sizeof(long long));
 	sw->done = xrealloc(sw->done, (size_t)sw->tl->n);
+	/* those resolved now, in order, after their code keys on every CPU */
+	char *now = xcalloc((size_t)sw->tl->n + 1, 1), *keys = xcalloc((size_t)sw->tl->n + 1, 1);
 	for (int i = from; i < sw->tl->n; i++) {
 		struct task *t = &sw->tl->t[i];
 		long long shape = sw->shape_id[t->shape];
@@ -67,8 +69,8 @@ void sweep_load_ids(struct sweep *sw, int from)
 		if (known < 0)
 			die("%s: cannot read candidates", sw->db_path);
 		if (!known) {
-			if (t->pruned || t->nk == 0)
-				resolve_id(sw, i);
+			now[i] = t->pruned || t->nk == 0;
+			keys[i] = now[i] && !t->pruned;
 			continue;
 		}
 		int r = db_has_result(sw->db, sw->env_id, shape, sw->cand_id[i], t->m, "screen",
@@ -77,11 +79,23 @@ void sweep_load_ids(struct sweep *sw, int from)
 			die("%s: cannot read results", sw->db_path);
 		sw->done[i] = (char)r;
 	}
+	tasks_code_keys(sw->tl, sw->sp, keys);
+	for (int i = from; i < sw->tl->n; i++)
+		if (now[i])
+			resolve_id(sw, i);
+	free(now);
+	free(keys);
 }
 
 /* The ids load_ids left open, once their kernels were compiled. */
 void sweep_resolve_ids(struct sweep *sw, int from)
 {
+	char *need = xcalloc((size_t)sw->tl->n + 1, 1);
+	for (int i = from; i < sw->tl->n; i++)
+		need[i] = !sw->cand_id[i] && !sw->tl->t[i].pruned &&
+			  !task_compile_error(sw->tl, i);
+	tasks_code_keys(sw->tl, sw->sp, need);
+	free(need);
 	for (int i = from; i < sw->tl->n; i++)
 		if (!sw->cand_id[i])
 			resolve_id(sw, i);
