@@ -97,7 +97,7 @@ h200_s=$(est_s)
 expect_exit "and on the H100's" 0 "$GEMMTAB" sweep --space "$TMP/llama.yaml" --dry-run --search new --device-profile h100
 check "is priced slower there (less bandwidth): $(est_s) s against ${h200_s:-none}" test "$(est_s)" -gt "${h200_s:-999999}"
 expect_exit "--device-profile h300: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile h300
-check "names the built-in profiles" grep -q "^--device-profile h300: neither a profile file nor a built-in name (h200, h100)" "$TMP/err"
+check "names the built-in profiles" grep -q "^h300: neither a device profile file nor a built-in name (h200, h100)" "$TMP/err"
 printf 'name: x\nsm_count: 66\n' >"$TMP/bad.yaml"
 expect_exit "a profile missing a figure: exit 2" 2 "$GEMMTAB" sweep --space search_spaces/h200.yaml --dry-run --device-profile "$TMP/bad.yaml"
 expect_line "at its LINE:COL" "$TMP/err" "$TMP/bad.yaml:1:1: a device profile lacks required key 'smem_optin'"

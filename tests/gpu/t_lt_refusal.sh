@@ -1,8 +1,9 @@
 # GPU: a cuBLASLt algorithm its check declines at the point asked (split-K
-# 8 with reduction 2 at o_proj's 4096 x 4096, m = 256: run 293's sweep on
-# an H100 recorded 24 such refusals there, each a neighbour anchor's
-# algorithm) is answered pruned with cuBLASLt's words, not launch_error,
-# by the worker the sweep runs (the full template registry).
+# 8 with reduction 2 at o_proj's 4096 x 4096, m = 256, a neighbour
+# anchor's algorithm: examples/llama-3-8b/h100.db, recorded before this
+# rule, holds it as launch_error "cuBLASLt refuses the algorithm at
+# m=256") is answered pruned with cuBLASLt's words, not launch_error, by
+# the worker the sweep runs (the full template registry).
 . "$(dirname "$0")/lib.sh"
 
 req='eval id=r1 phase=screen pairs=3 seed=42 family=o_proj n=4096 k=4096 w=bf16 x=bf16 y=bf16 tol=1e-2 m=256 tmpl=blas_lt orient=t algo=66 tile=27 stages=35 splitk=8 reduction=2 swizzle=0 custom=2 inner=0 cluster=7 nk=0'

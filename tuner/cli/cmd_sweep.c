@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The longest --deadline accepted: a day; any more is a typo. The
  * shortest: 1 s. A candidate's first eval on a worker loads its module
@@ -177,13 +176,7 @@ static int load_space(const struct sweep_args *a, struct space *sp)
 	}
 	if (a->profile) {
 		struct device_profile d;
-		if (device_profile_builtin(a->profile, &d) && device_profile_load(a->profile, &d)) {
-			if (access(a->profile, F_OK))
-				fprintf(stderr, "--device-profile %s: neither a profile file nor a "
-					"built-in name (h200, h100)\n", a->profile);
-			goto bad;
-		}
-		if (space_set_device(sp, &d))
+		if (device_profile_load(a->profile, &d) || space_set_device(sp, &d))
 			goto bad;
 	}
 	if (sp->ngrids == 0 && !sp->lt.top) {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Largest N or K: far beyond any projection, and it keeps N*K and the
  * products constraints form well inside a long. */
@@ -1103,14 +1104,15 @@ void device_profile_h200(struct device_profile *d)
 	*d = (struct device_profile){ "NVIDIA H200", 132, 227 * 1024, 228 * 1024, 1024, 60L << 20, 8 };
 }
 
-int device_profile_builtin(const char *name, struct device_profile *d)
+static int device_profile_builtin(const char *name, struct device_profile *d)
 {
 	if (!strcmp(name, "h200")) {
 		device_profile_h200(d);
 		return 0;
 	}
-	/* the H100 SXM: the H200's SMs and shared memory, a 50 MiB L2 (run
-	 * 293's probe: L2 52428800 bytes) */
+	/* the H100 SXM: the H200's SMs and shared memory, a 50 MiB L2
+	 * (`SELECT sm_count, l2_bytes FROM env` in examples/llama-3-8b/h100.db:
+	 * 132, 52428800) */
 	if (!strcmp(name, "h100")) {
 		*d = (struct device_profile){ "NVIDIA H100 80GB HBM3", 132, 227 * 1024, 228 * 1024,
 					      1024, 50L << 20, 8 };
@@ -1123,6 +1125,13 @@ int device_profile_load(const char *path, struct device_profile *d)
 {
 	static const char *const keys[] = { "name", "sm_count", "smem_optin", "smem_sm",
 					    "smem_reserved", "l2_bytes", "max_cluster", NULL };
+	if (!device_profile_builtin(path, d))
+		return 0;
+	if (access(path, F_OK)) {
+		fprintf(stderr, "%s: neither a device profile file nor a built-in name (h200, h100)\n",
+			path);
+		return -1;
+	}
 	struct loader L = { path, NULL, 0 };
 	struct ynode *root = NULL;
 	char *buf = yread_file(&L, &L.len);

@@ -135,12 +135,10 @@ struct device_profile {
  * reserved per block, 60 MiB of L2 (as its worker reports them),
  * clusters of up to 8. */
 void device_profile_h200(struct device_profile *d);
-/* Read a profile file (YAML: name, sm_count, smem_optin, smem_sm,
- * smem_reserved, l2_bytes, max_cluster, each required). Returns 0, or -1 after one
- * FILE:LINE:COL line. */
-/* The built-in profile NAME (h200 or h100) into *d: 0, or -1 for another
- * name. */
-int device_profile_builtin(const char *name, struct device_profile *d);
+/* The built-in profile PATH names (h200 or h100), else read a profile
+ * file (YAML: name, sm_count, smem_optin, smem_sm, smem_reserved,
+ * l2_bytes, max_cluster, each required). Returns 0, or -1 after one
+ * FILE:LINE:COL line (or one naming the built-ins where no file is). */
 int device_profile_load(const char *path, struct device_profile *d);
 
 struct space {

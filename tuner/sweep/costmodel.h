@@ -11,14 +11,15 @@
  *       + pairs * (COST_PAIR_S + COST_REPLAY * (t_base + t_cand))
  *
  * COST_EVAL_S, COST_INPUT_S_PER_GB, COST_PAIR_S and COST_REPLAY are a
- * least-squares fit of the gaps between consecutive ok results of run
- * 293's sweep on an H100 (examples/llama-3-8b/h100.db.gz: 24,697 evals
- * of 3, 10 and 100 pairs, gaps under 1 s, rms 10.0 ms), with ref() at the
- * prices below; lab/notes.md (run 293) has the fit. W's bytes: the
- * fresh weights drawn (docs/workload.md), their FP64 copy and the
- * validation replays' reads scale with them: 15.7 ms per GB, 16.5 ms an
- * eval of Llama-3-8B's lm_head. The H200 fit before it (db/h200.db,
- * 39,682 evals, no W term) read 0.762 ms, 0.126 ms and 1.93.
+ * least-squares fit of the gaps between consecutive ok results of the
+ * sweep in examples/llama-3-8b/h100.db.gz (an H100; 24,697 evals of 3, 10
+ * and 100 pairs, gaps under 1 s, rms 10.0 ms), with ref() at the prices
+ * below; docs/guide.md ("The fake worker and the modelled GPU") has the
+ * query and the fit. W's bytes: the fresh weights drawn
+ * (docs/workload.md), their FP64 copy and the validation replays' reads
+ * scale with them: 15.7 ms per GB, 16.5 ms an eval of Llama-3-8B's
+ * lm_head. db/h200.db's older runs (39,682 evals, no W term) fit 0.762 ms,
+ * 0.126 ms and 1.93.
  *
  * The worker computes its reference as the naive kernel below
  * COST_REF_DGEMM_MIN_M tokens and as a DGEMM from there on
@@ -30,10 +31,10 @@
  *     ref = COST_REF_S_PER_GB * (COST_REF_W_BYTES * (N*K + M*K) + 8 * M*N) / 1e9
  *           + COST_REF_S_PER_GMAC * N*K*M / 1e9
  *
- * The DGEMM's price is derived from data sheets, not measured: no GPU
- * sweep has run it yet. Refit it (d in the guide's fit, over the evals of
- * M >= 6, with the traffic term as a second regressor) from the first
- * GPU sweep's row gaps.
+ * The DGEMM's price is derived from data sheets: freed in the fit above
+ * it reads 3.6 times that, which the fit cannot tell from the W term
+ * (docs/guide.md), so the data sheet's stays until a GPU run times the
+ * two references apart.
  */
 #ifndef GT_COSTMODEL_H
 #define GT_COSTMODEL_H
