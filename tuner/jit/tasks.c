@@ -223,6 +223,8 @@ static int same_code_inputs(const struct tasklist *tl, int a, int b, char (*code
 	return 1;
 }
 
+/* The memo's entry for task ti (hash h, kernels' codes[]): the one of an
+ * earlier task with the same inputs, else a new one with no code yet. */
 static struct code_memo *memo_slot(struct tasklist *tl, uint64_t h, int ti, char (*codes)[17])
 {
 	if (2 * (tl->memo_n + 1) > tl->memo_cap) {
@@ -245,6 +247,10 @@ static struct code_memo *memo_slot(struct tasklist *tl, uint64_t h, int ti, char
 	while (tl->memo[k].task >= 0 &&
 	       !(tl->memo[k].h == h && same_code_inputs(tl, tl->memo[k].task, ti, codes)))
 		k = (k + 1) & (tl->memo_cap - 1);
+	if (tl->memo[k].task < 0) {     /* a new entry, its code to compute */
+		tl->memo[k] = (struct code_memo){ h, ti, "" };
+		tl->memo_n++;
+	}
 	return &tl->memo[k];
 }
 
@@ -277,12 +283,6 @@ int task_code_key(struct tasklist *tl, const struct space *sp, int ti, char out[
 	/* code_key hashes each launch plan at 2,032 Ms: once per candidate
 	 * and shape, not once per tuned M */
 	struct code_memo *e = memo_slot(tl, h, ti, codes);
-	if (e->task < 0) {
-		e->h = h;
-		e->task = ti;
-		e->code[0] = '\0';
-		tl->memo_n++;
-	}
 	if (!e->code[0])
 		code_key(t->cand.tmpl, t->cand.params, &sp->shapes[t->shape], codes, t->nk,
 			 e->code);
@@ -310,6 +310,8 @@ static void *keys_worker(void *arg)
 		struct code_memo *e = j->todo[i];
 		const struct task *t = &j->tl->t[e->task];
 		char codes[TMPL_MAX_KERNELS][17];
+		/* (each item's code was read by code_inputs: no lazy hashing
+		 * runs on these threads) */
 		for (int k = 0; k < t->nk; k++)
 			memcpy(codes[k], j->tl->items[t->item[k]].code, 17);
 		code_key(t->cand.tmpl, t->cand.params, &j->sp->shapes[t->shape], codes, t->nk,
@@ -322,13 +324,9 @@ void tasks_code_keys(struct tasklist *tl, const struct space *sp, const char *ne
 	char codes[TMPL_MAX_KERNELS][17], why[256];
 	for (int i = 0; i < tl->n; i++) {
 		uint64_t h;
-		if (!need[i] || code_inputs(tl, i, codes, &h, why, sizeof(why)))
-			continue;   /* task_code_key says why, serially */
-		struct code_memo *e = memo_slot(tl, h, i, codes);
-		if (e->task < 0) {
-			*e = (struct code_memo){ h, i, "" };
-			tl->memo_n++;
-		}
+		if (need[i] && !code_inputs(tl, i, codes, &h, why, sizeof(why)))
+			memo_slot(tl, h, i, codes);
+		/* (a kernel that did not compile: task_code_key says why) */
 	}
 	struct keys_job j = { tl, sp, NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER };
 	j.todo = xmalloc(sizeof(*j.todo) * (tl->memo_cap ? tl->memo_cap : 1));
