@@ -134,7 +134,7 @@ int gpu_refuse(const char *fmt, ...)
 
 int gpu_error_refused(void)
 {
-	return last_error.set && last_error.refused && !last_error.sticky;
+	return last_error.set && last_error.refused;     /* a sticky error clears it */
 }
 
 const char *gpu_error(void)
