@@ -26,8 +26,8 @@
 
 /* Within this of the leader after the round: timed with retest_pairs too
  * (the rest leave). make bench-search (with the bridge and the wide
- * cross, the cost model before its W term): 1.01 against 1.02 spends 198.7 against 211.9 modelled GPU s on
- * Llama-3-8B, 162.8 against 178.5 on search_spaces/h200.yaml and 80.2
+ * cross, the cost model before its W term): 1.01 against 1.02 spends
+ * 198.7 against 211.9 modelled GPU s on Llama-3-8B, 162.8 against 178.5 on search_spaces/h200.yaml and 80.2
  * against 87.2 on the odd shapes, for a regret of 0.46% / 2.66% / 0.64%
  * against 0.48% / 2.68% / 0.65%; 1.00 (the leader alone) 189.3 s and
  * 0.53% on Llama-3-8B, 2.77% on h200.yaml */
