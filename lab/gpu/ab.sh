@@ -14,7 +14,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --f
 step probe; build/bin/gemmtab probe --db /tmp/fl.db >>"$LOG" 2>&1
 bench() { # NAME BINARY TABLE SPACE ROUNDS [--paired]
 	step "bench $1"
-	timeout 240 $2 bench --table $3 --space $4 --rounds $5 ${6:-} --floors /tmp/fl.db \
+	timeout 240 $2 bench --table $3 --space $4 --rounds $5 ${6:-} ${7:-} --floors /tmp/fl.db \
 		--format md --out "$OUT/$1.md" >>"$LOG" 2>&1
 	echo "bench $1 exit $?" | tee -a "$LOG"; tail -n 3 "$OUT/$1.md" | tee -a "$LOG"
 }

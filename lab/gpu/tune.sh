@@ -66,7 +66,7 @@ if [ $rc = 0 ]; then
 	r=${ROUNDS:-2}; [ "$(left 400)" -lt 200 ] && r=1
 	echo "every M: $r rounds" | tee -a "$LOG"
 	timeout "$(left 400)" build/gpu/gemmtab-tab bench --table build/newtab/$C.h --space "$SPACE" \
-		--rounds "$r" --range-step "${STEP:-1}" --floors /tmp/fl.db --format md \
+		--rounds "$r" --recheck "${RECHECK:-2}" --range-step "${STEP:-1}" --floors /tmp/fl.db --format md \
 		--out "$OUT/everym.md" --plot "$OUT/everym.svg" >>"$LOG" 2>&1
 	echo "bench exit $?" | tee -a "$LOG"; tail -n 6 "$OUT/everym.md" | tee -a "$LOG"
 fi

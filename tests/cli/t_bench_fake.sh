@@ -66,6 +66,39 @@ lo3=$(awk '/^qkv +8 /{ split($6, a, /\.\./); print a[1] }' "$TMP/rounds.txt")
 check "the spread covers all three rounds (qkv 8: low end $lo1 in one, $lo3 in three)" \
 	awk -v a="$lo1" -v b="$lo3" 'BEGIN { exit !(b < a * 0.95) }'
 check "the same score" test "$(grep '^score: ' "$TMP/rounds.txt")" = "$(grep '^score: ' "$TMP/bench.txt")"
+# --rounds 2 --recheck 1: the first two rounds read each point at 0.95 of
+# round 0 (the median of 1 and 0.9); a point then below 0.97 is measured
+# in round 2 too (1.1), and its median of three is round 0's again. So
+# the points slower after the recheck are one round's, and a point read
+# at 0.95 x [0.97, 1.021) of the baseline was rechecked and cleared
+expect_exit "bench --rounds 2 --recheck 1: exit 0" 0 "$GEMMTAB" bench --space search_spaces/h200_loads.yaml --pairs 10 --rounds 2 --recheck 1
+cp "$TMP/out" "$TMP/recheck.txt"
+check "the header says what a recheck does" \
+	grep -q "; a point slower than the baseline by more than 3% after them is measured 1 more round, and its figures are the medians of all 3" "$TMP/recheck.txt"
+slow_re=$(grep -cE '^[a-z_]+ +[0-9]+ .* ok, SLOWER' "$TMP/recheck.txt")
+again=$(grep -cE '^[a-z_]+ +[0-9]+ .* \(rechecked: [0-9.]+ over the first 2 rounds, 3 in all\)' "$TMP/recheck.txt")
+cleared=$(grep -cE '^[a-z_]+ +[0-9]+ .* ok \(rechecked: ' "$TMP/recheck.txt")
+check "as many slower points as one round ($slow_re, $slow)" test "$slow_re" = "$slow"
+check "every one of them rechecked, and some cleared ($again rechecked, $cleared cleared)" \
+	test "$again" = $((slow + cleared)) -a "$cleared" -gt 0
+check "a rechecked point's figures are round 0's (the median of three)" bash -c \
+	"cmp -s <(grep -E '^[a-z_]+ +[0-9]+ .*rechecked: ' '$TMP/recheck.txt' | awk '{ print \$1, \$2, \$3, \$4, \$5 }') \
+	        <(grep -E '^[a-z_]+ +[0-9]+ .*rechecked: ' '$TMP/recheck.txt' | awk '{ print \$1, \$2 }' | grep -Fwf - '$TMP/one.cols')"
+check "its check names the first reading, 0.95 of round 0's" awk '
+	NR == FNR { r[$1 " " $2] = $5; next }
+	/^[a-z_]+ +[0-9]+ .*rechecked: / { n++; match($0, /rechecked: [0-9.]+/); v = substr($0, RSTART + 11, RLENGTH - 11)
+		if (v < 0.95 * r[$1 " " $2] - 0.0015 || v > 0.95 * r[$1 " " $2] + 0.0015) bad++ }
+	END { exit !(n > 0 && !bad) }' "$TMP/one.cols" "$TMP/recheck.txt"
+check "a point not rechecked is the median of two rounds" awk '
+	NR == FNR { r[$1 " " $2] = $5; next }
+	/^(Per family|Per load)/ { sec = /family/; next }
+	sec && $2 ~ /^[0-9]+$/ && !/rechecked/ { n++; if ($5 < 0.95 * r[$1 " " $2] - 0.0015 || $5 > 0.95 * r[$1 " " $2] + 0.0015) bad++ }
+	END { exit !(n > 0 && !bad) }' "$TMP/one.cols" "$TMP/recheck.txt"
+check "the summary counts them" \
+	grep -qE "^rechecked: $again points measured 1 more round, $cleared of them no longer slower by more than 3%$" "$TMP/recheck.txt"
+expect_exit "bench --rounds 20 --recheck 13: exit 2" 2 "$GEMMTAB" bench --rounds 20 --recheck 13
+check "it says the rounds are too many in all" grep -q -- "--rounds 20 and --recheck 13: at most 32 rounds in all" "$TMP/err"
+
 # frac_check FILE [POINT LOAD LO HI]: every point's and load's floor_frac
 # is the probed floor (per load the floors' sum) over lib_us; with the
 # factors (over round 0's figures) the paired columns are checked too

@@ -39,12 +39,13 @@
 /* The most --pairs accepted: far more than a point needs, so only a typo
  * is refused. */
 #define MAX_PAIRS 4096
-/* The most --rounds accepted. */
+/* The most rounds a point is measured, --rounds and --recheck's together. */
 #define MAX_ROUNDS 32
 
 static const char usage_text[] =
 	"usage: gemmtab bench [--table FILE] [--space FILE] [--device N] [--pairs N]\n"
-	"                     [--rounds N] [--floors DB [--paired]] [--range-step S]\n"
+	"                     [--rounds N] [--recheck R] [--floors DB [--paired]]\n"
+	"                     [--range-step S]\n"
 	"                     [--format text|csv|md|json] [--section LIST] [--out FILE]\n"
 	"                     [--plot FILE.svg]\n"
 	"       gemmtab bench --from BENCH.md --plot FILE.svg\n"
@@ -54,6 +55,9 @@ static const char usage_text[] =
 	"  --pairs N      paired repetitions per (family, M) [100]\n"
 	"  --rounds N     measure every point N times, all points per round (fresh\n"
 	"                 buffers each time), and report each figure's median [1]\n"
+	"  --recheck R    measure each point slower than the baseline by more than\n"
+	"                 3% after the rounds R more rounds, and report the median\n"
+	"                 of all its rounds (its check names the first reading) [0]\n"
 	"  --floors DB    also show each point's and load's floor_frac: the\n"
 	"                 practical read floor gemmtab probe recorded in DB (its\n"
 	"                 newest environment) over the library's time\n"
@@ -84,6 +88,10 @@ struct point {
 	int floor_blocks, floor_unroll;
 	double pfloor_us, plib_us, pfrac, plo, phi;
 	char explain[512];
+	/* --recheck: the rounds it added to this point (0: none), and the
+	 * point's ratio over the bench's rounds before them */
+	int rechecked;
+	double first_ratio;
 };
 
 /* The floors of --floors: the newest environment of DB. Returns the count
@@ -204,8 +212,10 @@ static double median_of(const double *v, int n)
  * the point (its status and explanation). */
 static void combine_rounds(struct point *out, const struct point *q, int n)
 {
-	double base[MAX_ROUNDS], lib[MAX_ROUNDS], ratio[MAX_ROUNDS];
-	double pfloor[MAX_ROUNDS], plib[MAX_ROUNDS], pfrac[MAX_ROUNDS];
+	double base[MAX_ROUNDS] = { 0 }, lib[MAX_ROUNDS] = { 0 }, ratio[MAX_ROUNDS] = { 0 };
+	double pfloor[MAX_ROUNDS] = { 0 }, plib[MAX_ROUNDS] = { 0 }, pfrac[MAX_ROUNDS] = { 0 };
+	if (n < 1 || n > MAX_ROUNDS)
+		die("combine_rounds: %d rounds", n);
 	*out = q[0];
 	for (int r = 0; r < n; r++) {
 		if (strcmp(q[r].status, "ok")) {
@@ -232,6 +242,67 @@ static void combine_rounds(struct point *out, const struct point *q, int n)
 	out->ratio = median_of(ratio, n);
 }
 
+/* Rounds r0..r1 of the points whose want[i] is set, round by round over
+ * them: each point's buffers are made afresh in every round (the worker
+ * keeps one (shape, m) at a time). q holds n x cap rounds. */
+static void measure_rounds(struct worker *w, struct point *p, struct point *q, int n, int cap,
+			   const unsigned char *want, int r0, int r1, int pairs, int device)
+{
+	long todo = 0, done = 0;
+	for (int i = 0; i < n; i++)
+		todo += want[i] ? r1 - r0 : 0;
+	double t0 = now_seconds();
+	for (int r = r0; r < r1; r++)
+		for (int i = 0; i < n; i++) {
+			if (!want[i])
+				continue;
+			char label[96];
+			snprintf(label, sizeof(label), "%s %d/%d %s m=%d", r0 ? "recheck" : "round",
+				 r - r0 + 1, r1 - r0, p[i].s->family, p[i].m);
+			progress_show(label, done++, todo, t0);
+			struct point *one = &q[(size_t)i * cap + r];
+			*one = p[i];
+			measure(w, one, pairs, r, device);
+		}
+	progress_show("done", todo, todo, t0);
+	progress_end();
+}
+
+/* Every point over rounds rounds, into its medians (combine_rounds); then,
+ * with recheck, each point still slower than REGRESSION_RATIO over
+ * recheck more rounds, numbered on from the first (fresh inputs), into
+ * the medians over all of its rounds. */
+static void measure_all(struct point *p, int n, int pairs, int rounds, int recheck, int device)
+{
+	const int cap = rounds + recheck;
+	struct point *q = xcalloc((size_t)n * (size_t)cap, sizeof(*q));
+	unsigned char *want = xcalloc((size_t)n + 1, 1);
+	struct worker w = { 0 };
+	if (worker_start(&w, device))
+		die("cannot start the GPU worker");
+	memset(want, 1, (size_t)n);
+	measure_rounds(&w, p, q, n, cap, want, 0, rounds, pairs, device);
+	int again = 0;
+	for (int i = 0; i < n; i++) {
+		combine_rounds(&p[i], &q[(size_t)i * cap], rounds);
+		want[i] = recheck && !strcmp(p[i].status, "ok") && p[i].ratio < REGRESSION_RATIO;
+		again += want[i];
+	}
+	if (again) {
+		measure_rounds(&w, p, q, n, cap, want, rounds, cap, pairs, device);
+		for (int i = 0; i < n; i++)
+			if (want[i]) {
+				double first = p[i].ratio;
+				combine_rounds(&p[i], &q[(size_t)i * cap], cap);
+				p[i].rechecked = recheck;
+				p[i].first_ratio = first;
+			}
+	}
+	worker_stop(&w);
+	free(want);
+	free(q);
+}
+
 /* A figure with fmt, or "-" where it was not measured. */
 static void add_or_dash(struct table *t, const char *fmt, double v)
 {
@@ -249,22 +320,29 @@ static int runs_baseline(const struct point *q)
 	return strstr(q->explain, ": baseline (") != NULL;
 }
 
-/* The check column: ok, a failure's status, or a slower point. */
-static const char *point_check(const struct point *q)
+/* The check column into buf: ok, a failure's status, or a slower point;
+ * a rechecked point names its ratio over the first rounds. */
+static const char *point_check(const struct point *q, int rounds, char *buf, size_t len)
 {
+	const char *verdict = q->ratio >= REGRESSION_RATIO ? "ok"
+			      : runs_baseline(q) ? "ok, SLOWER (same call)" : "ok, SLOWER";
 	if (strcmp(q->status, "ok"))
-		return q->status;
-	if (q->ratio >= REGRESSION_RATIO)
-		return "ok";
-	return runs_baseline(q) ? "ok, SLOWER (same call)" : "ok, SLOWER";
+		verdict = q->status;
+	if (q->rechecked)
+		snprintf(buf, len, "%s (rechecked: %.3f over the first %d round%s, %d in all)",
+			 verdict, q->first_ratio, rounds, rounds == 1 ? "" : "s",
+			 rounds + q->rechecked);
+	else
+		snprintf(buf, len, "%s", verdict);
+	return buf;
 }
 
 /* The per-point table. floors: the floor_frac column (after the spread);
  * paired: the paired one too, with its spread. tidy (csv, json): every
  * column, one value per cell (the spreads' ends apart, the floor's time,
  * '-' where a figure was not measured). */
-static void points_table(const struct point *p, int n, int floors, int paired, int tidy,
-			 struct table *t)
+static void points_table(const struct point *p, int n, int floors, int paired, int rounds,
+			 int tidy, struct table *t)
 {
 	static const char *const head[] = { "family", "M", "base_us", "lib_us", "speedup",
 		"spread", "floor_frac", "paired", "paired_spread", "err/tol", "check",
@@ -314,7 +392,8 @@ static void points_table(const struct point *p, int n, int floors, int paired, i
 			table_addf(t, "%.2f..%.2f", q->plo, q->phi);
 		}
 		table_addf(t, "%.3f", q->err / q->s->tol);
-		table_add(t, point_check(q));
+		char check[128];
+		table_add(t, point_check(q, rounds, check, sizeof(check)));
 		table_add(t, q->explain);
 	}
 }
@@ -394,7 +473,7 @@ struct bench_run {
 	int n;
 	const struct workload *wl;
 	const char *space;
-	int device, pairs, rounds;
+	int device, pairs, rounds, recheck;
 	const char *floors;     /* the floors' label, or NULL without --floors */
 	int paired;
 };
@@ -436,6 +515,21 @@ static void bench_counts(const struct bench_run *b, int *bad, int *slower, int *
 	}
 }
 
+/* --recheck's line: how many points it measured again, and how many of
+ * them their first rounds had read slower by noise. */
+static void print_rechecked(const struct bench_run *b, FILE *out)
+{
+	int again = 0, cleared = 0;
+	for (int i = 0; i < b->n; i++)
+		if (b->p[i].rechecked) {
+			again++;
+			cleared += b->p[i].ratio >= REGRESSION_RATIO;
+		}
+	fprintf(out, "rechecked: %d points measured %d more round%s, %d of them no longer "
+		"slower by more than %.0f%%\n", again, b->recheck, b->recheck == 1 ? "" : "s",
+		cleared, (1 - REGRESSION_RATIO) * 100);
+}
+
 static void bench_json(const struct bench_run *b, unsigned sections, FILE *out)
 {
 	struct json j;
@@ -467,13 +561,15 @@ static void bench_json(const struct bench_run *b, unsigned sections, FILE *out)
 	json_int(&j, b->pairs);
 	json_key(&j, "rounds");
 	json_int(&j, b->rounds);
+	json_key(&j, "recheck");
+	json_int(&j, b->recheck);
 	json_key(&j, "floors");
 	json_string(&j, b->floors);
 	json_key(&j, "paired");
 	json_int(&j, b->paired);
 	if (sections & BENCH_POINTS) {
 		struct table pt;
-		points_table(b->p, b->n, floors, b->paired, 1, &pt);
+		points_table(b->p, b->n, floors, b->paired, b->rounds, 1, &pt);
 		json_key(&j, "points");
 		table_json(&pt, &j);
 		table_free(&pt);
@@ -528,7 +624,7 @@ static void bench_print(const struct bench_run *b, enum table_format f, unsigned
 	}
 	if (f == TABLE_CSV) {
 		if (sections & BENCH_POINTS) {
-			points_table(b->p, b->n, floors, b->paired, 1, &t);
+			points_table(b->p, b->n, floors, b->paired, b->rounds, 1, &t);
 		} else if (sections & BENCH_LOADS) {
 			loads_table(b->p, b->n, b->wl, floors, b->paired, &t, &covered);
 		} else {
@@ -559,6 +655,12 @@ static void bench_print(const struct bench_run *b, enum table_format f, unsigned
 	if (b->rounds > 1)
 		fprintf(out, ", each figure the median of %d rounds (the spread over all "
 			"of them)", b->rounds);
+	if (b->recheck)
+		fprintf(out, "; a point slower than the baseline by more than %.0f%% after "
+			"%s is measured %d more round%s, and its figures are the medians of all "
+			"%d (its check gives the first reading)", (1 - REGRESSION_RATIO) * 100,
+			b->rounds > 1 ? "them" : "its round", b->recheck, b->recheck == 1 ? "" : "s",
+			b->rounds + b->recheck);
 	fprintf(out, "\n\n");
 	if (sections & BENCH_POINTS) {
 		fprintf(out, "%sPer family and M\n\n", h2);
@@ -571,7 +673,7 @@ static void bench_print(const struct bench_run *b, enum table_format f, unsigned
 				"batch of its own: the median of the per-pair ratios floor / library "
 				"(per load: the sum of the reads' median times over the sum of the "
 				"library's in those batches)\n\n");
-		points_table(b->p, b->n, floors, b->paired, 0, &t);
+		points_table(b->p, b->n, floors, b->paired, b->rounds, 0, &t);
 		table_print(&t, f, "-", out);
 		table_free(&t);
 		fputc('\n', out);
@@ -593,6 +695,8 @@ static void bench_print(const struct bench_run *b, enum table_format f, unsigned
 			"more than %.0f%% (%d of them running the baseline's own call); %d of %d "
 			"loads complete\n", b->n, bad, slower, (1 - REGRESSION_RATIO) * 100,
 			same_call, covered, b->wl->nloads);
+		if (b->recheck)
+			print_rechecked(b, out);
 		print_all_m(&all, out);
 		fprintf(out, "score: %.3f\n", score);
 	}
@@ -815,7 +919,7 @@ int cmd_bench(int argc, char **argv)
 	int nfloors = 0;
 	char floors_label[256] = "";
 	enum table_format f = TABLE_TEXT;
-	int device = 0, pairs = 100, rounds = 1, paired = 0, step = 1;
+	int device = 0, pairs = 100, rounds = 1, recheck = 0, paired = 0, step = 1;
 	struct space sp;
 	const struct opt opts[] = {
 		OPT_STRING("table", &table_path, 0),
@@ -823,6 +927,7 @@ int cmd_bench(int argc, char **argv)
 		OPT_INT("device", &device, 0, OPT_MAX_DEVICE),
 		OPT_INT("pairs", &pairs, 1, MAX_PAIRS),
 		OPT_INT("rounds", &rounds, 1, MAX_ROUNDS),
+		OPT_INT("recheck", &recheck, 0, MAX_ROUNDS),
 		OPT_INT("range-step", &step, 1, 4096),
 		OPT_STRING("floors", &floors_path, 0),
 		OPT_FLAG("paired", &paired),
@@ -837,6 +942,9 @@ int cmd_bench(int argc, char **argv)
 	int st = parse_options("bench", argc, argv, opts, usage_text);
 	if (st)
 		return st == PARSE_HELP ? 0 : st;
+	if (rounds + recheck > MAX_ROUNDS)
+		return usage_error("bench", usage_text, "--rounds %d and --recheck %d: at most %d "
+				   "rounds in all", rounds, recheck, MAX_ROUNDS);
 	if (paired && !floors_path)
 		return usage_error("bench", usage_text, "--paired needs --floors");
 	if (from && !plot)
@@ -896,29 +1004,7 @@ int cmd_bench(int argc, char **argv)
 			warning("--floors %s: no floor for %s; its floor_frac%s reads '-'",
 				floors_path, s->family, paired ? " and paired" : "");
 	}
-	struct worker w = { 0 };
-	if (worker_start(&w, device))
-		die("cannot start the GPU worker");
-	/* round by round over all points: each point's buffers are made
-	 * afresh in every round (the worker keeps one (shape, m) at a time) */
-	struct point *q = xcalloc((size_t)n * (size_t)rounds, sizeof(*q));
-	double t0 = now_seconds();
-	for (int r = 0; r < rounds; r++)
-		for (int i = 0; i < n; i++) {
-			char label[80];
-			snprintf(label, sizeof(label), "round %d/%d %s m=%d", r + 1, rounds,
-				 p[i].s->family, p[i].m);
-			progress_show(label, (long)r * n + i, (long)n * rounds, t0);
-			struct point *one = &q[(size_t)i * rounds + r];
-			*one = p[i];
-			measure(&w, one, pairs, r, device);
-		}
-	progress_show("done", (long)n * rounds, (long)n * rounds, t0);
-	progress_end();
-	worker_stop(&w);
-	for (int i = 0; i < n; i++)
-		combine_rounds(&p[i], &q[(size_t)i * rounds], rounds);
-	free(q);
+	measure_all(p, n, pairs, rounds, recheck, device);
 
 	char *buf = NULL;
 	size_t len = 0;
@@ -928,7 +1014,7 @@ int cmd_bench(int argc, char **argv)
 	int bad = 0;
 	for (int i = 0; i < n; i++)
 		bad += strcmp(p[i].status, "ok") != 0;
-	struct bench_run run = { p, n, &sp.workload, space, device, pairs, rounds,
+	struct bench_run run = { p, n, &sp.workload, space, device, pairs, rounds, recheck,
 				 floors_path ? floors_label : NULL, paired };
 	bench_print(&run, f, sections, out);
 	if (plot && bench_plot(&run, plot))
