@@ -20,6 +20,6 @@ bench() { # NAME BINARY TABLE SPACE ROUNDS [--paired]
 }
 bench contract_new build/bin/gemmtab runtime/tables/h200.h search_spaces/h200_loads.yaml 3 --paired
 bench contract_old build/ab/gemmtab-old build/ab/h200.h search_spaces/h200_loads.yaml 3 --paired
-bench everym_old build/ab/gemmtab-old build/ab/h200.h search_spaces/h200.yaml $R
-bench everym_new build/bin/gemmtab runtime/tables/h200.h search_spaces/h200.yaml $R
+bench everym_old build/ab/gemmtab-old build/ab/h200.h search_spaces/h200.yaml $R "" "--recheck 2"
+bench everym_new build/bin/gemmtab runtime/tables/h200.h search_spaces/h200.yaml $R "" "--recheck 2"
 step done

@@ -21,8 +21,9 @@ extern "C" {
 #endif
 
 /*
- * count elements of dtype at p drawn from N(0, stddev^2), a pure function
- * of (seed, index): the same seed always gives the same buffer.
+ * count elements of dtype at p drawn from N(0, stddev^2) (FP32 Box-Muller,
+ * two draws per hash), a pure function of (seed, index): the same seed
+ * always gives the same buffer.
  */
 cudaError_t harness_fill_normal(void *p, int dtype, size_t count, float stddev,
 				uint64_t seed, cudaStream_t stream);
