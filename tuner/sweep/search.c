@@ -26,9 +26,11 @@
 /* The most finalists a point races */
 #define RACE_MAX 8
 /* SEARCH_THIN: the best screens of each neighbour anchor a thin anchor
- * takes. Over make bench-search's Llama-3-8B sweep, the best screen at
- * each of the 25 thin anchors (2, 8, 32, 128 and 512 of 5 shapes) is
- * among its neighbours' best 64, or cuBLASLt's */
+ * takes (thin_keep). Over make bench-search's dense sweeps (every
+ * candidate screened at every anchor), thin_keep's rule keeps the best
+ * screen at 23 of Llama-3-8B's 25 thin anchors, 23 of the odd space's 25
+ * and 11 of the reference space's 14 (lab/analysis/thin_keep.py); the
+ * new search's regret over 1..512 stays 0.47%, 0.64% and 2.66% */
 #define THIN_TOP 64
 
 int sweep_search_parse(const char *method, const char *parts, enum sweep_search *search,
@@ -127,16 +129,43 @@ int sweep_thin_anchor(const struct sweep *sw, const struct shape *s, int j)
 	return sw->parts & SEARCH_THIN && shape_is_range(s) && s->n_ms >= 3 && j % 2 == 1;
 }
 
+/* How many parameters tasks a and b differ in (their templates alike),
+ * or -1 where the templates differ. */
+static int param_distance(const struct sweep *sw, int a, int b)
+{
+	const struct candidate *x = &sw->tl->t[a].cand, *y = &sw->tl->t[b].cand;
+	if (x->tmpl != y->tmpl)
+		return -1;
+	int d = 0;
+	for (int i = 0; i < x->tmpl->nparams; i++)
+		d += x->params[i] != y->params[i];
+	return d;
+}
+
+/* Whether one of lead[0..n) is task t's candidate (by template and
+ * parameters: a candidate's id also names its code, which may differ by
+ * M) or, where within is 1, differs from it in one parameter. */
+static int near_leader(const struct sweep *sw, const int *lead, int n, int t, int within)
+{
+	for (int i = 0; i < n; i++) {
+		const int d = param_distance(sw, lead[i], t);
+		if (d >= 0 && d <= within)
+			return 1;
+	}
+	return 0;
+}
+
 /* Mark in keep[] (of sw->tl->n, zeroed) the tasks of shape si that its
- * thin anchor j screens: the candidates among the THIN_TOP best screens
- * at anchor j - 1 or j + 1, those with a task at neither (a template's
- * constraints admit a candidate at some Ms only), and cuBLASLt's, which
- * its heuristic names per M. */
+ * thin anchor j screens: cuBLASLt's, which its heuristic names per M;
+ * the candidates among the THIN_TOP best screens at anchor j - 1 or
+ * j + 1; and of those at neither anchor (a template's constraints admit
+ * some parameter values at some Ms only: gemv's tokens), the ones one
+ * parameter away from such a leader. */
 static void thin_keep(struct sweep *sw, int si, int j, char *keep)
 {
 	const struct shape *s = &sw->sp->shapes[si];
 	const struct tmpl *lt = tmpl_find("blas_lt");
-	int *top = xmalloc(sizeof(*top) * THIN_TOP), nst[2] = { 0, 0 }, nhere;
+	int *lead = xmalloc(sizeof(*lead) * 2 * THIN_TOP), nlead = 0, nst[2] = { 0, 0 }, nhere;
 	struct cand_task *st[2] = { NULL, NULL };
 	struct cand_task *here = sweep_point_tasks(sw, si, s->ms[j], &nhere);
 	for (int q = 0; q < 2; q++) {
@@ -144,21 +173,18 @@ static void thin_keep(struct sweep *sw, int si, int j, char *keep)
 		if (jq >= s->n_ms)
 			continue;
 		st[q] = sweep_point_tasks(sw, si, s->ms[jq], &nst[q]);
-		const int n = sweep_leaders(sw, si, s->ms[jq], "screen", st[q], nst[q], THIN_TOP, top, NULL);
-		for (int i = 0; i < n; i++) {
-			const int k = sweep_point_task(here, nhere, sw->cand_id[top[i]]);
-			if (k >= 0)
-				keep[k] = 1;
-		}
+		nlead += sweep_leaders(sw, si, s->ms[jq], "screen", st[q], nst[q], THIN_TOP,
+				       lead + nlead, NULL);
 	}
 	for (int i = 0; i < nhere; i++) {
 		const int k = here[i].task;
-		const long long c = sw->cand_id[k];
-		keep[k] |= sw->tl->t[k].cand.tmpl == lt ||
-			   ((!st[0] || sweep_point_task(st[0], nst[0], c) < 0) &&
-			    (!st[1] || sweep_point_task(st[1], nst[1], c) < 0));
+		int seen = 0;
+		for (int q = 0; q < 2 && !seen; q++)
+			for (int e = 0; e < nst[q] && !seen; e++)
+				seen = param_distance(sw, st[q][e].task, k) == 0;
+		keep[k] = sw->tl->t[k].cand.tmpl == lt || near_leader(sw, lead, nlead, k, !seen);
 	}
-	free(top);
+	free(lead);
 	free(here);
 	free(st[0]);
 	free(st[1]);
