@@ -47,15 +47,16 @@ __device__ __forceinline__ double normal_from_hash(uint64_t h)
 }
 
 /* Two N(0, 1) draws by Box-Muller in FP32 from one 64-bit hash: 23 bits
- * for the radius' uniform and 24 for the angle's, each offset by half a
- * step, so u1 < 1 (the radius is never zero) and 2*u2 is never a
- * multiple of 1/2 (neither cos nor sin is zero); |z| < 5.8. FP32 is finer
- * than the bf16 the weights are stored in, and several times cheaper on
- * the GPU than the FP64 draw above (lab/gpu/fillbench.cu). */
+ * for each uniform, offset by half a step (j + 0.5 with j < 2^23 is exact
+ * in FP32's 24-bit significand), so u1 < 1 (the radius is never zero)
+ * and 2*u2 = (2j + 1) / 2^23 is never a multiple of 1/2 (neither cos nor
+ * sin is zero); |z| < 5.8. FP32 is finer than the bf16 the weights are
+ * stored in, and cheaper on the GPU than the FP64 draw above
+ * (lab/gpu/fillbench.cu times the two). */
 __device__ __forceinline__ float2 normal_pair_from_hash(uint64_t h)
 {
 	float u1 = ((float)(uint32_t)(h >> 41) + 0.5f) * 0x1p-23f;
-	float u2 = ((float)(uint32_t)(h & 0xFFFFFFu) + 0.5f) * 0x1p-24f;
+	float u2 = ((float)(uint32_t)(h & 0x7FFFFFu) + 0.5f) * 0x1p-23f;
 	float r = sqrtf(-2.0f * logf(u1)), sn, cs;
 	sincospif(2.0f * u2, &sn, &cs);
 	return make_float2(r * cs, r * sn);
