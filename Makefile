@@ -65,8 +65,8 @@ PKG_LIBDIR_SQLITE := $(shell pkg-config --variable=libdir sqlite3 2>/dev/null)
 PKG_LIBDIR_YAML   := $(shell pkg-config --variable=libdir yaml-0.1 2>/dev/null)
 STATIC_LIBS := $(PKG_LIBDIR_SQLITE)/libsqlite3.a $(PKG_LIBDIR_YAML)/libyaml.a
 
-# the tuner, one folder per stage (cli, space, jit, sweep, worker, db,
-# emit, util); a header is included by its name from any of them
+# the tuner, one folder per stage (cli, bench, space, jit, sweep, worker,
+# db, emit, util); a header is included by its name from any of them
 TUNER_DIRS := $(sort $(dir $(wildcard tuner/*/*.c tuner/*/*.h)))
 TUNER_INC  := $(patsubst %/,-I%,$(TUNER_DIRS))
 

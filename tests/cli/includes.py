@@ -12,18 +12,22 @@ The stages of tuner/ (one folder each) keep an order: a stage includes
 and calls only the stages STAGES lets it, and nothing below calls up.
 
     cli                              main, options, one file per subcommand
+     |-> bench                       gemmtab bench's engine: the library
+     |     |-> sweep, emit, db       timed through the supervisor, reported
      |-> sweep                       the search and the supervisor
      |     |-> db, emit              (sweep, emit and report -> db)
      |    (a pipe) -> worker         the GPU process: no include, no call
      |-> worker                      (cmd_worker.c starts it)
     emit (and its report) -> db
-    worker, sweep, emit -> jit -> space; proto (the wire format, below
-    sweep and worker); util below everything
+    worker, sweep, bench, emit -> jit -> space; proto (the wire format,
+    below sweep, bench and worker); util below everything
 
-The sweep reaches the worker only through its process and proto/, so
-the supervisor runs no CUDA. A crossing is one line "FILE includes
-TARGET: STAGE/ may not include STAGE2/" (or "calls NAME of FILE2");
-ALLOWED lists the crossings that stand for now, each with why."""
+The sweep and the bench reach the worker only through its process (the
+supervisor, sweep/supervise.c) and proto/, so neither runs CUDA; the
+bench's use of the worker's pure-C statistics (stats.c) is ALLOWED. A
+crossing is one line "FILE includes TARGET: STAGE/ may not include
+STAGE2/" (or "calls NAME of FILE2"); ALLOWED lists the crossings that
+stand for now, each with why."""
 import os
 import re
 import sys
@@ -50,7 +54,8 @@ def resolve(src, inc):
 
 # the tuner's stages and the stages each may include or call
 STAGES = {
-    'cli': {'sweep', 'worker', 'emit', 'db', 'jit', 'space', 'proto', 'util'},
+    'cli': {'bench', 'sweep', 'worker', 'emit', 'db', 'jit', 'space', 'proto', 'util'},
+    'bench': {'sweep', 'db', 'emit', 'jit', 'space', 'proto', 'util'},
     'sweep': {'db', 'emit', 'jit', 'space', 'proto', 'util'},
     'worker': {'jit', 'space', 'proto', 'util'},
     'emit': {'db', 'space', 'util'},
@@ -62,8 +67,11 @@ STAGES = {
 }
 # Crossings that stand for now: (stage, the stage it reaches) -> why. Each
 # is to go; one that no longer crosses is named in a note, so it can be
-# dropped. None stands today.
-ALLOWED = {}
+# dropped.
+ALLOWED = {
+    ('bench', 'worker'): 'stats.h (stats_median, floor_config_parse) is pure C, no CUDA; '
+                         'it goes when stats.c moves below both stages',
+}
 
 
 def stage_of(path):

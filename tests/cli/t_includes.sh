@@ -2,8 +2,9 @@
 # nothing of tuner/, tuner/ only runtime/gemmtab.h of runtime/, plan/ and
 # templates/ only their own files) and has no circle, and no .c file calls
 # round back to itself through others, and tuner/'s stages keep their
-# order: cli -> sweep -> db, emit -> db, nothing below calls up, the sweep
-# reaches the worker only through its process (tests/cli/includes.py).
+# order: cli -> bench, sweep -> db, emit -> db, nothing below calls up, the
+# sweep and the bench reach the worker only through its process
+# (tests/cli/includes.py).
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
