@@ -32,14 +32,14 @@ check "and a planted call circle" grep -q "^call circle: runtime/context.c <-> .
 # sweep, the supervisor calling the worker's CUDA code
 mkdir -p "$TMP/tree3" && cp -r tuner runtime plan blas templates "$TMP/tree3/"
 echo '#include "db.h"' >>"$TMP/tree3/tuner/space/expr.c"
-printf 'int planted_up(void) { return sweep_keep_shard(0, 0, 1); }\n' >>"$TMP/tree3/tuner/worker/stats.c"
+printf 'int planted_up(void) { return sweep_keep_shard(0, 0, 1); }\n' >>"$TMP/tree3/tuner/worker/worker_rt.c"
 printf 'int planted_cuda(void) { char w[8]; return gpu_available(w, 8); }\n' \
 	>>"$TMP/tree3/tuner/sweep/shard.c"
 (cd "$TMP/tree3" && python3 "$OLDPWD/tests/cli/includes.py" >out 2>&1)
 rc=$?
 check "a planted crossing fails the check" test "$rc" = 1
 check "an include up is found" grep -qx "tuner/space/expr.c includes tuner/db/db.h: space/ may not reach db/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
-check "a call up is found" grep -qx "tuner/worker/stats.c calls sweep_keep_shard of tuner/sweep/shard.c: worker/ may not reach sweep/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
+check "a call up is found" grep -qx "tuner/worker/worker_rt.c calls sweep_keep_shard of tuner/sweep/shard.c: worker/ may not reach sweep/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
 check "the supervisor calling CUDA code is found" grep -qx "tuner/sweep/shard.c calls gpu_available of tuner/worker/gpu.c: sweep/ may not reach worker/ (stage order: tests/cli/includes.py)" "$TMP/tree3/out"
 check "three crossings, no more" grep -qx "3 findings" "$TMP/tree3/out"
 # a new stage folder must be placed in the order

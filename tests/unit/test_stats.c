@@ -1,5 +1,5 @@
 /*
- * test_stats.c: the worker's statistics (tuner/worker/stats.c): percentiles and
+ * test_stats.c: the worker's statistics (tuner/util/stats.c): percentiles and
  * medians, the summary of paired timings, and the relative L2 errors the
  * validation verdict is built from.
  */

@@ -1,8 +1,8 @@
 /*
- * stats.h: the small statistics the worker reports, in pure C (no CUDA):
- * medians and percentiles of timings, the summary of paired baseline /
- * candidate timings, and the relative L2 errors of a validated output
- * from its per-row sums.
+ * stats.h: the small statistics the worker reports and bench combines, in
+ * pure C (no CUDA), below every stage: medians and percentiles of
+ * timings, the summary of paired baseline / candidate timings, and the
+ * relative L2 errors of a validated output from its per-row sums.
  */
 #ifndef GT_STATS_H
 #define GT_STATS_H
