@@ -133,6 +133,19 @@ db-pack:
 		echo "  GZIP    $$d -> $$d.gz ($$(wc -c < $$d.gz) bytes)"; \
 	done
 
+# $(call deps,DIR): DIR's dependency files (-MMD) for -include. One whose
+# source (the first prerequisite it names) is gone, moved since an
+# earlier build (git mv), would stop make with "No rule to make target":
+# it goes, with its object, which is then built anew from where its
+# source is now.
+define deps
+$(foreach d,$(shell awk 'FNR == 1 { sub(/^[^:]*: */, ""); sub(/[ \\].*/, ""); \
+	print FILENAME, $$0 }' $(wildcard $(1)/*.d) /dev/null | \
+	while read -r d s; do [ -z "$$s" ] || [ -e "$$s" ] || { rm -f "$$d" "$${d%.d}.o"; \
+	echo "$$d"; }; done),$(info make: $(d) named a source that is gone: rebuilding its object))\
+$(wildcard $(1)/*.d)
+endef
+
 include runtime/runtime.mk
 include tests/fuzz/fuzz.mk
 
@@ -311,4 +324,4 @@ clean:
 .PHONY: variant all test test-gpu tune clean tests install bench-supervisor bench-host bench-search db-pack
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OBJ)/*.d)
+-include $(call deps,$(OBJ))

@@ -294,6 +294,6 @@ runtime-tests-gpu: $(RT_GPU_BIN) $(RT_EXAMPLE)
 
 .PHONY: runtime install-runtime runtime-example runtime-tests runtime-tests-gpu rt-force
 
--include $(wildcard $(RT_OBJ)/*.d)
+-include $(call deps,$(RT_OBJ))
 
 .DEFAULT_GOAL := $(RT_SAVED_GOAL)
