@@ -65,4 +65,4 @@ fuzz: fuzz-build
 	@bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_S) $(FUZZ_JOBS)
 
 .PHONY: fuzz fuzz-build
--include $(wildcard $(FUZZ_DIR)/obj/*.d)
+-include $(call deps,$(FUZZ_DIR)/obj)
