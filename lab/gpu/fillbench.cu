@@ -3,7 +3,7 @@
 // FP64 draw per element it replaced (fill64, copied from
 // tuner/worker/harness.cu at 7cb8f10), on 1 GiB of bf16 (lm_head's W is
 // 1.05 GB), and the FP64 copy the reference reads. Build here, after make:
-//   nvcc -O3 -arch=sm_90a -Ituner/worker -Iplan -o build/gpu/fillbench \
+//   nvcc -O3 -arch=sm_90a -Ituner/worker -Ituner/util -Iplan -o build/gpu/fillbench \
 //        lab/gpu/fillbench.cu build/obj/harness.cu.o
 #include "harness.h"
 #include "types.h"
