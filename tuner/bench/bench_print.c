@@ -195,20 +195,7 @@ static void bench_all_m(const struct point *p, int n, const struct workload *wl,
 int bench_sections_parse(const char *list, unsigned *out)
 {
 	static const char *const names[] = { "points", "loads", "score" };
-	char *copy = xstrdup(list), *save = NULL;
-	*out = 0;
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		size_t i = 0;
-		while (i < ARRAY_SIZE(names) && strcmp(w, names[i]))
-			i++;
-		if (i == ARRAY_SIZE(names)) {
-			free(copy);
-			return -1;
-		}
-		*out |= 1u << i;
-	}
-	free(copy);
-	return *out ? 0 : -1;
+	return table_sections_parse(list, names, (int)ARRAY_SIZE(names), out);
 }
 
 /* The summary counts: failed points, slower ones, and of those the ones

@@ -9,6 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+int table_sections_parse(const char *list, const char *const *names, int n, unsigned *out)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	*out = 0;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int i = 0;
+		while (i < n && strcmp(w, names[i]))
+			i++;
+		if (i == n) {
+			free(copy);
+			return -1;
+		}
+		*out |= 1u << i;
+	}
+	free(copy);
+	return *out ? 0 : -1;
+}
+
 int table_format_parse(const char *name, enum table_format *out)
 {
 	if (!strcmp(name, "text"))

@@ -15,6 +15,10 @@ enum table_format { TABLE_TEXT, TABLE_CSV, TABLE_MD, TABLE_JSON };
 /* "text", "csv", "md" or "json" into *out. Returns 0, or -1 for any other name. */
 int table_format_parse(const char *name, enum table_format *out);
 
+/* A comma-separated list of the section names names[0..n) into *out, bit
+ * i for names[i]. Returns 0, or -1 for an unknown name or an empty list. */
+int table_sections_parse(const char *list, const char *const *names, int n, unsigned *out);
+
 /* Cells in row-major order; the first ncols cells are the header. A NULL
  * cell is an absent value (SQL NULL). */
 struct table {
