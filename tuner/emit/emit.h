@@ -4,7 +4,8 @@
  * (n, k, dtypes), each candidate's evidence at every measured M, and the
  * inclusive M ranges each candidate serves. Pure functions over the rows
  * db.h fetches (no SQL, no files here), so the tests check them on
- * hand-made numbers; cmd_emit.c reads the database and writes the files.
+ * hand-made numbers; cmd_emit.c reads the database and tablewrite.c
+ * writes the files.
  */
 #ifndef GT_EMIT_H
 #define GT_EMIT_H

@@ -1,7 +1,7 @@
 /*
  * tableprune.c: a table header pruned to some of its entries (see
  * tableprune.h). The header is rewritten line by line in the layout
- * cmd_emit.c writes: its first line and generated_by name the new
+ * tablewrite.c writes: its first line and generated_by name the new
  * command; each entry (its comment lines, then the two lines of its
  * initializer) is copied or dropped whole, the kept ones with their kernel
  * indices renumbered; the "Per shape" coverage lines are recounted from the
