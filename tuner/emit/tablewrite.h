@@ -11,6 +11,12 @@
 
 #include "emit.h"
 
+#include <stdio.h>
+
+/* s inside a C comment: a "*" before "/" is spaced out, control
+ * characters print as spaces (both table files' comments). */
+void table_put_comment(FILE *f, const char *s);
+
 /* What a table is written from besides the rows. */
 struct table_spec {
 	const char *cmdline;        /* the command line as typed (both files' first line) */
